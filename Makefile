@@ -1,0 +1,34 @@
+# citejudge — two commands on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3.11
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.setup-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
+DEMO   := .demo
+
+.PHONY: setup demo test lint clean bench-quick
+
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (set PYTHON=...)"; exit 2; }
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@rm -f $(VENV)/.setup-* && touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: setup
+	@mkdir -p $(DEMO)
+	$(VENV)/bin/citejudge index build demo/world/works.jsonl --index $(DEMO)/world.index --quiet > $(DEMO)/index-build.json
+	$(VENV)/bin/citejudge index info --index $(DEMO)/world.index
+	$(VENV)/bin/citejudge check references demo/citations.jsonl --index $(DEMO)/world.index --out $(DEMO)/results.jsonl --no-llm --quiet
+	$(PY) -m citejudge.demo $(DEMO)/results.jsonl
+
+lint: setup
+	$(VENV)/bin/ruff check src tests scripts
+	$(VENV)/bin/mypy
+
+test: setup lint
+	$(VENV)/bin/pytest -q
+
+clean:
+	rm -rf $(DEMO) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

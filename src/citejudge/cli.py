@@ -1,0 +1,220 @@
+"""The ``citejudge`` command line: a thin layer over the library.
+
+Library errors become one line on stderr and exit code 2; item failures become error records
+in the results; progress goes to stderr, machine-readable output to stdout or files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from citejudge.errors import CitejudgeError
+
+__all__ = ["build_parser", "main"]
+
+log = logging.getLogger("citejudge")
+
+EXIT_OK, EXIT_ITEMS, EXIT_USAGE = 0, 1, 2
+
+
+def _stderr_console() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+# ------------------------------------------------------------------------------ index
+
+def cmd_index_build(args: argparse.Namespace) -> int:
+    """``citejudge index build SOURCE... --index PATH``."""
+    from citejudge.index import build_index
+
+    console = _stderr_console()
+    sources = [Path(s) for s in args.sources]
+
+    def progress(event: str, **kw: Any) -> None:
+        if not args.quiet:
+            console.print(f"[dim]{event}[/dim] " + " ".join(f"{k}={v}" for k, v in kw.items()))
+
+    report = build_index(sources, Path(args.index), fmt=args.format, workers=args.workers,
+                         update=args.update, progress=progress)
+    out = report.to_dict()
+    print(json.dumps(out, ensure_ascii=False, indent=1))
+    for issue in out.get("issues", [])[:20]:
+        where = f"{issue.get('file')}" + (f":{issue['line']}" if issue.get("line") else "")
+        console.print(f"[yellow]{issue.get('kind', 'error')}[/yellow] {where}: {issue.get('message')}")
+    n_issues = len(out.get("issues", []))
+    if n_issues > 20:
+        console.print(f"... and {n_issues - 20} more issues (all listed in the JSON on stdout)")
+    console.print(f"indexed {out.get('works')} works into {args.index} ({n_issues} issues)")
+    return report.exit_code
+
+
+def cmd_index_info(args: argparse.Namespace) -> int:
+    """``citejudge index info --index PATH``."""
+    from citejudge.index import WorldIndex
+
+    with WorldIndex.open(Path(args.index)) as idx:
+        print(json.dumps(idx.info(), ensure_ascii=False, indent=1))
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------------------ snapshot
+
+def cmd_snapshot_pull(args: argparse.Namespace) -> int:
+    """``citejudge snapshot pull`` — the only command that uses the network."""
+    from citejudge.snapshot import pull_snapshot
+
+    dois = None
+    if args.doi_file:
+        dois = [ln.strip() for ln in Path(args.doi_file).read_text().splitlines() if ln.strip()]
+    report = pull_snapshot(Path(args.out), dois=dois, filter_expr=args.filter,
+                           api_key=os.environ.get("OPENALEX_API_KEY"), max_records=args.max_records)
+    print(json.dumps(report.to_dict() if hasattr(report, "to_dict") else report.__dict__, default=str, indent=1))
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------------------ check
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """``citejudge check TASK INPUT --out OUT``."""
+    from citejudge.tasks.runner import CheckOptions, run_check
+
+    opts = CheckOptions(
+        task=args.task, input=Path(args.input), out=Path(args.out) if args.out != "-" else None,
+        index=Path(args.index) if args.index else None, model=args.model, no_llm=args.no_llm,
+        workers=args.workers, quiet=args.quiet, fail_on_error=args.fail_on_error, config=args.config,
+        fulltext_dir=Path(args.fulltext) if getattr(args, "fulltext", None) else None,
+        no_gold=getattr(args, "no_gold", False),
+    )
+    summary = run_check(opts)
+    return EXIT_ITEMS if summary.over_budget else EXIT_OK
+
+
+# ------------------------------------------------------------------------------ schema
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    """``citejudge schema TASK``."""
+    from citejudge.schema import load_schema
+
+    print(json.dumps(load_schema(args.task), indent=2))
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------------------ parser
+
+def _fraction_or_bool(value: str) -> float | bool:
+    low = value.lower()
+    if low in {"true", "yes"}:
+        return True
+    if low in {"false", "no"}:
+        return False
+    try:
+        f = float(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError("expected true, false or a fraction such as 0.05") from exc
+    if not 0 <= f <= 1:
+        raise argparse.ArgumentTypeError("a fraction must be between 0 and 1")
+    return f
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # one line and exit 2, as the CLI contract says
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"citejudge: error: {message} (hint: see --help)\n")
+        raise SystemExit(EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every command (tests check each has help)."""
+    p = _Parser(prog="citejudge", description="Offline, reproducible evaluator of citations.")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    idx = sub.add_parser("index", help="build or inspect a world index")
+    isub = idx.add_subparsers(dest="index_command", required=True, parser_class=_Parser)
+    b = isub.add_parser("build", help="build (or update) an index from snapshot dirs, JSONL, BibTeX or CSL-JSON",
+                        description="Build an embedded index. SOURCE: an OpenAlex snapshot directory (legacy or "
+                                    "2026 layout), .jsonl/.jsonl.gz of Work objects, .bib, or CSL-JSON .json. "
+                                    "Exit 0 when something was indexed, 1 when nothing could be.")
+    b.add_argument("sources", nargs="+", metavar="SOURCE")
+    b.add_argument("--index", required=True, metavar="PATH", help="index directory to create or update")
+    b.add_argument("--format", default="auto", choices=["auto", "openalex", "bibtex", "csl"], help="source format")
+    b.add_argument("--workers", type=int, default=2, help="parsing processes (default 2)")
+    b.add_argument("--update", action="store_true", help="upsert into an existing index instead of replacing it")
+    b.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    b.set_defaults(func=cmd_index_build)
+    i = isub.add_parser("info", help="print index metadata as JSON")
+    i.add_argument("--index", required=True, metavar="PATH")
+    i.set_defaults(func=cmd_index_info)
+
+    snap = sub.add_parser("snapshot", help="prepare a world on a connected machine")
+    ssub = snap.add_subparsers(dest="snapshot_command", required=True, parser_class=_Parser)
+    pull = ssub.add_parser("pull", help="download a snapshot subset from the OpenAlex API (the only networked command)",
+                           description="Writes the OpenAlex 2026 JSONL layout under --out. API key from OPENALEX_API_KEY.")
+    g = pull.add_mutually_exclusive_group(required=True)
+    g.add_argument("--doi-file", help="file with one DOI per line")
+    g.add_argument("--filter", help="OpenAlex filter expression, e.g. 'publication_year:2020,type:article'")
+    pull.add_argument("--out", required=True, help="output directory")
+    pull.add_argument("--max-records", type=int, default=None, help="stop after this many works")
+    pull.set_defaults(func=cmd_snapshot_pull)
+
+    chk = sub.add_parser("check", help="evaluate items of one task; writes one JSON line per item")
+    csub = chk.add_subparsers(dest="task", required=True, parser_class=_Parser)
+    for task, helptext in [("references", "reference and content grounding of cited works"),
+                           ("rag-audit", "citation audit of a RAG answer"),
+                           ("citation-eval", "per-citation support, source verification, answer correctness")]:
+        c = csub.add_parser(task, help=helptext, description=helptext)
+        c.add_argument("input", metavar="INPUT", help="items: .jsonl, .json, .csv (and .bib for references)")
+        c.add_argument("--out", required=True, metavar="OUT", help="results JSONL ('-' for stdout)")
+        c.add_argument("--index", metavar="PATH", help="world index from 'citejudge index build'")
+        c.add_argument("--config", metavar="FILE", help="run config YAML")
+        c.add_argument("--model", metavar="NAME", help="model card in models/ (default: cpu-default)")
+        c.add_argument("--no-llm", action="store_true", help="deterministic stages only; nothing is judged")
+        c.add_argument("--workers", type=int, default=2, help="processes for the deterministic stage")
+        c.add_argument("--fail-on-error", type=_fraction_or_bool, default=False, metavar="BOOL|FRACTION",
+                       help="exit 1 if any (true) or more than this fraction of items fail (default: false)")
+        c.add_argument("--fulltext", metavar="DIR", help="folder of local full texts (<doi or W-id>.txt/.md)")
+        c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+        if task == "citation-eval":
+            c.add_argument("--no-gold", action="store_true", help="items have no gold answer: skip correctness")
+        c.set_defaults(func=cmd_check, task=task)
+
+    sch = sub.add_parser("schema", help="print the JSON Schema of a task's result")
+    sch.add_argument("task", choices=["references", "rag-audit", "citation-eval", "output_line"])
+    sch.set_defaults(func=cmd_schema)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``citejudge`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    # bibtexparser logs every block it rejects; citejudge reports those itself, with file and line.
+    logging.getLogger("bibtexparser").setLevel(logging.DEBUG if args.verbose else logging.CRITICAL)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    func: Callable[[argparse.Namespace], int] = args.func
+    try:
+        return func(args)
+    except CitejudgeError as exc:
+        sys.stderr.write(f"citejudge: {exc.one_line()}\n")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("citejudge: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
+
+

@@ -1,0 +1,209 @@
+"""Canonical forms of scholarly identifiers, and their extraction from free text.
+
+Canonical forms (what the index stores and lookups use):
+
+* DOI: lower case, no resolver prefix, unicode hyphens folded, trailing punctuation removed
+  (``10.1038/nature14539``).
+* PMID: digits (``31452104``).
+* PMCID: ``PMC`` + digits (``PMC6713186``).
+* arXiv: new style ``2310.01362`` or old style ``hep-th/9901001``, lower case, no version.
+* OpenAlex: ``W`` + digits.
+* MAG: digits.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = [
+    "arxiv_from_doi",
+    "extract_arxiv",
+    "extract_dois",
+    "extract_openalex",
+    "extract_pmcid",
+    "extract_pmid",
+    "extract_urls",
+    "fold_confusables",
+    "norm_arxiv",
+    "norm_doi",
+    "norm_mag",
+    "norm_openalex",
+    "norm_pmcid",
+    "norm_pmid",
+]
+
+# Hyphen-like characters, zero-width characters and other look-alikes people paste into ids.
+_HYPHENS = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u00ad"
+_ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
+_CONFUSABLES = str.maketrans(
+    {**{c: "-" for c in _HYPHENS}, **{c: None for c in _ZERO_WIDTH},
+     "\u2044": "/", "\u2215": "/", "\uff0f": "/", "\u00a0": " ", "\u2009": " ", "\u202f": " "}
+)
+
+
+def fold_confusables(text: str) -> str:
+    """NFKC-normalise and map unicode hyphens/slashes/spaces to ASCII; drop zero-width chars."""
+    return unicodedata.normalize("NFKC", text).translate(_CONFUSABLES)
+
+
+_DOI_PREFIX = re.compile(
+    r"^(?:https?://(?:dx\.)?doi\.org/|(?:dx\.)?doi\.org/|doi\s*[:=]?\s*|urn:doi:|info:doi/)",
+    re.IGNORECASE,
+)
+_DOI_BODY = re.compile(r"^10\.\d{4,9}/\S+$")
+_TRAILING = ".,;:)]}>'\"\u201d\u2019"
+
+
+def _strip_trailing(doi: str) -> str:
+    while doi and doi[-1] in _TRAILING:
+        # keep a closing bracket that balances one inside the DOI, e.g. 10.1002/(SICI)1097-...
+        ch = doi[-1]
+        if ch == ")" and doi.count("(") >= doi.count(")"):
+            break
+        if ch == "]" and doi.count("[") >= doi.count("]"):
+            break
+        doi = doi[:-1]
+    return doi
+
+
+def norm_doi(value: str | None) -> str | None:
+    """Canonical DOI or None if ``value`` is not a DOI.
+
+    >>> norm_doi("https://doi.org/10.1038/Nature14539.")
+    '10.1038/nature14539'
+    """
+    if not value:
+        return None
+    s = fold_confusables(value).strip()
+    s = _DOI_PREFIX.sub("", s).strip()
+    s = re.sub(r"\s+", "", s) if re.match(r"^10\.\d{4,9}\s*/", s) else s
+    s = _strip_trailing(s)
+    if "%2f" in s.lower():
+        s = re.sub("%2f", "/", s, flags=re.IGNORECASE)
+    s = s.lower()
+    return s if _DOI_BODY.match(s) else None
+
+
+def norm_pmid(value: str | int | None) -> str | None:
+    """Canonical PMID (digits only) or None."""
+    if value is None:
+        return None
+    s = fold_confusables(str(value)).strip()
+    s = re.sub(r"^(?:https?://)?(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov/|ncbi\.nlm\.nih\.gov/pubmed/)", "", s, flags=re.I)
+    s = re.sub(r"^pmid\s*[:=]?\s*", "", s, flags=re.I).strip().rstrip("/.")
+    return s.lstrip("0") or None if s.isdigit() else None
+
+
+def norm_pmcid(value: str | int | None) -> str | None:
+    """Canonical PMCID (``PMC`` + digits) or None; accepts the digits alone, as OpenAlex gives them."""
+    if value is None:
+        return None
+    s = fold_confusables(str(value)).strip()
+    s = re.sub(r"^(?:https?://)?(?:www\.)?(?:ncbi\.nlm\.nih\.gov/pmc/articles/|pmc\.ncbi\.nlm\.nih\.gov/articles/)", "", s, flags=re.I)
+    s = re.sub(r"^pmcid\s*[:=]?\s*", "", s, flags=re.I).strip().rstrip("/.")
+    m = re.fullmatch(r"(?:pmc)?\s*0*(\d+)", s, flags=re.I)
+    return f"PMC{m.group(1)}" if m else None
+
+
+_ARXIV_NEW = re.compile(r"^(\d{4}\.\d{4,5})(?:v\d+)?$")
+_ARXIV_OLD = re.compile(r"^([a-z\-]+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?$", re.I)
+
+
+def norm_arxiv(value: str | None) -> str | None:
+    """Canonical arXiv id without version, or None."""
+    if not value:
+        return None
+    s = fold_confusables(value).strip()
+    s = re.sub(r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/", "", s, flags=re.I)
+    s = re.sub(r"^arxiv\s*[:.]?\s*", "", s, flags=re.I)
+    s = re.sub(r"\.pdf$", "", s, flags=re.I).strip().rstrip("/.")
+    m = _ARXIV_NEW.match(s)
+    if m:
+        return m.group(1)
+    m = _ARXIV_OLD.match(s)
+    return m.group(1).lower() if m else None
+
+
+def arxiv_from_doi(doi: str | None) -> str | None:
+    """The arXiv id of a DataCite arXiv DOI (``10.48550/arxiv.2310.01362``), else None."""
+    if doi and doi.startswith("10.48550/arxiv."):
+        return norm_arxiv(doi[len("10.48550/arxiv.") :])
+    return None
+
+
+def norm_openalex(value: str | None) -> str | None:
+    """Canonical OpenAlex work id (``W123``) or None."""
+    if not value:
+        return None
+    m = re.fullmatch(r"\s*(?:https?://(?:api\.)?openalex\.org/(?:works/)?)?([wW]\d+)\s*/?", value)
+    return m.group(1).upper() if m else None
+
+
+def norm_mag(value: str | int | None) -> str | None:
+    """Canonical MAG id (digits) or None."""
+    if value is None:
+        return None
+    s = str(value).strip()
+    return s if s.isdigit() else None
+
+
+# --- extraction from free text -------------------------------------------------------------
+
+_DOI_IN_TEXT = re.compile(
+    r"(?:doi\s*[:=]?\s*|https?://(?:dx\.)?doi\.org/|(?<![\w/])doi\.org/)?(10\.\d{4,9}\s?/\s?[^\s\"<>{}]+)",
+    re.IGNORECASE,
+)
+
+
+def extract_dois(text: str) -> list[str]:
+    """Every DOI written in ``text``, canonical, in order of appearance, without repeats."""
+    out: list[str] = []
+    # Markdown links glue a DOI to the next URL ("10.1/x](https://..."): cut there.
+    for m in _DOI_IN_TEXT.finditer(fold_confusables(text).replace("](", " ](")):
+        d = norm_doi(m.group(1))
+        if d and d not in out:
+            out.append(d)
+    return out
+
+
+_PMID_IN_TEXT = re.compile(
+    r"(?:\bPMID\s*[:=]?\s*|pubmed\.ncbi\.nlm\.nih\.gov/|ncbi\.nlm\.nih\.gov/pubmed/)(\d{1,9})\b", re.I
+)
+_PMCID_IN_TEXT = re.compile(r"\bPMCID\s*[:=]?\s*((?:PMC\s?)?\d{3,9})\b|\b(PMC\s?\d{3,9})\b", re.I)
+_ARXIV_IN_TEXT = re.compile(
+    r"(?:arxiv\s*(?:preprint)?\s*(?:abs/)?[:.]?\s*|arxiv\.org/(?:abs|pdf|html)/|10\.48550/arxiv\.)"
+    r"(\d{4}\.\d{4,5}(?:v\d+)?|[a-z\-]+(?:\.[a-z]{2})?/\d{7}(?:v\d+)?)",
+    re.I,
+)
+_OPENALEX_IN_TEXT = re.compile(r"openalex\.org/(?:works/)?(W\d{4,12})\b", re.I)
+_URL_IN_TEXT = re.compile(r"https?://[^\s<>\"{}]+", re.I)
+
+
+def extract_pmid(text: str) -> str | None:
+    """The first PMID written in ``text`` (needs a ``PMID`` label or a PubMed URL)."""
+    m = _PMID_IN_TEXT.search(fold_confusables(text))
+    return norm_pmid(m.group(1)) if m else None
+
+
+def extract_pmcid(text: str) -> str | None:
+    """The first PMCID written in ``text``."""
+    m = _PMCID_IN_TEXT.search(fold_confusables(text))
+    return norm_pmcid((m.group(1) or m.group(2)).replace(" ", "")) if m else None
+
+
+def extract_arxiv(text: str) -> str | None:
+    """The first arXiv id written in ``text`` (needs an ``arXiv`` label, URL or DataCite DOI)."""
+    m = _ARXIV_IN_TEXT.search(fold_confusables(text))
+    return norm_arxiv(m.group(1)) if m else None
+
+
+def extract_openalex(text: str) -> str | None:
+    """The first OpenAlex work id written as a URL in ``text``."""
+    m = _OPENALEX_IN_TEXT.search(text)
+    return m.group(1).upper() if m else None
+
+
+def extract_urls(text: str) -> list[str]:
+    """URLs written in ``text``, trailing punctuation removed."""
+    return [_strip_trailing(u) for u in _URL_IN_TEXT.findall(fold_confusables(text))]

@@ -1,0 +1,21 @@
+"""The embedded index of a world: build it once, open it read-only from every worker."""
+
+from citejudge.index.build import (
+    SCHEMA_VERSION,
+    BuildReport,
+    build_index,
+    build_index_from_works,
+    work_keys,
+)
+from citejudge.index.store import EXACT_TITLE_SCORE, WorldIndex, query_terms
+
+__all__ = [
+    "EXACT_TITLE_SCORE",
+    "SCHEMA_VERSION",
+    "BuildReport",
+    "WorldIndex",
+    "build_index",
+    "build_index_from_works",
+    "query_terms",
+    "work_keys",
+]

@@ -1,0 +1,604 @@
+"""Build the embedded index of a world: SQLite for records and exact lookups, Tantivy for titles.
+
+Layout of an index directory::
+
+    works.sqlite   works(rowid, id, data)     msgpack blobs of citejudge.records.Work
+                   lookup(key, seq)           "d:<doi>", "p:<pmid>", "c:<pmcid>", "a:<arxiv>",
+                                              "m:<mag>", "t:<title key>" -> works.rowid
+                   redirects(id, target)      merged (target) or deleted (NULL) work ids
+    tantivy/       id (stored, raw) + title (folded words, BM25) for candidate retrieval
+    meta.json      schema_version, sources, counts, build time, citejudge version
+
+The build is parallel over parts: worker processes parse and convert records and compute the
+lookup keys; one writer (this process) appends to SQLite with ``executemany`` and feeds Tantivy.
+Upserts are resolved after the bulk load (the newest row of an id wins), so the hot path only
+appends. The whole build happens in a sibling temporary directory that replaces ``index`` with
+``os.replace`` at the end: a failed or killed build never leaves a half index at ``index``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import json
+import logging
+import multiprocessing as mp
+import os
+import queue
+import re
+import shutil
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import tantivy
+
+from citejudge.errors import CitejudgeError, IndexError_
+from citejudge.ids import arxiv_from_doi
+from citejudge.match.normalize import fold
+from citejudge.records import ReadIssue, Redirect, Work
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "BuildReport",
+    "build_index",
+    "build_index_from_works",
+    "fold_title",
+    "tantivy_schema",
+    "work_keys",
+]
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+BATCH = 2000  # works per batch sent from a worker to the writer
+MAX_TOKEN = 40  # tantivy's default tokenizer drops longer tokens; queries must too
+TANTIVY_HEAP = 256 * 1024 * 1024
+TANTIVY_THREADS = 2
+
+# One converted work: (id, msgpack blob, lookup keys, folded title or "")
+Row = tuple[str, bytes, tuple[str, ...], str]
+
+
+@dataclass
+class BuildReport:
+    """What a build did: counts, per-source figures, issues met on the way."""
+
+    index: str
+    works: int = 0
+    redirects: int = 0
+    duplicates_overwritten: int = 0
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    issues: list[ReadIssue] = field(default_factory=list)
+    manifest_mismatches: list[str] = field(default_factory=list)
+    bad_sources: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """True when at least one work was indexed (exit status 0)."""
+        return self.works > 0
+
+    @property
+    def exit_code(self) -> int:
+        """0 if at least one work is in the index, else 1."""
+        return 0 if self.ok else 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready dict."""
+        return {
+            "index": self.index,
+            "ok": self.ok,
+            "works": self.works,
+            "redirects": self.redirects,
+            "duplicates_overwritten": self.duplicates_overwritten,
+            "sources": self.sources,
+            "issues": [msgspec.to_builtins(i) for i in self.issues],
+            "manifest_mismatches": self.manifest_mismatches,
+            "bad_sources": self.bad_sources,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def tantivy_schema() -> tantivy.Schema:
+    """The Tantivy schema of the title index (shared by the builder and the reader)."""
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("id", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("title", stored=False, tokenizer_name="default", index_option="freq")
+    return sb.build()
+
+
+def work_keys(work: Work, folded_title: str | None = None) -> tuple[str, ...]:
+    """Every exact-lookup key of ``work`` (ids of the record and of its versions, title key)."""
+    keys: list[str] = []
+
+    def add(k: str) -> None:
+        if k not in keys:
+            keys.append(k)
+
+    dois = [work.doi] + [v.doi for v in work.versions]
+    arxivs = [work.arxiv] + [v.arxiv for v in work.versions]
+    for d in dois:
+        if d:
+            add("d:" + d)
+            ax = arxiv_from_doi(d)
+            if ax:
+                arxivs.append(ax)
+    for a in arxivs:
+        if a:
+            add("a:" + a)
+    if work.pmid:
+        add("p:" + work.pmid)
+    if work.pmcid:
+        add("c:" + work.pmcid)
+    if work.mag:
+        add("m:" + work.mag)
+    if folded_title is None:
+        folded_title = fold_title(work.title) if work.title else ""
+    tkey = folded_title.replace(" ", "")
+    if tkey:
+        add("t:" + tkey)
+    return tuple(keys)
+
+
+_NONWORD = re.compile(r"[^\w]+|_")
+_MARKUP = re.compile(r"[<&\\{$]")
+
+
+def fold_title(title: str) -> str:
+    """:func:`citejudge.match.normalize.fold`, with a fast path for plain ASCII titles.
+
+    For ASCII text without markup/LaTeX characters ``fold`` reduces to lower-casing and
+    replacing non-word runs by one space; the differential test checks the two agree.
+    """
+    if title.isascii() and not _MARKUP.search(title):
+        return " ".join(_NONWORD.sub(" ", title.lower()).split())
+    return fold(title)
+
+
+def _row(work: Work, enc: msgspec.msgpack.Encoder) -> Row:
+    folded = fold_title(work.title) if work.title else ""
+    return (work.id, enc.encode(work), work_keys(work, folded), folded)
+
+
+# --- worker side ----------------------------------------------------------------------------
+
+
+def _part_name(part: Any) -> str:
+    for attr in ("path", "file", "name"):
+        v = getattr(part, attr, None)
+        if v is not None:
+            return str(v)
+    return str(part)
+
+
+def _expected(part: Any) -> int | None:
+    for attr in ("expected_records", "record_count", "expected", "count"):
+        v = getattr(part, attr, None)
+        if isinstance(v, int):
+            return v
+    return None
+
+
+def _worker(tasks: Any, results: Any) -> None:  # pragma: no cover - runs in a child process
+    from citejudge.snapshot import read_part
+
+    enc = msgspec.msgpack.Encoder()
+    while True:
+        item = tasks.get()
+        if item is None:
+            return
+        pid, part = item
+        n = 0
+        batch: list[Row] = []
+        issues: list[ReadIssue] = []
+        try:
+            for rec in read_part(part):
+                if isinstance(rec, Work):
+                    n += 1
+                    batch.append(_row(rec, enc))
+                    if len(batch) >= BATCH:
+                        results.put(("rows", pid, batch))
+                        batch = []
+                else:
+                    issues.append(rec)
+        except Exception as exc:  # a broken part must not stop the build
+            issues.append(ReadIssue(file=_part_name(part), message=f"{type(exc).__name__}: {exc}"))
+        if batch:
+            results.put(("rows", pid, batch))
+        results.put(("done", pid, (n, issues)))
+
+
+def _iter_parts_parallel(parts: list[Any], workers: int) -> Iterator[tuple[str, int, Any]]:
+    """Yield ("rows", part_no, rows) and ("done", part_no, (count, issues)) messages."""
+    if not parts:
+        return
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    tasks: Any = ctx.Queue()
+    results: Any = ctx.Queue(maxsize=64)
+    nproc = max(1, min(workers, len(parts)))
+    procs = [ctx.Process(target=_worker, args=(tasks, results), daemon=True) for _ in range(nproc)]
+    for i, p in enumerate(parts):
+        tasks.put((i, p))
+    for _ in procs:
+        tasks.put(None)
+    for pr in procs:
+        pr.start()
+    pending = len(parts)
+    try:
+        while pending:
+            try:
+                msg = results.get(timeout=5)
+            except queue.Empty:
+                if not any(pr.is_alive() for pr in procs):
+                    raise IndexError_(
+                        "index build workers died", hint="see the log; a part may be corrupt"
+                    ) from None
+                continue
+            if msg[0] == "done":
+                pending -= 1
+            yield msg
+    finally:
+        for pr in procs:
+            if pr.is_alive():
+                pr.terminate()
+            pr.join(timeout=5)
+
+
+def _iter_parts_serial(parts: list[Any]) -> Iterator[tuple[str, int, Any]]:
+    from citejudge.snapshot import read_part
+
+    enc = msgspec.msgpack.Encoder()
+    for i, part in enumerate(parts):
+        n = 0
+        batch: list[Row] = []
+        issues: list[ReadIssue] = []
+        try:
+            for rec in read_part(part):
+                if isinstance(rec, Work):
+                    n += 1
+                    batch.append(_row(rec, enc))
+                    if len(batch) >= BATCH:
+                        yield ("rows", i, batch)
+                        batch = []
+                else:
+                    issues.append(rec)
+        except Exception as exc:
+            issues.append(ReadIssue(file=_part_name(part), message=f"{type(exc).__name__}: {exc}"))
+        if batch:
+            yield ("rows", i, batch)
+        yield ("done", i, (n, issues))
+
+
+# --- writer side ----------------------------------------------------------------------------
+
+
+class _Writer:
+    """Single writer: appends to SQLite and Tantivy, resolves upserts at the end."""
+
+    def __init__(self, root: Path, *, update: bool) -> None:
+        self.root = root
+        self.db = sqlite3.connect(str(root / "works.sqlite"), isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=OFF")
+        self.db.execute("PRAGMA synchronous=OFF")
+        self.db.execute("PRAGMA cache_size=-262144")
+        self.db.execute("PRAGMA temp_store=MEMORY")
+        self.db.executescript(
+            """
+            CREATE TABLE IF NOT EXISTS works(id TEXT NOT NULL, data BLOB NOT NULL);
+            CREATE TABLE IF NOT EXISTS lookup(key TEXT NOT NULL, seq INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS redirects(id TEXT NOT NULL, target TEXT, source TEXT);
+            DROP INDEX IF EXISTS works_id;
+            DROP INDEX IF EXISTS lookup_key;
+            DROP INDEX IF EXISTS redirects_id;
+            """
+        )
+        self.db.execute("BEGIN")
+        row = self.db.execute("SELECT coalesce(max(rowid), 0) FROM works").fetchone()
+        self.seq = int(row[0])
+        self.first_new = self.seq + 1
+        tdir = root / "tantivy"
+        tdir.mkdir(exist_ok=True)
+        self.schema = tantivy_schema()
+        self.tindex = tantivy.Index(self.schema, path=str(tdir), reuse=update)
+        self.twriter = self.tindex.writer(TANTIVY_HEAP, TANTIVY_THREADS)
+        self.added = 0
+
+    def add_rows(self, rows: list[Row]) -> None:
+        seq = self.seq
+        wrows = []
+        lrows = []
+        tw = self.twriter
+        doc_cls = tantivy.Document
+        for wid, blob, keys, title in rows:
+            seq += 1
+            wrows.append((seq, wid, blob))
+            for k in keys:
+                lrows.append((k, seq))
+            if title:
+                tw.add_document(doc_cls(id=wid, title=title))
+        self.seq = seq
+        self.added += len(rows)
+        self.db.executemany("INSERT INTO works(rowid, id, data) VALUES (?,?,?)", wrows)
+        self.db.executemany("INSERT INTO lookup(key, seq) VALUES (?,?)", lrows)
+
+    def add_redirects(self, redirects: Iterable[Redirect]) -> None:
+        self.db.executemany(
+            "INSERT INTO redirects(id, target, source) VALUES (?,?,?)",
+            ((r.id, r.target, r.source) for r in redirects),
+        )
+
+    def finish(self) -> tuple[int, int, int]:
+        """Resolve upserts, create indexes, commit Tantivy; return (works, redirects, dups)."""
+        db = self.db
+        db.execute("CREATE INDEX works_id ON works(id)")
+        db.execute(
+            "CREATE TEMP TABLE dup AS SELECT id, max(rowid) AS keep FROM works "
+            "GROUP BY id HAVING count(*) > 1"
+        )
+        db.execute(
+            "CREATE TEMP TABLE gone AS SELECT w.rowid AS seq FROM works w JOIN dup d ON w.id = d.id "
+            "WHERE w.rowid <> d.keep"
+        )
+        ndup = int(db.execute("SELECT count(*) FROM gone").fetchone()[0])
+        if ndup:
+            db.execute("DELETE FROM works WHERE rowid IN (SELECT seq FROM gone)")
+            db.execute("DELETE FROM lookup WHERE seq IN (SELECT seq FROM gone)")
+            # Tantivy: drop every document of a duplicated id and re-add the surviving title.
+            dec = msgspec.msgpack.Decoder(Work)
+            for wid, data in db.execute(
+                "SELECT w.id, w.data FROM works w JOIN dup d ON w.rowid = d.keep"
+            ):
+                self.twriter.delete_documents_by_term("id", wid)
+                work = dec.decode(data)
+                folded = fold_title(work.title) if work.title else ""
+                if folded:
+                    self.twriter.add_document(tantivy.Document(id=wid, title=folded))
+        # redirects: the last one of an id wins; a redirect of an id that is a work is dropped
+        db.execute(
+            "DELETE FROM redirects WHERE rowid NOT IN (SELECT max(rowid) FROM redirects GROUP BY id)"
+        )
+        db.execute("DELETE FROM redirects WHERE id IN (SELECT id FROM works)")
+        db.execute("CREATE INDEX lookup_key ON lookup(key, seq)")
+        db.execute("CREATE UNIQUE INDEX redirects_id ON redirects(id)")
+        db.execute("COMMIT")
+        nworks = int(db.execute("SELECT count(*) FROM works").fetchone()[0])
+        nred = int(db.execute("SELECT count(*) FROM redirects").fetchone()[0])
+        db.close()
+        self.twriter.commit()
+        self.twriter.wait_merging_threads()
+        return nworks, nred, ndup
+
+    def abort(self) -> None:
+        with contextlib.suppress(Exception):
+            self.db.close()
+        with contextlib.suppress(Exception):
+            self.twriter.rollback()
+
+
+# --- orchestration --------------------------------------------------------------------------
+
+
+def _version() -> str:
+    try:
+        return metadata.version("citejudge")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _tmp_dir(index: Path) -> Path:
+    return index.with_name(f"{index.name}.tmp-{os.getpid()}")
+
+
+def _prepare(index: Path, update: bool) -> tuple[Path, dict[str, Any] | None]:
+    tmp = _tmp_dir(index)
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    old_meta: dict[str, Any] | None = None
+    if update and index.exists():
+        meta_path = index / "meta.json"
+        if not meta_path.exists():
+            raise IndexError_(f"{index} is not a citejudge index", hint="build it without update")
+        old_meta = json.loads(meta_path.read_text())
+        if old_meta.get("schema_version") != SCHEMA_VERSION:
+            raise IndexError_(
+                f"{index} has schema version {old_meta.get('schema_version')}, "
+                f"this citejudge writes {SCHEMA_VERSION}",
+                hint="rebuild the index without update",
+            )
+        shutil.copytree(index, tmp)
+    else:
+        tmp.mkdir(parents=True)
+    return tmp, old_meta
+
+
+def _swap(tmp: Path, index: Path) -> None:
+    if index.exists():
+        old = index.with_name(f"{index.name}.old-{os.getpid()}")
+        os.replace(index, old)
+        os.replace(tmp, index)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        index.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(tmp, index)
+
+
+def _write_meta(
+    tmp: Path, report: BuildReport, old_meta: dict[str, Any] | None, started: float
+) -> None:
+    sources = list(old_meta.get("sources", [])) if old_meta else []
+    sources.extend(report.sources)
+    meta = {
+        "schema_version": SCHEMA_VERSION,
+        "citejudge_version": _version(),
+        "built_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "build_seconds": round(time.monotonic() - started, 3),
+        "works": report.works,
+        "redirects": report.redirects,
+        "sources": sources,
+    }
+    (tmp / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+
+
+def _run(
+    index: Path,
+    update: bool,
+    feed: Callable[[_Writer, BuildReport], None],
+    report: BuildReport,
+) -> BuildReport:
+    started = time.monotonic()
+    tmp, old_meta = _prepare(index, update)
+    writer: _Writer | None = None
+    try:
+        writer = _Writer(tmp, update=old_meta is not None)
+        feed(writer, report)
+        fed = time.monotonic()
+        log.info("read and loaded %d rows in %.1fs", writer.added, fed - started)
+        nworks, nred, ndup = writer.finish()
+        log.info("resolved upserts and built lookup indexes in %.1fs", time.monotonic() - fed)
+        report.works, report.redirects, report.duplicates_overwritten = nworks, nred, ndup
+        writer = None
+        report.seconds = time.monotonic() - started
+        if nworks == 0:
+            # nothing to serve: leave whatever is at ``index`` alone (the report says why)
+            shutil.rmtree(tmp, ignore_errors=True)
+            log.warning("no work was read; %s left unchanged", index)
+            return report
+        _write_meta(tmp, report, old_meta, started)
+        _swap(tmp, index)
+    except BaseException:
+        if writer is not None:
+            writer.abort()
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    log.info("indexed %d works into %s in %.1fs", report.works, index, report.seconds)
+    return report
+
+
+def build_index_from_works(
+    works: Iterable[Work],
+    index: Path,
+    *,
+    redirects: Iterable[Redirect] = (),
+    update: bool = False,
+    source: str = "works",
+) -> BuildReport:
+    """Build (or with ``update=True`` upsert into) an index from ``Work`` objects in memory."""
+    index = Path(index)
+    report = BuildReport(index=str(index))
+
+    def feed(w: _Writer, rep: BuildReport) -> None:
+        enc = msgspec.msgpack.Encoder()
+        batch: list[Row] = []
+        n = 0
+        for work in works:
+            n += 1
+            batch.append(_row(work, enc))
+            if len(batch) >= BATCH:
+                w.add_rows(batch)
+                batch = []
+        if batch:
+            w.add_rows(batch)
+        reds = list(redirects)
+        w.add_redirects(reds)
+        rep.sources.append({"path": source, "format": "works", "works": n, "redirects": len(reds)})
+
+    return _run(index, update, feed, report)
+
+
+def _plan_info(plan: Any, path: Path) -> dict[str, Any]:
+    info: dict[str, Any] = {"path": str(path), "format": getattr(plan, "format", None)}
+    for attr in ("layout", "snapshot_dates", "manifest", "manifest_sha256", "expected_records"):
+        v = getattr(plan, attr, None)
+        if v is not None:
+            if isinstance(v, list | tuple | set):
+                v = list(v)
+            info[attr] = str(v) if isinstance(v, Path) else v
+    return info
+
+
+def build_index(
+    sources: list[Path],
+    index: Path,
+    *,
+    fmt: str = "auto",
+    workers: int = 2,
+    update: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> BuildReport:
+    """Build the index of the worlds in ``sources`` at ``index`` (atomically).
+
+    ``update=True`` with an existing ``index`` upserts into a copy of it (a record whose id is
+    already there replaces it, lookup keys included). Unreadable sources are named in the report
+    and the build goes on with the others. ``progress`` is called with the number of works read so
+    far after every batch.
+    """
+    from citejudge.snapshot import plan_source, read_redirects
+
+    index = Path(index)
+    report = BuildReport(index=str(index))
+    plans: list[tuple[Path, Any]] = []
+    for src in sources:
+        src = Path(src)
+        try:
+            plan = plan_source(src, fmt)
+            plans.append((src, plan))
+            report.issues.extend(getattr(plan, "issues", None) or [])
+        except (CitejudgeError, OSError, ValueError) as exc:
+            msg = exc.one_line() if isinstance(exc, CitejudgeError) else str(exc)
+            report.bad_sources.append(str(src))
+            report.issues.append(ReadIssue(file=str(src), message=msg))
+            log.warning("skipping source %s: %s", src, msg)
+
+    def feed(w: _Writer, rep: BuildReport) -> None:
+        parts: list[Any] = []
+        owner: list[int] = []
+        infos: list[dict[str, Any]] = []
+        for si, (src, plan) in enumerate(plans):
+            info = _plan_info(plan, src)
+            info["works"] = 0
+            info["redirects"] = 0
+            infos.append(info)
+            for p in plan.parts:
+                parts.append(p)
+                owner.append(si)
+        total = 0
+        stream = (
+            _iter_parts_parallel(parts, workers) if workers > 1 and len(parts) > 1
+            else _iter_parts_serial(parts)
+        )
+        for kind, pno, payload in stream:
+            if kind == "rows":
+                w.add_rows(payload)
+                total += len(payload)
+                if progress is not None:
+                    progress(total)
+            else:
+                n, issues = payload
+                infos[owner[pno]]["works"] += n
+                rep.issues.extend(issues)
+                exp = _expected(parts[pno])
+                if exp is not None and exp != n:
+                    rep.manifest_mismatches.append(
+                        f"manifest says {exp} records for part {_part_name(parts[pno])}, read {n}"
+                    )
+        for si, (src, plan) in enumerate(plans):
+            reds: list[Redirect] = []
+            try:
+                for r in read_redirects(plan):
+                    if isinstance(r, Redirect):
+                        reds.append(r)
+                    else:
+                        rep.issues.append(r)
+            except (CitejudgeError, OSError, ValueError) as exc:
+                rep.issues.append(ReadIssue(file=str(src), message=f"redirects: {exc}"))
+            w.add_redirects(reds)
+            infos[si]["redirects"] = len(reds)
+        rep.sources.extend(infos)
+
+    return _run(index, update, feed, report)

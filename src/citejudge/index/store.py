@@ -1,0 +1,262 @@
+"""Read-only access to a built index: exact identifier lookups and title candidate retrieval.
+
+An index directory is opened read-only (SQLite ``mode=ro&immutable=1``; Tantivy from its
+directory), so any number of processes may open the same index at once. Open one
+:class:`WorldIndex` per process (or per thread).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import urllib.parse
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import tantivy
+
+from citejudge.errors import IndexError_
+from citejudge.ids import norm_arxiv, norm_doi, norm_mag, norm_openalex, norm_pmcid, norm_pmid
+from citejudge.index.build import MAX_TOKEN, SCHEMA_VERSION, fold_title
+from citejudge.records import Redirect, Work
+
+__all__ = ["EXACT_TITLE_SCORE", "STOPWORDS", "WorldIndex", "query_terms"]
+
+#: Score given by :meth:`WorldIndex.search_title` to works whose normalised title key equals
+#: the query's (they come before every BM25 candidate).
+EXACT_TITLE_SCORE = 1e6
+
+#: Words left out of title queries (they match most titles and slow the query down).
+STOPWORDS = frozenset(
+    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "in", "into", "is", "it", "its", "of", "on", "or", "that", "the", "their", "this", "to", "was", "were", "with", "via", "using", "towards", "toward", "based", "under", "over", "between", "among", "about", "than", "vs", "versus", "de", "la", "le", "les", "des", "du", "et", "en", "el", "los", "las", "y", "der", "die", "das", "und", "von", "zu", "im", "il", "di", "e"]
+)
+
+MAX_QUERY_TERMS = 12
+
+
+def query_terms(text: str) -> list[str]:
+    """The terms of a title query: folded words, no stopwords, no repeats (order kept)."""
+    words = [w for w in fold_title(text).split() if len(w.encode()) < MAX_TOKEN]
+    terms = [w for w in words if w not in STOPWORDS] or words
+    return list(dict.fromkeys(terms))
+
+
+class WorldIndex:
+    """A read-only index of a world (works, identifiers, redirects, titles)."""
+
+    def __init__(self, path: Path, db: sqlite3.Connection, tindex: tantivy.Index, meta: dict[str, Any]):
+        self.path = path
+        self._db = db
+        self._tindex = tindex
+        self._searcher = tindex.searcher()
+        self._schema = tindex.schema
+        self.meta = meta
+        self._dec = msgspec.msgpack.Decoder(Work)
+
+    # --- opening ---------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: Path | str) -> WorldIndex:
+        """Open the index at ``path`` read-only; raise :class:`IndexError_` if it is unusable."""
+        path = Path(path)
+        hint = f"build it with: citejudge index build SOURCE --index {path}"
+        meta_path = path / "meta.json"
+        if not path.is_dir() or not meta_path.is_file():
+            raise IndexError_(f"no citejudge index at {path}", hint=hint)
+        try:
+            meta = json.loads(meta_path.read_text())
+        except (OSError, ValueError) as exc:
+            raise IndexError_(f"unreadable index metadata {meta_path}: {exc}", hint=hint) from exc
+        version = meta.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise IndexError_(
+                f"index {path} has schema version {version}, this citejudge reads {SCHEMA_VERSION}",
+                hint=f"rebuild it: citejudge index build SOURCE --index {path}",
+            )
+        db_path = (path / "works.sqlite").resolve()
+        if not db_path.is_file():
+            raise IndexError_(f"index {path} has no works.sqlite", hint=hint)
+        uri = f"file:{urllib.parse.quote(str(db_path))}?mode=ro&immutable=1"
+        try:
+            db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            db.execute("SELECT 1 FROM works LIMIT 1").fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise IndexError_(f"index {path}: works.sqlite is unreadable: {exc}", hint=hint) from exc
+        try:
+            tindex = tantivy.Index.open(str(path / "tantivy"))
+        except (OSError, ValueError) as exc:
+            db.close()
+            raise IndexError_(f"index {path}: title index is unreadable: {exc}", hint=hint) from exc
+        return cls(path, db, tindex, meta)
+
+    def close(self) -> None:
+        """Close the SQLite connection."""
+        self._db.close()
+
+    def __enter__(self) -> WorldIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- records ---------------------------------------------------------------------------
+
+    def get(self, work_id: str) -> Work | None:
+        """The work with this id (exactly as stored), or None."""
+        row = self._db.execute("SELECT data FROM works WHERE id = ?", (work_id,)).fetchone()
+        return self._dec.decode(row[0]) if row else None
+
+    def get_many(self, ids: Iterable[str]) -> list[Work]:
+        """The works with these ids, in the order given, missing ones left out."""
+        wanted = list(dict.fromkeys(ids))
+        found: dict[str, Work] = {}
+        for i in range(0, len(wanted), 500):
+            chunk = wanted[i : i + 500]
+            q = f"SELECT id, data FROM works WHERE id IN ({','.join('?' * len(chunk))})"
+            for wid, data in self._db.execute(q, chunk):
+                found[wid] = self._dec.decode(data)
+        return [found[w] for w in wanted if w in found]
+
+    def redirect(self, work_id: str) -> Redirect | None:
+        """The redirect of a merged or deleted id, or None."""
+        row = self._db.execute(
+            "SELECT id, target, source FROM redirects WHERE id = ?", (work_id,)
+        ).fetchone()
+        return Redirect(id=row[0], target=row[1], source=row[2]) if row else None
+
+    def follow(self, work_id: str) -> tuple[Work | None, list[str]]:
+        """Follow merge redirects from ``work_id``; return the work reached and the id chain.
+
+        The chain starts with ``work_id``. A deleted (or unknown) id gives ``(None, chain)``.
+        """
+        chain = [work_id]
+        current = work_id
+        while True:
+            work = self.get(current)
+            if work is not None:
+                return work, chain
+            red = self.redirect(current)
+            if red is None or red.target is None or red.target in chain:
+                return None, chain
+            current = red.target
+            chain.append(current)
+
+    def _by_key(self, key: str) -> list[Work]:
+        rows = self._db.execute(
+            "SELECT w.id, w.data FROM lookup l JOIN works w ON w.rowid = l.seq WHERE l.key = ? "
+            "ORDER BY w.id",
+            (key,),
+        ).fetchall()
+        return [self._dec.decode(r[1]) for r in rows]
+
+    def _by(self, prefix: str, norm: Callable[[Any], str | None], value: Any) -> list[Work]:
+        canon = norm(value)
+        return self._by_key(prefix + canon) if canon else []
+
+    def by_doi(self, doi: str) -> list[Work]:
+        """Works with this DOI (of the record or of one of its versions), sorted by id."""
+        return self._by("d:", norm_doi, doi)
+
+    def by_pmid(self, pmid: str | int) -> list[Work]:
+        """Works with this PubMed id."""
+        return self._by("p:", norm_pmid, pmid)
+
+    def by_pmcid(self, pmcid: str | int) -> list[Work]:
+        """Works with this PubMed Central id."""
+        return self._by("c:", norm_pmcid, pmcid)
+
+    def by_arxiv(self, arxiv: str) -> list[Work]:
+        """Works with this arXiv id (of the record, a version, or an arXiv DOI)."""
+        return self._by("a:", norm_arxiv, arxiv)
+
+    def by_mag(self, mag: str | int) -> list[Work]:
+        """Works with this Microsoft Academic Graph id."""
+        return self._by("m:", norm_mag, mag)
+
+    def by_openalex(self, openalex_id: str) -> list[Work]:
+        """The work with this OpenAlex id, following merge redirects (empty if deleted/unknown)."""
+        wid = norm_openalex(openalex_id)
+        if wid is None:
+            return []
+        work, _ = self.follow(wid)
+        return [work] if work is not None else []
+
+    def by_title_key(self, key: str) -> list[Work]:
+        """Works whose title key (:func:`citejudge.match.normalize.title_key`) is ``key``."""
+        return self._by_key("t:" + key) if key else []
+
+    # --- title candidates ------------------------------------------------------------------
+
+    def search_title(self, text: str, k: int = 10, *, exact: bool = True) -> list[tuple[str, float]]:
+        """Candidate work ids for a (possibly noisy) title, best first, at most ``k``.
+
+        Works whose exact title key matches come first (score :data:`EXACT_TITLE_SCORE`), then
+        BM25 over the title words (an OR of term queries, stopwords left out), ordered by score
+        descending then id. Never parses ``text`` as a query language. ``exact=False`` skips
+        the title-key lookup (BM25 only).
+        """
+        if k <= 0:
+            return []
+        out: dict[str, float] = {}
+        key = fold_title(text).replace(" ", "") if exact else ""
+        if key:
+            for wid, in self._db.execute(
+                "SELECT w.id FROM lookup l JOIN works w ON w.rowid = l.seq WHERE l.key = ? "
+                "ORDER BY w.id",
+                ("t:" + key,),
+            ):
+                out[wid] = EXACT_TITLE_SCORE
+        terms = query_terms(text)
+        if terms and len(out) < k:
+            searcher = self._searcher
+            schema = self._schema
+            if len(terms) > MAX_QUERY_TERMS:
+                # keep the rarest terms: they carry the evidence, and a shorter OR is faster
+                dfs = [(searcher.doc_freq("title", t), t) for t in terms]
+                keep = {t for _, t in sorted(dfs)[:MAX_QUERY_TERMS]}
+                terms = [t for t in terms if t in keep]
+            occ = tantivy.Occur.Should
+            query = tantivy.Query.boolean_query(
+                [(occ, tantivy.Query.term_query(schema, "title", t)) for t in terms]
+            )
+            limit = k + 5
+            hits = searcher.search(query, limit, count=False).hits
+            scored: list[tuple[float, str]] = []
+            for score, addr in hits:
+                wid = searcher.doc(addr)["id"][0]
+                scored.append((float(score), str(wid)))
+            scored.sort(key=lambda t: (-t[0], t[1]))
+            for score, wid in scored:
+                if wid not in out:
+                    out[wid] = score
+        ranked = sorted(out.items(), key=lambda t: (-t[1], t[0]))
+        return ranked[:k]
+
+    # --- about -----------------------------------------------------------------------------
+
+    def count(self) -> int:
+        """Number of works."""
+        return int(self._db.execute("SELECT count(*) FROM works").fetchone()[0])
+
+    def info(self) -> dict[str, Any]:
+        """Counts, sources, snapshot dates, size on disk and schema version."""
+        size = sum(p.stat().st_size for p in self.path.rglob("*") if p.is_file())
+        dates: set[str] = set()
+        for src in self.meta.get("sources", []):
+            for d in src.get("snapshot_dates") or []:
+                dates.add(str(d))
+        return {
+            "path": str(self.path),
+            "schema_version": self.meta.get("schema_version"),
+            "citejudge_version": self.meta.get("citejudge_version"),
+            "built_at": self.meta.get("built_at"),
+            "works": self.count(),
+            "redirects": int(self._db.execute("SELECT count(*) FROM redirects").fetchone()[0]),
+            "title_docs": int(self._searcher.num_docs),
+            "sources": self.meta.get("sources", []),
+            "snapshot_dates": sorted(dates),
+            "bytes": size,
+        }
+

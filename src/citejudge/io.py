@@ -1,0 +1,208 @@
+"""Reading task items (JSONL, JSON, CSV, BibTeX) and writing result lines.
+
+Every input problem becomes an :class:`ItemError` naming the file, the line and, where
+known, the field; reading goes on with the next item.
+"""
+
+from __future__ import annotations
+
+import csv
+import io as _io
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from citejudge.errors import InputError
+
+__all__ = ["Item", "ItemError", "OutputLine", "ResultWriter", "dumps_line", "read_items"]
+
+
+@dataclass
+class Item:
+    """One input item: its id, the parsed object, and where it came from."""
+
+    id: str
+    data: dict[str, Any]
+    file: str
+    line: int
+
+
+@dataclass
+class ItemError:
+    """An input line that could not become an item."""
+
+    id: str
+    file: str
+    line: int
+    message: str
+    field: str | None = None
+    kind: str = "input"
+
+    def as_error(self) -> dict[str, Any]:
+        """The ``error`` object of an output line."""
+        err: dict[str, Any] = {"kind": self.kind, "message": self.message, "file": self.file, "line": self.line}
+        if self.field:
+            err["field"] = self.field
+        return err
+
+
+@dataclass
+class OutputLine:
+    """One line of a results file, as the IO contract in DESIGN.md fixes it."""
+
+    id: str
+    task: str
+    result: dict[str, Any] | None
+    details: dict[str, Any] = field(default_factory=dict)
+    error: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict in the contract's key order."""
+        return {"id": self.id, "task": self.task, "result": self.result, "details": self.details, "error": self.error}
+
+
+def dumps_line(obj: dict[str, Any]) -> bytes:
+    """Canonical JSON line (UTF-8, newline-terminated); deterministic for equal inputs."""
+    return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
+
+
+def _item_id(obj: dict[str, Any], line: int) -> str:
+    raw = obj.get("id")
+    if raw is None or raw == "" or isinstance(raw, (dict, list, bool)):
+        return f"line-{line}"
+    return str(raw)
+
+
+def _read_jsonl(path: Path, text: str) -> Iterator[Item | ItemError]:
+    for n, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            yield ItemError(f"line-{n}", str(path), n, f"not valid JSON: {exc}")
+            continue
+        if not isinstance(obj, dict):
+            yield ItemError(f"line-{n}", str(path), n, f"expected a JSON object, got {type(obj).__name__}")
+            continue
+        yield Item(_item_id(obj, n), obj, str(path), n)
+
+
+def _read_json(path: Path, text: str) -> Iterator[Item | ItemError]:
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        yield ItemError("line-1", str(path), exc.lineno, f"not valid JSON: {exc.msg}")
+        return
+    items = obj.get("items", obj) if isinstance(obj, dict) else obj
+    if isinstance(items, dict):
+        items = [items]
+    if not isinstance(items, list):
+        yield ItemError("line-1", str(path), 1, "expected a JSON list of items or {\"items\": [...]}")
+        return
+    for n, it in enumerate(items, start=1):
+        if isinstance(it, dict):
+            yield Item(_item_id(it, n), it, str(path), n)
+        else:
+            yield ItemError(f"line-{n}", str(path), n, f"item {n} is not a JSON object")
+
+
+_JSON_COLUMNS = {"metadata", "retrieved_chunks", "citations", "authors"}
+
+
+def _read_csv(path: Path, text: str) -> Iterator[Item | ItemError]:
+    reader = csv.DictReader(_io.StringIO(text))
+    for row in reader:
+        n = reader.line_num
+        obj: dict[str, Any] = {}
+        meta: dict[str, Any] = {}
+        for k, v in row.items():
+            if k is None:
+                yield ItemError(f"line-{n}", str(path), n, "row has more cells than the header")
+                break
+            if v is None or v == "":
+                continue
+            key = k.strip()
+            if key in _JSON_COLUMNS and v.lstrip()[:1] in "[{":
+                try:
+                    obj[key] = json.loads(v)
+                except json.JSONDecodeError:
+                    obj[key] = v
+            elif key.startswith("metadata."):
+                meta[key.split(".", 1)[1]] = v
+            else:
+                obj[key] = v
+        else:
+            if meta:
+                obj.setdefault("metadata", {}).update(meta)
+            yield Item(_item_id(obj, n), obj, str(path), n)
+
+
+_BIB_START = re.compile(r"^\s*@\s*([A-Za-z]+)\s*[{(]\s*([^,\s]*)", re.M)
+
+
+def _read_bib(path: Path, text: str) -> Iterator[Item | ItemError]:
+    """Each BibTeX entry becomes a ``references`` item whose ``full_citation`` is the entry text."""
+    starts = [m for m in _BIB_START.finditer(text) if m.group(1).lower() not in {"comment", "preamble", "string"}]
+    for i, m in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(text)
+        chunk = text[m.start() : end].strip()
+        line = text.count("\n", 0, m.start()) + 1
+        key = m.group(2) or f"line-{line}"
+        yield Item(key, {"id": key, "full_citation": chunk}, str(path), line)
+
+
+def read_items(path: Path) -> Iterator[Item | ItemError]:
+    """Items of an input file, by extension: ``.jsonl``, ``.json``, ``.csv``, ``.bib``."""
+    if not path.exists():
+        raise InputError(f"input file {path} does not exist", hint="check the path")
+    if path.is_dir():
+        raise InputError(f"input {path} is a directory", hint="give a .jsonl, .json, .csv or .bib file")
+    data = path.read_bytes()
+    text = data.decode("utf-8", errors="replace")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        yield from _read_csv(path, text)
+    elif suffix == ".bib":
+        yield from _read_bib(path, text)
+    elif suffix == ".json":
+        yield from _read_json(path, text)
+    else:
+        yield from _read_jsonl(path, text)
+
+
+class ResultWriter:
+    """Append-only JSONL writer; each line is flushed as soon as it is written."""
+
+    def __init__(self, path: Path | None, stream: IO[bytes] | None = None) -> None:
+        self.path = path
+        self._fh: IO[bytes] | None = stream
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = path.open("wb")
+
+    def write(self, line: OutputLine) -> None:
+        """Write one output line and flush it."""
+        if self._fh is None:
+            raise InputError("result writer is closed")
+        self._fh.write(dumps_line(line.to_dict()))
+        self._fh.flush()
+
+    def close(self) -> None:
+        """Close the file (not a borrowed stream)."""
+        if self._fh is not None and self.path is not None:
+            self._fh.close()
+        self._fh = None
+
+    def __enter__(self) -> ResultWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

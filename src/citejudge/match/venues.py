@@ -1,0 +1,342 @@
+"""Venue comparison: journal / conference / publisher names, full or abbreviated.
+
+Two venue strings match when they are equal modulo case, punctuation, diacritics, a leading
+"The" / "Proceedings of the", ordinals and years; when they name the same entry of the
+short-name table below (NeurIPS ↔ Advances in Neural Information Processing Systems); or when
+one is an ISO 4 style abbreviation of the other: each abbreviated word is a prefix of the
+corresponding full word (or a known non-prefix abbreviation, e.g. "Natl." → National) and the
+full form may have extra short function words ("of", "the", "and", "on"…).
+
+An abbreviation that fits the record's venue but also other known venues (or only the start
+of the record's venue, like "J. Phys." for "Journal of Physics A") is "ambiguous"; the caller
+treats that as a mismatch (the spec allows abbreviations "only if unambiguous").
+Workshops, Findings, companion volumes and the like are different venues from the main event.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from typing import Any, Literal
+
+from citejudge.match.normalize import fold
+
+__all__ = ["VenueCheck", "canonical_venue_ids", "compare_venue", "venue_tokens"]
+
+Status = Literal["match", "mismatch", "ambiguous"]
+
+_FUNCTION_WORDS = frozenset({"of", "the", "and", "for", "in", "on", "at", "a", "an", "to", "und", "de", "des", "la", "le", "et"})
+_ORDINALS = frozenset(
+    {
+        "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+        "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
+        "seventeenth", "eighteenth", "nineteenth", "twentieth", "thirtieth", "fortieth",
+        "fiftieth", "sixtieth",
+    }
+)
+_ORDINAL_RE = re.compile(r"^\d+(st|nd|rd|th)$|^(19|20)\d\d$|^'?\d\d$")
+_QUALIFIERS = frozenset({"workshop", "workshops", "findings", "companion", "demo", "demonstrations", "student", "tutorial", "tutorials", "abstracts", "extended", "supplement", "adjunct", "posters", "doctoral"})
+# ISO 4 / NLM word abbreviations that are not prefixes of the word they abbreviate.
+_WORD_ABBREV: dict[str, tuple[str, ...]] = {
+    "natl": ("national",),
+    "intl": ("international",),
+    "int'l": ("international",),
+    "mgmt": ("management",),
+    "govt": ("government",),
+    "dept": ("department",),
+    "jpn": ("japan", "japanese"),
+    "ctr": ("center", "centre"),
+    "assn": ("association",),
+    "bd": ("board",),
+    "pnas": ("pnas",),
+    "usa": ("usa",),
+    "sympos": ("symposium",),
+    "eng": ("engineering", "english"),
+    "confs": ("conferences",),
+    "ieice": ("ieice",),
+    "syst": ("systems", "system"),
+    "acad": ("academy",),
+    "res": ("research",),
+    "lett": ("letters",),
+}
+# Publisher-ish leading words that long conference names carry and short names drop.
+_ORG_PREFIX = frozenset({"ieee", "cvf", "acm", "sigkdd", "ieeecvf", "usenix", "siam", "ifip", "aaai", "proceedings", "proc"})
+
+# canonical id -> names (folded forms are computed at lookup). Written for this project.
+_VENUES: dict[str, tuple[str, ...]] = {
+    "neurips": ("NeurIPS", "NIPS", "Advances in Neural Information Processing Systems", "Neural Information Processing Systems", "Conference on Neural Information Processing Systems", "Adv. Neural Inf. Process. Syst.", "NeurIPS Datasets and Benchmarks"),
+    "icml": ("ICML", "International Conference on Machine Learning", "Int. Conf. Mach. Learn.", "PMLR ICML"),
+    "iclr": ("ICLR", "International Conference on Learning Representations", "Int. Conf. Learn. Represent."),
+    "cvpr": ("CVPR", "Conference on Computer Vision and Pattern Recognition", "IEEE Conference on Computer Vision and Pattern Recognition", "IEEE/CVF Conference on Computer Vision and Pattern Recognition", "Computer Vision and Pattern Recognition", "IEEE Conf. Comput. Vis. Pattern Recog."),
+    "iccv": ("ICCV", "International Conference on Computer Vision", "IEEE International Conference on Computer Vision", "IEEE/CVF International Conference on Computer Vision", "Int. Conf. Comput. Vis."),
+    "eccv": ("ECCV", "European Conference on Computer Vision", "Eur. Conf. Comput. Vis."),
+    "wacv": ("WACV", "Winter Conference on Applications of Computer Vision", "IEEE/CVF Winter Conference on Applications of Computer Vision"),
+    "bmvc": ("BMVC", "British Machine Vision Conference"),
+    "acl": ("ACL", "Annual Meeting of the Association for Computational Linguistics", "Association for Computational Linguistics", "Meeting of the Association for Computational Linguistics", "ACL (1)", "ACL (Volume 1: Long Papers)"),
+    "emnlp": ("EMNLP", "Conference on Empirical Methods in Natural Language Processing", "Empirical Methods in Natural Language Processing", "EMNLP (1)"),
+    "naacl": ("NAACL", "NAACL-HLT", "NAACL HLT", "North American Chapter of the Association for Computational Linguistics", "Conference of the North American Chapter of the Association for Computational Linguistics: Human Language Technologies", "Conference of the North American Chapter of the Association for Computational Linguistics", "NAACL-HLT (1)"),
+    "eacl": ("EACL", "Conference of the European Chapter of the Association for Computational Linguistics", "European Chapter of the Association for Computational Linguistics"),
+    "coling": ("COLING", "International Conference on Computational Linguistics"),
+    "aaai": ("AAAI", "AAAI Conference on Artificial Intelligence", "Conference on Artificial Intelligence", "National Conference on Artificial Intelligence", "Proceedings of the AAAI Conference on Artificial Intelligence"),
+    "ijcai": ("IJCAI", "International Joint Conference on Artificial Intelligence"),
+    "kdd": ("KDD", "SIGKDD", "ACM SIGKDD International Conference on Knowledge Discovery and Data Mining", "ACM SIGKDD Conference on Knowledge Discovery and Data Mining", "International Conference on Knowledge Discovery and Data Mining", "Knowledge Discovery and Data Mining"),
+    "www": ("WWW", "TheWebConf", "The Web Conference", "Web Conference", "International World Wide Web Conference", "World Wide Web Conference", "ACM Web Conference", "International Conference on World Wide Web"),
+    "sigir": ("SIGIR", "International ACM SIGIR Conference on Research and Development in Information Retrieval", "ACM SIGIR Conference on Research and Development in Information Retrieval", "Research and Development in Information Retrieval"),
+    "chi": ("CHI", "CHI Conference on Human Factors in Computing Systems", "Conference on Human Factors in Computing Systems", "Human Factors in Computing Systems"),
+    "uai": ("UAI", "Conference on Uncertainty in Artificial Intelligence", "Uncertainty in Artificial Intelligence"),
+    "aistats": ("AISTATS", "International Conference on Artificial Intelligence and Statistics", "Artificial Intelligence and Statistics"),
+    "colt": ("COLT", "Conference on Learning Theory", "Annual Conference on Learning Theory", "Annual Conference Computational Learning Theory"),
+    "corl": ("CoRL", "Conference on Robot Learning"),
+    "icra": ("ICRA", "IEEE International Conference on Robotics and Automation", "International Conference on Robotics and Automation"),
+    "iros": ("IROS", "IEEE/RSJ International Conference on Intelligent Robots and Systems", "International Conference on Intelligent Robots and Systems"),
+    "wsdm": ("WSDM", "ACM International Conference on Web Search and Data Mining", "Web Search and Data Mining"),
+    "cikm": ("CIKM", "ACM International Conference on Information and Knowledge Management", "Conference on Information and Knowledge Management"),
+    "icde": ("ICDE", "IEEE International Conference on Data Engineering", "International Conference on Data Engineering"),
+    "sigmod": ("SIGMOD", "SIGMOD Conference", "ACM SIGMOD International Conference on Management of Data", "International Conference on Management of Data"),
+    "vldb": ("VLDB", "Proc. VLDB Endow.", "Proceedings of the VLDB Endowment", "PVLDB", "International Conference on Very Large Data Bases"),
+    "ccs": ("CCS", "ACM CCS", "ACM Conference on Computer and Communications Security", "Conference on Computer and Communications Security", "ACM SIGSAC Conference on Computer and Communications Security"),
+    "usenixsec": ("USENIX Security", "USENIX Security Symposium"),
+    "sp": ("IEEE S&P", "S&P", "SP", "IEEE Symposium on Security and Privacy", "Symposium on Security and Privacy"),
+    "interspeech": ("Interspeech", "INTERSPEECH", "Annual Conference of the International Speech Communication Association"),
+    "icassp": ("ICASSP", "IEEE International Conference on Acoustics, Speech and Signal Processing", "International Conference on Acoustics, Speech, and Signal Processing"),
+    "miccai": ("MICCAI", "Medical Image Computing and Computer Assisted Intervention", "International Conference on Medical Image Computing and Computer-Assisted Intervention"),
+    "siggraph": ("SIGGRAPH", "ACM SIGGRAPH"),
+    "stoc": ("STOC", "ACM Symposium on Theory of Computing", "Symposium on Theory of Computing", "Annual ACM Symposium on Theory of Computing"),
+    "focs": ("FOCS", "IEEE Symposium on Foundations of Computer Science", "Symposium on Foundations of Computer Science", "Annual Symposium on Foundations of Computer Science"),
+    "soda": ("SODA", "ACM-SIAM Symposium on Discrete Algorithms", "Symposium on Discrete Algorithms", "Annual ACM-SIAM Symposium on Discrete Algorithms"),
+    "icalp": ("ICALP", "International Colloquium on Automata, Languages, and Programming"),
+    "alt": ("ALT", "International Conference on Algorithmic Learning Theory", "Algorithmic Learning Theory"),
+    "ecai": ("ECAI", "European Conference on Artificial Intelligence"),
+    "aamas": ("AAMAS", "International Conference on Autonomous Agents and Multiagent Systems", "Autonomous Agents and Multi-Agent Systems"),
+    "icdm": ("ICDM", "IEEE International Conference on Data Mining", "International Conference on Data Mining"),
+    "sdm": ("SDM", "SIAM International Conference on Data Mining"),
+    "mm": ("ACM MM", "ACM Multimedia", "ACM International Conference on Multimedia"),
+    "recsys": ("RecSys", "ACM Conference on Recommender Systems"),
+    "icse": ("ICSE", "International Conference on Software Engineering"),
+    "sysml": ("MLSys", "SysML", "Conference on Machine Learning and Systems", "Proceedings of Machine Learning and Systems"),
+    "tacl": ("TACL", "Transactions of the Association for Computational Linguistics", "Trans. Assoc. Comput. Linguistics"),
+    "cl": ("Computational Linguistics", "Comput. Linguistics"),
+    "jmlr": ("JMLR", "Journal of Machine Learning Research", "J. Mach. Learn. Res."),
+    "tmlr": ("TMLR", "Transactions on Machine Learning Research", "Trans. Mach. Learn. Res."),
+    "tpami": ("TPAMI", "PAMI", "IEEE TPAMI", "IEEE Transactions on Pattern Analysis and Machine Intelligence", "IEEE Trans. Pattern Anal. Mach. Intell.", "Transactions on Pattern Analysis and Machine Intelligence"),
+    "ijcv": ("IJCV", "International Journal of Computer Vision", "Int. J. Comput. Vis.", "Int. J. Comput. Vision"),
+    "tip": ("TIP", "IEEE Transactions on Image Processing", "IEEE Trans. Image Process."),
+    "tnnls": ("TNNLS", "IEEE Transactions on Neural Networks and Learning Systems", "IEEE Trans. Neural Networks Learn. Syst."),
+    "tkde": ("TKDE", "IEEE Transactions on Knowledge and Data Engineering", "IEEE Trans. Knowl. Data Eng."),
+    "ml": ("Mach. Learn.", "Machine Learning", "Mach Learn"),
+    "aij": ("Artif. Intell.", "Artificial Intelligence", "AIJ"),
+    "jair": ("JAIR", "Journal of Artificial Intelligence Research", "J. Artif. Intell. Res."),
+    "neco": ("Neural Computation", "Neural Comput."),
+    "nn": ("Neural Networks", "Neural Netw."),
+    "pnas": ("PNAS", "Proceedings of the National Academy of Sciences", "Proceedings of the National Academy of Sciences of the United States of America", "Proc. Natl. Acad. Sci. U.S.A.", "Proc. Natl. Acad. Sci. USA", "Proc Natl Acad Sci U S A"),
+    "nejm": ("NEJM", "New England Journal of Medicine", "N. Engl. J. Med.", "N Engl J Med"),
+    "jama": ("JAMA", "Journal of the American Medical Association", "J. Am. Med. Assoc."),
+    "bmj": ("BMJ", "British Medical Journal", "Br. Med. J."),
+    "lancet": ("Lancet", "The Lancet"),
+    "nature": ("Nature",),
+    "science": ("Science",),
+    "ncomms": ("Nature Communications", "Nat. Commun.", "Nat Commun"),
+    "plosone": ("PLoS ONE", "PLOS ONE", "PLoS One", "PloS one"),
+    "prl": ("PRL", "Physical Review Letters", "Phys. Rev. Lett."),
+    "arxiv": ("arXiv", "CoRR", "arXiv preprint", "ArXiv", "Computing Research Repository", "arXiv.org", "arXiv (Cornell University)"),
+    "biorxiv": ("bioRxiv", "bioRxiv preprint", "Cold Spring Harbor Laboratory"),
+    "medrxiv": ("medRxiv", "medRxiv preprint"),
+    "jcp_chem": ("J. Chem. Phys.", "Journal of Chemical Physics", "JCP"),
+    "jcp_comp": ("J. Comput. Phys.", "Journal of Computational Physics", "JCP"),
+}
+# Publisher prefixes some OpenAlex/PMLR venue names carry.
+_PUBLISHER_TAIL = re.compile(r"\b(pmlr|lncs|lnai|ceur|volume \d+|vol \d+|v \d+)\b")
+
+
+@dataclass(frozen=True)
+class VenueCheck:
+    """Result of comparing a cited venue with the record's venue names."""
+
+    status: Status
+    reason: str
+    matched: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True only for "match"."""
+        return self.status == "match"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-dict form (for details)."""
+        return {"status": self.status, "reason": self.reason, "matched": self.matched}
+
+
+def venue_tokens(venue: str) -> tuple[str, ...]:
+    """Folded venue words without years, ordinals, leading "The"/"Proceedings of the", "U.S.A.".
+
+    "arXiv preprint arXiv:2101.00001" becomes ``("arxiv",)``.
+    """
+    s = venue.replace("&", " and ")
+    s = re.sub(r"\barxiv:\s*\S+", "arxiv", s, flags=re.I)
+    s = re.sub(r"\(([^()]*)\)", r" , \1 , ", s) if "(" in s else s
+    toks = fold(s).split()
+    toks = [t for t in toks if not _ORDINAL_RE.match(t) and t not in _ORDINALS]
+    toks = [t for t in toks if not re.fullmatch(r"\d+", t)]
+    while toks and toks[0] in {"the", "proceedings", "proc", "of", "in"}:
+        toks.pop(0)
+    if toks and toks[-1] == "usa":
+        toks.pop()
+    if len(toks) >= 3 and toks[-3:] == ["u", "s", "a"]:
+        toks = toks[:-3]
+    if toks and toks[-1] in {"preprint", "e", "prints", "eprints"} and "arxiv" in toks:
+        toks = ["arxiv"]
+    if toks[:2] == ["arxiv", "preprint"]:
+        toks = ["arxiv"]
+    return tuple(toks)
+
+
+def _abbrev_word(a: str, f: str) -> bool:
+    """Tell whether ``a`` is the word ``f`` or an abbreviation of it."""
+    if a == f:
+        return True
+    if a in _WORD_ABBREV and f in _WORD_ABBREV[a]:
+        return True
+    return len(a) < len(f) and f.startswith(a) and (len(a) >= 2 or a in {"j", "q"})
+
+
+def _aligns(abbr: tuple[str, ...], full: tuple[str, ...]) -> bool:
+    """Tell whether each word of ``abbr`` abbreviates the next word of ``full``.
+
+    Function words may be skipped on either side; all of ``full``'s content words must be used.
+    """
+
+    @cache
+    def go(i: int, j: int) -> bool:
+        if i == len(abbr) and j == len(full):
+            return True
+        if j < len(full) and full[j] in _FUNCTION_WORDS and go(i, j + 1):
+            return True
+        if i < len(abbr) and abbr[i] in _FUNCTION_WORDS and go(i + 1, j):
+            return True
+        if i < len(abbr) and j < len(full) and _abbrev_word(abbr[i], full[j]):
+            return go(i + 1, j + 1)
+        return False
+
+    return go(0, 0)
+
+
+def _aligns_prefix(abbr: tuple[str, ...], full: tuple[str, ...]) -> bool:
+    """``abbr`` abbreviates only a leading part of ``full`` ("J. Phys." vs "Journal of Physics A")."""
+    return any(_aligns(abbr, full[:k]) for k in range(1, len(full)))
+
+
+def _strip_org(toks: tuple[str, ...]) -> tuple[str, ...]:
+    t = list(toks)
+    while t and t[0] in _ORG_PREFIX:
+        t.pop(0)
+    return tuple(t)
+
+
+@lru_cache(maxsize=1)
+def _table() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    rows: list[tuple[str, tuple[str, ...]]] = []
+    for vid, names in _VENUES.items():
+        for n in names:
+            toks = venue_tokens(n)
+            if toks:
+                rows.append((vid, toks))
+    return tuple(rows)
+
+
+def _segments(venue: str) -> list[tuple[str, ...]]:
+    """The whole venue and its comma/parenthesis-separated parts, as token tuples."""
+    s = re.sub(r"\(([^()]*)\)", r", \1,", venue)
+    out = [venue_tokens(venue)]
+    out += [venue_tokens(p) for p in re.split(r"[,;:]", s)]
+    return [t for t in out if t]
+
+
+def canonical_venue_ids(venue: str) -> frozenset[str]:
+    """Ids of the short-name table entries the venue names exactly (whole string or one part)."""
+    ids: set[str] = set()
+    segs = _segments(venue)
+    for seg in segs:
+        for cand in {seg, _strip_org(seg)}:
+            if not cand:
+                continue
+            for vid, toks in _table():
+                if cand == toks or cand == _strip_org(toks):
+                    ids.add(vid)
+        if ids and seg == segs[0]:
+            break  # the whole string names a venue: parts cannot add others
+    return frozenset(ids)
+
+
+def _abbrev_ids(venue: str) -> frozenset[str]:
+    """Table entries the venue abbreviates (ISO 4 rule), e.g. "J. Mach. Learn. Res." -> jmlr."""
+    toks = venue_tokens(venue)
+    out: set[str] = set()
+    for vid, full in _table():
+        if len(full) > 1 and (_aligns(toks, full) or _aligns(_strip_org(toks), _strip_org(full))):
+            out.add(vid)
+    return frozenset(out)
+
+
+def _qualifiers(venue: str) -> frozenset[str]:
+    q = set(fold(venue).split()) & _QUALIFIERS
+    return frozenset("workshop" if w.startswith("workshop") else w for w in q)
+
+
+def _has_abbrev(venue: str) -> bool:
+    return "." in venue or any(t in _WORD_ABBREV for t in venue_tokens(venue))
+
+
+def _compare_one(cited: str, rec: str) -> tuple[Status, str]:
+    ct, rt = venue_tokens(cited), venue_tokens(rec)
+    if not ct or not rt:
+        return "mismatch", "empty venue"
+    qc, qr = _qualifiers(cited), _qualifiers(rec)
+    if qc != qr:
+        extra = sorted(qc ^ qr)
+        return "mismatch", f"cited '{cited}' and record '{rec}' differ in kind ({', '.join(extra)})"
+    if ct == rt or _strip_org(ct) == _strip_org(rt):
+        return "match", "same venue name"
+    ic, ir = canonical_venue_ids(cited), canonical_venue_ids(rec)
+    if ic & ir:
+        if len(ic) > 1 and len(ic - ir) >= 1:
+            return "ambiguous", f"'{cited}' names several venues ({', '.join(sorted(ic))})"
+        return "match", f"same venue ({sorted(ic & ir)[0]})"
+    ac = ic or _abbrev_ids(cited)
+    ar = ir or _abbrev_ids(rec)
+    if ac and ar and ac & ar:
+        if len(ac) > 1:
+            return "ambiguous", f"'{cited}' abbreviates several venues ({', '.join(sorted(ac))})"
+        return "match", f"abbreviation of the same venue ({sorted(ac & ar)[0]})"
+    if _aligns(ct, rt) or _aligns(rt, ct) or _aligns(_strip_org(ct), _strip_org(rt)):
+        if len(ac) > 1:
+            return "ambiguous", f"'{cited}' abbreviates several venues ({', '.join(sorted(ac))})"
+        return "match", "abbreviation of the record's venue"
+    if _has_abbrev(cited) and (
+        _aligns_prefix(ct, rt) or _aligns_prefix(_strip_org(ct), _strip_org(rt))
+    ):
+        return "ambiguous", f"'{cited}' abbreviates only the start of '{rec}' (could be several venues)"
+    if ic and ir:
+        return "mismatch", f"cited {sorted(ic)[0].upper()}, record venue is '{rec}'"
+    return "mismatch", f"cited '{cited}', record venue is '{rec}'"
+
+
+def compare_venue(cited: str, record_venues: list[str]) -> VenueCheck:
+    """Compare a cited venue with every name the record gives (venue, venue_alt, versions).
+
+    "match" if any record name matches; else "ambiguous" if the cited abbreviation could be
+    the record's venue but is not unambiguous; else "mismatch".
+    """
+    names = [v for v in record_venues if v and v.strip()]
+    if not cited or not cited.strip() or not venue_tokens(cited):
+        return VenueCheck("match", "no venue cited")
+    if not names:
+        return VenueCheck("mismatch", "record has no venue")
+    results = [(_compare_one(cited, r), r) for r in names]
+    for (status, reason), r in results:
+        if status == "match":
+            return VenueCheck("match", reason, r)
+    for (status, reason), r in results:
+        if status == "ambiguous":
+            return VenueCheck("ambiguous", reason, r)
+    return VenueCheck("mismatch", results[0][0][1], None)

@@ -1,0 +1,74 @@
+"""The normalised work record every world (OpenAlex, BibTeX, CSL-JSON) is turned into.
+
+A :class:`Work` is what the index stores and what the matcher compares citations
+against. Identifiers are stored in canonical form (see :mod:`citejudge.ids`).
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+__all__ = ["Author", "ReadIssue", "Redirect", "Version", "Work"]
+
+
+class Author(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One author in list order: the display name and, if different, the name as printed."""
+
+    name: str
+    raw_name: str | None = None
+    orcid: str | None = None
+
+
+class Version(msgspec.Struct, frozen=True, omit_defaults=True):
+    """Another version of the same work (preprint, accepted, published) with its own year/venue."""
+
+    year: int | None = None
+    venue: str | None = None
+    doi: str | None = None
+    arxiv: str | None = None
+    kind: str | None = None  # "preprint", "published", "accepted", "submitted" ...
+
+
+class Work(msgspec.Struct, omit_defaults=True):
+    """A scholarly work, normalised.
+
+    ``id`` is the OpenAlex short id (``W2963341956``) for OpenAlex worlds and
+    ``bib:<key>`` / ``csl:<id>`` for user libraries.
+    """
+
+    id: str
+    title: str | None = None
+    authors: list[Author] = msgspec.field(default_factory=list)
+    year: int | None = None
+    venue: str | None = None
+    venue_alt: list[str] = msgspec.field(default_factory=list)  # other names (abbreviations, host)
+    type: str | None = None
+    doi: str | None = None
+    pmid: str | None = None
+    pmcid: str | None = None
+    arxiv: str | None = None
+    mag: str | None = None
+    urls: list[str] = msgspec.field(default_factory=list)
+    abstract: str | None = None
+    is_retracted: bool = False
+    versions: list[Version] = msgspec.field(default_factory=list)
+    language: str | None = None
+    updated: str | None = None  # updated_date (YYYY-MM-DD) when the world gives one
+    source: str | None = None  # which world file it came from
+
+
+class Redirect(msgspec.Struct, frozen=True):
+    """A work id that no longer exists: merged into ``target`` or deleted (``target`` None)."""
+
+    id: str
+    target: str | None
+    source: str | None = None
+
+
+class ReadIssue(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A problem met while reading a world file; reading goes on."""
+
+    file: str
+    message: str
+    line: int | None = None
+    kind: str = "error"  # "error" | "warning"

@@ -1,0 +1,203 @@
+"""The ``references`` task: reference grounding (deterministic) and content grounding (judged).
+
+Order of decisions, each a rule in code:
+
+0. abstention pre-check on the claim (``yes`` → the abstention result, stop);
+1. the citation is read from ``full_citation`` (primary) and ``metadata``; any conflict between
+   the two is itself a mismatch;
+2. resolution and strict field validation (:mod:`citejudge.match.resolve`);
+3. the dependency rule: reference "No" → content "No", hallucination "Yes";
+4. content grounding only after a positive match (by the judge; with ``--no-llm`` it is "N/A").
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass
+from typing import Any
+
+from citejudge.io import Item, OutputLine
+from citejudge.match.citation import CitedWork
+from citejudge.match.fields import compare_title
+from citejudge.match.names import compare_authors
+from citejudge.match.parse import parse_item_citation
+from citejudge.match.resolve import FieldResult, WorldLookup, check_citation
+from citejudge.match.venues import compare_venue
+from citejudge.tasks.abstention import detect_abstention
+
+__all__ = [
+    "CONTENT_NOT_JUDGED",
+    "DEPENDENCY_CONTENT",
+    "ReferencesTask",
+    "abstention_result",
+    "merge_citations",
+]
+
+TASK = "references"
+ABSTENTION = "N/A. This is an abstention statement."
+DEPENDENCY_CONTENT = "No. Reference not grounded, so content cannot be attributed to a verified source."
+CONTENT_NOT_JUDGED = "N/A. Content was not judged: the run used no model (--no-llm)."
+_MAX_NAME = 20_000
+
+
+def abstention_result(name: str) -> dict[str, str]:
+    """The fixed result for an abstention statement."""
+    return {
+        "reference_name": name, "reference_grounding": ABSTENTION, "content_grounding": ABSTENTION,
+        "hallucination": "No", "abstention": "Yes", "verification_error": "No",
+    }
+
+
+def _conflicts(primary: CitedWork, meta: CitedWork) -> list[FieldResult]:
+    """Fields stated by both ``full_citation`` and ``metadata`` that disagree."""
+    out: list[FieldResult] = []
+    if primary.doi and meta.doi and not set(primary.doi) & set(meta.doi):
+        out.append(FieldResult("doi", False, meta.doi[0], primary.doi[0],
+                               f"metadata DOI {meta.doi[0]} differs from full_citation DOI {primary.doi[0]}"))
+    for kind in ("arxiv", "pmid", "pmcid", "openalex"):
+        a, b = getattr(primary, kind), getattr(meta, kind)
+        if a and b and a != b:
+            out.append(FieldResult(kind, False, b, a, f"metadata {kind} {b} differs from full_citation {kind} {a}"))
+    if primary.year is not None and meta.year is not None and primary.year != meta.year:
+        out.append(FieldResult("year", False, meta.year, primary.year,
+                               f"metadata year {meta.year} differs from full_citation year {primary.year}"))
+    if primary.title and meta.title and not compare_title(meta.title, primary.title).ok:
+        out.append(FieldResult("title", False, meta.title, primary.title,
+                               "metadata title differs from the full_citation title"))
+    if primary.authors and meta.authors:
+        from citejudge.records import Author
+
+        chk = compare_authors(meta.authors, meta.et_al or primary.et_al, [Author(n) for n in primary.authors])
+        if not chk.ok:
+            out.append(FieldResult("authors", False, meta.authors, primary.authors,
+                                   f"metadata authors differ from full_citation authors ({chk.reason})"))
+    if primary.venue and meta.venue and compare_venue(meta.venue, [primary.venue]).status != "match":
+        out.append(FieldResult("venue", False, meta.venue, primary.venue,
+                               f"metadata venue '{meta.venue}' differs from full_citation venue '{primary.venue}'"))
+    return out
+
+
+def merge_citations(primary: CitedWork | None, meta: CitedWork | None) -> tuple[CitedWork | None, list[FieldResult]]:
+    """One citation from both sources: ``full_citation`` first, metadata fills what it lacks."""
+    if primary is None or meta is None:
+        return primary or meta, []
+    conflicts = _conflicts(primary, meta)
+    merged = CitedWork(
+        raw=primary.raw, form=primary.form,
+        title=primary.title or meta.title,
+        authors=primary.authors or meta.authors,
+        et_al=primary.et_al if primary.authors else meta.et_al,
+        year=primary.year if primary.year is not None else meta.year,
+        year_raw=primary.year_raw or meta.year_raw,
+        venue=primary.venue or meta.venue,
+        doi=primary.doi or meta.doi,
+        pmid=primary.pmid or meta.pmid, pmcid=primary.pmcid or meta.pmcid,
+        arxiv=primary.arxiv or meta.arxiv, openalex=primary.openalex or meta.openalex,
+        urls=primary.urls + [u for u in meta.urls if u not in primary.urls],
+        is_preprint=primary.is_preprint or meta.is_preprint,
+        volume=primary.volume or meta.volume, pages=primary.pages or meta.pages,
+        publisher=primary.publisher or meta.publisher, entry_type=primary.entry_type or meta.entry_type,
+        warnings=primary.warnings + meta.warnings,
+    )
+    return merged, conflicts
+
+
+def _reference_name(item: dict[str, Any]) -> str:
+    """The verbatim citation (or claim) the item gave, as the spec's ``reference_name``."""
+    fc = item.get("full_citation")
+    if isinstance(fc, str) and fc.strip():
+        name = fc
+    elif isinstance(fc, dict):
+        import json
+
+        name = json.dumps(fc, ensure_ascii=False, sort_keys=True)
+    else:
+        meta = item.get("metadata")
+        if isinstance(meta, dict) and meta:
+            parts = []
+            for k in ("authors", "year", "title", "venue", "doi", "arxiv", "pmid", "pmcid", "url"):
+                v = meta.get(k)
+                if v:
+                    parts.append(", ".join(map(str, v)) if isinstance(v, list) else str(v))
+            name = ". ".join(parts)
+        else:
+            name = str(item.get("claim") or "")
+    return name if len(name) <= _MAX_NAME else name[:_MAX_NAME] + " […]"
+
+
+@dataclass
+class ReferencesTask:
+    """Deterministic part of the ``references`` evaluator, applied item by item."""
+
+    world: WorldLookup
+    today_year: int = _dt.date.today().year
+
+    def check(self, item: Item) -> OutputLine:
+        """Evaluate one item (with content grounding left to the judge stage)."""
+        data = item.data
+        name = _reference_name(data)
+        claim = data.get("claim")
+        extra = {k: v for k, v in data.items() if k not in {"id", "claim", "metadata", "full_citation"}}
+        details: dict[str, Any] = {}
+        if extra:
+            details["input_extra"] = extra
+        if claim is not None and not isinstance(claim, str):
+            return OutputLine(item.id, TASK, None, details,
+                              {"kind": "input", "message": f"'claim' must be a string, got {type(claim).__name__}",
+                               "field": "claim", "file": item.file, "line": item.line})
+
+        abst = detect_abstention(claim)
+        details["abstention_check"] = {"status": abst.status, "phrase": abst.phrase}
+        if abst.status == "yes":
+            return OutputLine(item.id, TASK, abstention_result(name or (claim or "")), details)
+
+        primary, meta = parse_item_citation(data)
+        cited, conflicts = merge_citations(primary, meta)
+        if cited is None:
+            return OutputLine(item.id, TASK, None, details,
+                              {"kind": "input", "message": "the item has neither 'full_citation' nor 'metadata'",
+                               "field": "full_citation", "file": item.file, "line": item.line})
+        details["cited"] = _cited_summary(cited)
+        verdict = check_citation(cited, self.world, today_year=self.today_year)
+        details.update(verdict.details())
+        if conflicts:
+            details["conflicts"] = [c.to_dict() for c in conflicts]
+        grounded = verdict.grounded and not conflicts
+        if conflicts:
+            expl = "Citation is inconsistent: " + "; ".join(c.reason for c in conflicts)
+            if not verdict.grounded:
+                expl += "; also " + verdict.explanation[0].lower() + verdict.explanation[1:]
+            else:
+                expl += "."
+        else:
+            expl = verdict.explanation
+        result = {
+            "reference_name": name,
+            "reference_grounding": ("Yes. " if grounded else "No. ") + expl,
+            "content_grounding": CONTENT_NOT_JUDGED if grounded else DEPENDENCY_CONTENT,
+            "hallucination": "No" if grounded else "Yes",
+            "abstention": "No",
+            "verification_error": "No",
+        }
+        details["grounded"] = grounded
+        if abst.status == "unclear":
+            details["abstention_check"]["note"] = "abstention phrase inside a factual statement; left to the judge"
+        return OutputLine(item.id, TASK, result, details)
+
+
+def _cited_summary(c: CitedWork) -> dict[str, Any]:
+    out: dict[str, Any] = {"form": c.form}
+    for k in ("title", "year", "year_raw", "venue", "pmid", "pmcid", "arxiv", "openalex"):
+        v = getattr(c, k)
+        if v not in (None, ""):
+            out[k] = v
+    if c.authors:
+        out["authors"] = c.authors
+        out["et_al"] = c.et_al
+    if c.doi:
+        out["doi"] = c.doi
+    if c.is_preprint:
+        out["is_preprint"] = True
+    if c.warnings:
+        out["warnings"] = c.warnings
+    return out

@@ -1,0 +1,305 @@
+"""The embedded index: build (atomic, upserts, redirects), exact lookups, title retrieval."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import multiprocessing as mp
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rapidfuzz import fuzz, process
+
+from citejudge.errors import IndexError_
+from citejudge.index import (
+    EXACT_TITLE_SCORE,
+    WorldIndex,
+    build_index,
+    build_index_from_works,
+    query_terms,
+)
+from citejudge.index import build as build_mod
+from citejudge.index.build import fold_title
+from citejudge.match.normalize import fold, title_key
+from citejudge.records import Author, Redirect, Version, Work
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+def _synth() -> ModuleType:
+    name = "make_synthetic_snapshot"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / "make_synthetic_snapshot.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _works() -> list[Work]:
+    return [
+        Work(
+            id="W1",
+            title="Deep residual learning for image recognition",
+            authors=[Author(name="Kaiming He"), Author(name="Xiangyu Zhang")],
+            year=2016,
+            doi="10.1109/cvpr.2016.90",
+            mag="2194775991",
+            versions=[Version(year=2015, arxiv="1512.03385", kind="preprint")],
+        ),
+        Work(
+            id="W2",
+            title="Attention Is All You Need",
+            year=2017,
+            arxiv="1706.03762",
+            versions=[Version(doi="10.48550/arxiv.1706.03762", kind="preprint")],
+        ),
+        Work(id="W3", title="A <i>BRCA1</i> study: mutations & risk", pmid="31452104", pmcid="PMC6713186"),
+        Work(id="W4", title="Shared DOI one", doi="10.5555/shared"),
+        Work(id="W5", title="Shared DOI two", doi="10.5555/shared"),
+        Work(id="bib:knuth84", title="Literate programming", year=1984),
+    ]
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> WorldIndex:
+    redirects = [Redirect("W10", "W1"), Redirect("W11", "W10"), Redirect("W12", None)]
+    report = build_index_from_works(_works(), tmp_path / "w.index", redirects=redirects)
+    assert report.ok and report.works == 6 and report.redirects == 3
+    return WorldIndex.open(tmp_path / "w.index")
+
+
+def test_lookups_by_every_id_kind(world: WorldIndex) -> None:
+    ids = lambda ws: [w.id for w in ws]  # noqa: E731
+    assert ids(world.by_doi("https://doi.org/10.1109/CVPR.2016.90")) == ["W1"]
+    assert ids(world.by_doi("10.5555/shared")) == ["W4", "W5"]  # a DOI may name several works
+    assert ids(world.by_doi("10.48550/arXiv.1706.03762")) == ["W2"]  # a version's DOI
+    assert ids(world.by_arxiv("arXiv:1512.03385v2")) == ["W1"]  # a version's arXiv id
+    assert ids(world.by_arxiv("https://arxiv.org/abs/1706.03762")) == ["W2"]
+    assert ids(world.by_pmid("PMID: 31452104")) == ["W3"]
+    assert ids(world.by_pmcid("6713186")) == ["W3"]
+    assert ids(world.by_mag(2194775991)) == ["W1"]
+    assert ids(world.by_openalex("https://openalex.org/W2")) == ["W2"]
+    assert ids(world.by_openalex("W11")) == ["W1"]  # follows merges
+    assert ids(world.by_title_key(title_key("A BRCA1 Study -- Mutations and/& Risk") or "")) == []
+    assert ids(world.by_title_key(title_key("a brca1 study: MUTATIONS & risk") or "")) == ["W3"]
+    assert world.by_doi("not a doi") == [] and world.by_pmid("abc") == []
+    got = world.get("W1")
+    assert got is not None and got.authors[0].name == "Kaiming He" and got.year == 2016
+    assert world.get("W999") is None
+    assert ids(world.get_many(["W3", "W999", "W1", "W3"])) == ["W3", "W1"]
+
+
+def test_redirects_followed(world: WorldIndex) -> None:
+    work, chain = world.follow("W11")
+    assert work is not None and work.id == "W1" and chain == ["W11", "W10", "W1"]
+    assert world.follow("W12") == (None, ["W12"])  # deleted
+    assert world.follow("W1")[1] == ["W1"]
+    assert world.redirect("W12") == Redirect("W12", None, None)
+    assert world.redirect("W1") is None
+    assert world.by_openalex("W12") == []
+
+
+def test_search_title_robust(world: WorldIndex) -> None:
+    hits = world.search_title("Attention is all you need")
+    assert hits[0] == ("W2", EXACT_TITLE_SCORE)
+    assert world.search_title("atention is ALL you need!", k=3)[0][0] == "W2"  # typo, case
+    assert world.search_title("deep residual learning image", k=3)[0][0] == "W1"  # dropped words
+    assert world.search_title('deep: "residual" learning (for) image recognition AND OR NOT *')[0][0] == "W1"
+    assert world.search_title("") == [] and world.search_title("the of and") == []
+    assert world.search_title('"unbalanced quote: (') == []
+    assert world.search_title("Attention", k=0) == []
+    assert query_terms("The Role of BRCA1 in the Cell") == ["role", "brca1", "cell"]
+
+
+def test_info(world: WorldIndex) -> None:
+    info = world.info()
+    assert info["works"] == 6 and info["redirects"] == 3 and info["schema_version"] == 1
+    assert info["bytes"] > 0 and info["sources"][0]["works"] == 6
+    assert info["snapshot_dates"] == [] and info["title_docs"] == 6
+    json.dumps(info)
+
+
+def test_upsert_replaces_record_and_keys(tmp_path: Path) -> None:
+    path = tmp_path / "w.index"
+    build_index_from_works(_works(), path)
+    new = Work(id="W1", title="Completely different title now", doi="10.1234/new")
+    report = build_index_from_works([new, Work(id="W7", title="Seventh")], path, update=True)
+    assert report.duplicates_overwritten == 1 and report.works == 7
+    ix = WorldIndex.open(path)
+    w1 = ix.get("W1")
+    assert w1 is not None and w1.title == "Completely different title now"
+    assert ix.by_doi("10.1109/cvpr.2016.90") == [] and ix.by_arxiv("1512.03385") == []
+    assert [w.id for w in ix.by_doi("10.1234/new")] == ["W1"]
+    assert ix.by_title_key("deepresiduallearningforimagerecognition") == []
+    assert all(wid != "W1" for wid, _ in ix.search_title("deep residual learning image recognition"))
+    assert ix.search_title("completely different title", exact=False)[0][0] == "W1"
+    assert [w.id for w in ix.by_doi("10.5555/shared")] == ["W4", "W5"]  # untouched
+    assert len(ix.info()["sources"]) == 2
+
+
+def test_duplicate_in_one_build_last_wins(tmp_path: Path) -> None:
+    works = [Work(id="W1", title="First version", doi="10.1000/a"), Work(id="W1", title="Second", doi="10.1000/b")]
+    report = build_index_from_works(works, tmp_path / "i")
+    assert report.works == 1 and report.duplicates_overwritten == 1
+    ix = WorldIndex.open(tmp_path / "i")
+    assert ix.by_doi("10.1000/a") == [] and [w.title for w in ix.by_doi("10.1000/b")] == ["Second"]
+    assert ix.search_title("first version", exact=False) == []
+
+
+def test_atomic_build_on_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "w.index"
+
+    def boom(self: object, rows: object) -> None:
+        raise RuntimeError("killed mid-build")
+
+    many = [Work(id=f"W{i}", title=f"title {i}") for i in range(5000)]
+    with monkeypatch.context() as m:
+        m.setattr(build_mod._Writer, "add_rows", boom)
+        with pytest.raises(RuntimeError):
+            build_index_from_works(many, path)
+    assert not path.exists() and list(tmp_path.iterdir()) == []
+    build_index_from_works(_works(), path)
+    before = (path / "meta.json").read_text()
+    with monkeypatch.context() as m:
+        m.setattr(build_mod._Writer, "add_rows", boom)
+        with pytest.raises(RuntimeError):
+            build_index_from_works(many, path, update=True)
+        with pytest.raises(RuntimeError):
+            build_index_from_works(many, path)
+    assert (path / "meta.json").read_text() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.index"]
+    assert WorldIndex.open(path).info()["works"] == 6
+
+
+def test_open_errors(tmp_path: Path) -> None:
+    with pytest.raises(IndexError_) as ei:
+        WorldIndex.open(tmp_path / "nope")
+    assert ei.value.hint and "index build" in ei.value.hint
+    build_index_from_works(_works(), tmp_path / "i")
+    meta = json.loads((tmp_path / "i" / "meta.json").read_text())
+    meta["schema_version"] = 999
+    (tmp_path / "i" / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(IndexError_, match="schema version 999"):
+        WorldIndex.open(tmp_path / "i")
+
+
+def _child(path: str, out: mp.Queue) -> None:  # type: ignore[type-arg]
+    ix = WorldIndex.open(path)
+    out.put([w.id for w in ix.by_doi("10.5555/shared")] + [ix.search_title("attention need")[0][0]])
+
+
+def test_read_only_open_by_two_processes(world: WorldIndex) -> None:
+    ctx = mp.get_context("spawn")
+    out = ctx.Queue()
+    procs = [ctx.Process(target=_child, args=(str(world.path), out)) for _ in range(2)]
+    for p in procs:
+        p.start()
+    results = [out.get(timeout=60) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+    assert results == [["W4", "W5", "W2"]] * 2
+    assert world.get("W2") is not None  # the parent's handle still works
+
+
+def test_no_works_leaves_index_alone(tmp_path: Path) -> None:
+    report = build_index_from_works([], tmp_path / "i")
+    assert not report.ok and report.exit_code == 1 and not (tmp_path / "i").exists()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_fold_title_fast_path_agrees_with_fold(text: str) -> None:
+    assert fold_title(text) == fold(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(codec="ascii"), max_size=80))
+def test_fold_title_ascii_agrees_with_fold(text: str) -> None:
+    assert fold_title(text) == fold(text)
+
+
+def test_search_title_matches_bruteforce_rapidfuzz(tmp_path: Path) -> None:
+    synth = _synth()
+    titles = {f"W{i}": synth.synth_title(5, i) for i in range(300)}
+    titles["W300"] = titles["W7"]  # an exact duplicate title
+    build_index_from_works([Work(id=k, title=v) for k, v in titles.items()], tmp_path / "i")
+    ix = WorldIndex.open(tmp_path / "i")
+    choices = {k: fold(v) for k, v in titles.items()}
+    for wid, title in titles.items():
+        best = process.extract(
+            fold(title), choices, scorer=fuzz.ratio, processor=None, score_cutoff=100.0, limit=None
+        )
+        expected = min(key for _, _, key in best)
+        assert ix.search_title(title, k=5)[0][0] == expected
+        bm25_top = ix.search_title(title, k=5, exact=False)[0][0]
+        assert bm25_top in {key for _, _, key in best}
+
+
+def test_build_from_synthetic_snapshot(tmp_path: Path) -> None:
+    synth = _synth()
+    snap = tmp_path / "snap"
+    summary = synth.make_snapshot(snap, 200, seed=3, parts=3, workers=1)
+    assert summary["parts"] == 3
+    assert (snap / "data" / "works" / "manifest").is_file()
+    assert list((snap / "data" / "merged_ids" / "works").glob("*.csv.gz"))
+    # determinism
+    again = synth.make_snapshot(tmp_path / "snap2", 200, seed=3, parts=3, workers=1)
+    assert again["parts"] == 3
+    for p in (snap / "data" / "works").rglob("*.gz"):
+        q = tmp_path / "snap2" / p.relative_to(snap)
+        assert p.read_bytes() == q.read_bytes()
+
+    progress: list[int] = []
+    report = build_index([snap, tmp_path / "missing"], tmp_path / "i", workers=2, progress=progress.append)
+    assert report.ok and report.bad_sources == [str(tmp_path / "missing")]
+    assert report.works + report.duplicates_overwritten == 200
+    assert report.manifest_mismatches == [] and progress and progress[-1] == 200
+    ix = WorldIndex.open(tmp_path / "i")
+    info = ix.info()
+    assert info["works"] == report.works and info["redirects"] == report.redirects > 0
+    assert info["snapshot_dates"] and info["sources"][0]["manifest_sha256"]
+    some = ix.get(f"W{synth.ID_BASE + 5}")
+    assert some is not None and some.authors and some.title
+    assert ix.search_title(some.title)[0][1] == EXACT_TITLE_SCORE
+    if some.doi:
+        assert some.id in [w.id for w in ix.by_doi(some.doi)]
+    red = ix._db.execute("SELECT id, target FROM redirects LIMIT 1").fetchone()
+    assert ix.follow(red[0])[0] is not None
+
+    # a manifest that disagrees with the parts is reported, the build goes on
+    manifest = json.loads((snap / "data" / "works" / "manifest").read_text())
+    manifest["entries"][0]["meta"]["record_count"] += 5
+    (snap / "data" / "works" / "manifest").write_text(json.dumps(manifest))
+    report2 = build_index([snap], tmp_path / "i", workers=1)
+    assert report2.ok and any("manifest says" in m for m in report2.manifest_mismatches)
+
+
+def test_all_sources_bad(tmp_path: Path) -> None:
+    report = build_index([tmp_path / "missing"], tmp_path / "i")
+    assert not report.ok and report.issues and not (tmp_path / "i").exists()
+
+
+@pytest.mark.shared
+def test_build_from_shared_openalex_works(tmp_path: Path) -> None:
+    src = SHARED / "data" / "openalex" / "works.jsonl"
+    if not src.is_file():
+        pytest.skip("../shared is absent")
+    report = build_index([src], tmp_path / "i", workers=2)
+    assert report.works == 492, report.to_dict()
+    ix = WorldIndex.open(tmp_path / "i")
+    sample = ix._db.execute("SELECT id FROM works ORDER BY id LIMIT 50").fetchall()
+    for (wid,) in sample:
+        w = ix.get(wid)
+        assert w is not None
+        if w.doi:
+            assert wid in [x.id for x in ix.by_doi(w.doi)]
+        if w.title and query_terms(w.title):
+            assert wid in [h[0] for h in ix.search_title(w.title, k=10)]

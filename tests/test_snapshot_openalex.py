@@ -1,0 +1,227 @@
+"""OpenAlex Work -> Work conversion: schema quirks and the real records in ../shared."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citejudge.records import Author, ReadIssue, Version, Work
+from citejudge.snapshot import (
+    OpenAlexRecordError,
+    Part,
+    abstract_from_inverted_index,
+    convert_openalex,
+    decode_openalex_line,
+    read_part,
+)
+
+SHARED = Path(__file__).parents[2] / "shared" / "data"
+WORKS_JSONL = SHARED / "openalex" / "works.jsonl"
+
+
+def base(**over: Any) -> dict[str, Any]:
+    rec: dict[str, Any] = {
+        "id": "https://openalex.org/W123",
+        "doi": "https://doi.org/10.1000/ABC.Def",
+        "title": "A title",
+        "display_name": "A title",
+        "publication_year": 2020,
+        "ids": {"openalex": "https://openalex.org/W123", "doi": "https://doi.org/10.1000/abc.def"},
+        "language": "en",
+        "type": "article",
+        "primary_location": {
+            "landing_page_url": "https://doi.org/10.1000/abc.def",
+            "source": {"display_name": "Journal of Tests", "host_organization_name": "Test Press"},
+            "version": "publishedVersion",
+        },
+        "authorships": [
+            {
+                "author": {
+                    "display_name": "Ada Lovelace",
+                    "orcid": "https://orcid.org/0000-0002-1825-0097",
+                },
+                "raw_author_name": "A. Lovelace",
+            },
+            {
+                "author": {"display_name": "Charles Babbage", "orcid": None},
+                "raw_author_name": "Charles Babbage",
+            },
+        ],
+        "is_retracted": False,
+        "updated_date": "2025-03-04T01:02:03.456",
+        "abstract_inverted_index": {"Hello": [0], "world": [1, 3], "again": [2]},
+    }
+    rec.update(over)
+    return rec
+
+
+def test_basic_fields() -> None:
+    w = convert_openalex(base(), source="f.jsonl")
+    assert w.id == "W123"
+    assert w.doi == "10.1000/abc.def"
+    assert w.title == "A title"
+    assert w.year == 2020
+    assert w.venue == "Journal of Tests"
+    assert "Test Press" in w.venue_alt
+    assert w.authors == [
+        Author(name="Ada Lovelace", raw_name="A. Lovelace", orcid="0000-0002-1825-0097"),
+        Author(name="Charles Babbage"),
+    ]
+    assert w.abstract == "Hello world again world"
+    assert w.updated == "2025-03-04"
+    assert w.language == "en" and w.type == "article" and w.source == "f.jsonl"
+    assert (
+        Version(year=2020, venue="Journal of Tests", doi="10.1000/abc.def", kind="published")
+        in w.versions
+    )
+
+
+def test_bytes_and_dict_agree() -> None:
+    rec = base()
+    assert decode_openalex_line(json.dumps(rec).encode()) == convert_openalex(rec)
+
+
+def test_null_title_falls_back_to_display_name() -> None:
+    assert convert_openalex(base(title=None, display_name="Shown name")).title == "Shown name"
+    assert convert_openalex(base(title=None, display_name=None)).title is None
+    assert convert_openalex(base(title="   ", display_name=None)).title is None
+
+
+def test_html_and_mathml_in_title_are_stripped() -> None:
+    t = "Growth of <i>E. coli</i> in H<sub>2</sub>O &amp; <mml:math><mml:mi>x</mml:mi></mml:math> more"
+    w = convert_openalex(base(title=t))
+    assert w.title is not None
+    assert "<" not in w.title and "&amp;" not in w.title
+    assert w.title.startswith("Growth of E. coli in H2O &")
+    assert w.title.endswith("more")
+
+
+def test_pmcid_without_prefix_and_as_url_pmid_as_url_mag_str_or_int() -> None:
+    ids = {
+        "openalex": "W123",
+        "pmcid": "8292407",
+        "pmid": "https://pubmed.ncbi.nlm.nih.gov/34285252",
+        "mag": "3184217783",
+    }
+    w = convert_openalex(base(ids=ids))
+    assert (w.pmcid, w.pmid, w.mag) == ("PMC8292407", "34285252", "3184217783")
+    ids2 = {"pmcid": "https://www.ncbi.nlm.nih.gov/pmc/articles/8292407", "mag": 3184217783}
+    w2 = convert_openalex(base(ids=ids2))
+    assert (w2.pmcid, w2.mag) == ("PMC8292407", "3184217783")
+
+
+def test_arxiv_from_doi_and_from_locations() -> None:
+    w = convert_openalex(base(doi="https://doi.org/10.48550/arXiv.2310.01362", ids={}))
+    assert w.doi == "10.48550/arxiv.2310.01362" and w.arxiv == "2310.01362"
+    loc = {
+        "landing_page_url": "https://arxiv.org/abs/1411.5279v2",
+        "pdf_url": None,
+        "source": {
+            "display_name": "arXiv (Cornell University)",
+            "host_organization_name": "Cornell University",
+        },
+        "version": "submittedVersion",
+    }
+    rec = base()
+    rec["locations"] = [rec["primary_location"], loc]
+    w2 = convert_openalex(rec)
+    assert w2.arxiv == "1411.5279"
+    assert (
+        Version(venue="arXiv (Cornell University)", arxiv="1411.5279", kind="preprint")
+        in w2.versions
+    )
+    assert "arXiv (Cornell University)" in w2.venue_alt
+    oai = {
+        "id": "pmh:oai:arXiv.org:hep-th/9901001",
+        "landing_page_url": None,
+        "source": None,
+        "version": None,
+    }
+    rec3 = base()
+    rec3["locations"] = [rec3["primary_location"], oai]
+    assert convert_openalex(rec3).arxiv == "hep-th/9901001"
+
+
+def test_missing_venue_fallbacks() -> None:
+    rec = base(
+        primary_location={"source": None, "landing_page_url": "https://x.org/1", "version": None}
+    )
+    rec["locations"] = [
+        rec["primary_location"],
+        {"source": {"display_name": "Other Journal"}, "version": None},
+    ]
+    assert convert_openalex(rec).venue == "Other Journal"
+    old = base(
+        primary_location=None,
+        host_venue={"display_name": "Old Schema Journal", "publisher": "Old Press"},
+    )
+    w = convert_openalex(old)
+    assert w.venue == "Old Schema Journal" and "Old Press" in w.venue_alt
+    raw = base(
+        primary_location={"source": None, "raw_source_name": "Raw Proceedings", "version": None}
+    )
+    assert convert_openalex(raw).venue == "Raw Proceedings"
+    none = base(primary_location={"source": None, "raw_source_name": "", "version": None})
+    assert convert_openalex(none).venue is None
+
+
+def test_inverted_index_as_json_string_and_v3() -> None:
+    inv = json.dumps({"Parquet": [0], "rows": [1], "say": [2], "hi": [3]})
+    assert convert_openalex(base(abstract_inverted_index=inv)).abstract == "Parquet rows say hi"
+    v3 = {"IndexLength": 2, "InvertedIndex": {"v3": [0], "text": [1]}}
+    w = convert_openalex(base(abstract_inverted_index=None, abstract_inverted_index_v3=v3))
+    assert w.abstract == "v3 text"
+    assert convert_openalex(base(abstract_inverted_index=None)).abstract is None
+    assert abstract_from_inverted_index("") is None
+    assert abstract_from_inverted_index("{not json") is None
+    assert abstract_from_inverted_index({"gap": [0], "here": [5]}) == "gap here"
+
+
+def test_retracted_and_author_without_display_name() -> None:
+    rec = base(
+        is_retracted=True,
+        authorships=[{"author": None, "raw_author_name": "Raw Only"}, {"author": {}}],
+    )
+    w = convert_openalex(rec)
+    assert w.is_retracted is True
+    assert w.authors == [Author(name="Raw Only")]
+
+
+def test_record_without_id_and_bad_types_raise() -> None:
+    with pytest.raises(OpenAlexRecordError, match="id"):
+        convert_openalex(base(id=None, ids={}))
+    with pytest.raises(OpenAlexRecordError):
+        convert_openalex(base(authorships="not a list"))
+    with pytest.raises(OpenAlexRecordError):
+        decode_openalex_line(b"{not json")
+    with pytest.raises(OpenAlexRecordError):
+        decode_openalex_line(b"[1, 2]")
+
+
+def test_numeric_strings_are_accepted() -> None:
+    assert convert_openalex(base(publication_year="2019")).year == 2019
+
+
+@pytest.mark.shared
+@pytest.mark.skipif(not WORKS_JSONL.exists(), reason="../shared data absent")
+def test_shared_works_jsonl_reads_cleanly() -> None:
+    out = list(read_part(Part(path=WORKS_JSONL, format="openalex")))
+    works = [o for o in out if isinstance(o, Work)]
+    issues = [o for o in out if isinstance(o, ReadIssue)]
+    assert issues == []
+    assert len(works) == 492
+    assert len({w.id for w in works}) == 492
+    assert sum(w.abstract is not None for w in works) == 446
+    assert sum(w.title is None for w in works) <= 1
+    assert all(w.doi is None or w.doi == w.doi.lower() for w in works)
+    # conversion rate, for the report (not asserted tightly: machines differ)
+    lines = WORKS_JSONL.read_bytes().splitlines()
+    t = time.perf_counter()
+    for line in lines:
+        decode_openalex_line(line)
+    rate = len(lines) / (time.perf_counter() - t)
+    assert rate > 500
