@@ -29,7 +29,7 @@ from citejudge import ids
 from citejudge.match.normalize import fold
 from citejudge.match.parse import parse_citation_string
 
-PARTICLES = frozenset("van von der den de del della da das dos du di la le ter ten".split())
+PARTICLES = frozenset(["van", "von", "der", "den", "de", "del", "della", "da", "das", "dos", "du", "di", "la", "le", "ter", "ten"])
 NO_TITLE_STYLES = frozenset({"american-chemical-society", "american-institute-of-physics",
                              "american-institute-of-physics-noise", "elsevier-without-titles",
                              "degraded_title_scrambled"})
@@ -84,15 +84,19 @@ def doi_stats(rows: list[tuple[str, list[str]]]) -> dict[str, Any]:
 
 
 class Agree:
+    """Per-field agreement counts."""
+
     def __init__(self) -> None:
         self.n: dict[str, int] = defaultdict(int)
         self.ok: dict[str, int] = defaultdict(int)
 
     def add(self, field: str, ok: bool) -> None:
+        """Count one comparison."""
         self.n[field] += 1
         self.ok[field] += int(ok)
 
     def out(self) -> dict[str, Any]:
+        """Agreement rate per field."""
         return {f: {"n": self.n[f], "agree": round(self.ok[f] / self.n[f], 4)} for f in sorted(self.n)}
 
 
@@ -158,8 +162,10 @@ def _degraded_fields(one: str, scrambled: str) -> dict[str, Any] | None:
 
 
 def _harvard_ieee_fields(harvard: str, ieee: str) -> dict[str, Any] | None:
-    """Gold from the two renderings of one record: family and year from Harvard
-    (``Family, I., YEAR. ...``), title from IEEE's quotes (``“Title,”``)."""
+    """Gold fields from the Harvard and IEEE renderings of one record.
+
+    Family and year from Harvard (``Family, I., YEAR. ...``), title from IEEE's quotes.
+    """
     fam = re.match(r"^([^,]+),", harvard)
     year = re.search(r", ((?:1[6-9]|20)\d\d)[a-z]?\. ", harvard)
     title = re.search(r"“(.+?),?”", ieee)

@@ -24,7 +24,7 @@ import multiprocessing as mp
 import random
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 from isal import igzip
@@ -35,49 +35,13 @@ DATES = ["2024-01-15", "2024-03-02", "2024-06-30", "2025-02-11"]
 MERGE_DATES = ["2024-02-01", "2024-07-01"]
 ID_BASE = 2_000_000_000
 
-ADJ = """adaptive robust scalable efficient sparse deep hierarchical probabilistic bayesian
-convolutional recurrent generative discriminative unsupervised supervised semi-supervised
-self-supervised federated distributed parallel stochastic nonlinear linear dynamic static
-multimodal multilingual cross-lingual contrastive variational adversarial graph-based
-attention-based physics-informed data-driven interpretable explainable fair private secure
-quantum classical molecular cellular genomic clinical longitudinal randomized retrospective
-prospective systematic comparative novel improved fast lightweight large-scale low-resource
-high-dimensional temporal spatial spatiotemporal causal structural functional""".split()
+ADJ = ["adaptive", "robust", "scalable", "efficient", "sparse", "deep", "hierarchical", "probabilistic", "bayesian", "convolutional", "recurrent", "generative", "discriminative", "unsupervised", "supervised", "semi-supervised", "self-supervised", "federated", "distributed", "parallel", "stochastic", "nonlinear", "linear", "dynamic", "static", "multimodal", "multilingual", "cross-lingual", "contrastive", "variational", "adversarial", "graph-based", "attention-based", "physics-informed", "data-driven", "interpretable", "explainable", "fair", "private", "secure", "quantum", "classical", "molecular", "cellular", "genomic", "clinical", "longitudinal", "randomized", "retrospective", "prospective", "systematic", "comparative", "novel", "improved", "fast", "lightweight", "large-scale", "low-resource", "high-dimensional", "temporal", "spatial", "spatiotemporal", "causal", "structural", "functional"]
 
-NOUN = """learning network networks model models representation representations inference
-estimation optimization classification segmentation detection recognition generation translation
-retrieval ranking recommendation clustering regression prediction forecasting control planning
-reasoning alignment transfer adaptation compression distillation pruning quantization
-embedding embeddings transformer transformers encoder decoder autoencoder diffusion attention
-kernel kernels manifold graph graphs tensor matrix factorization decomposition sampling
-simulation dynamics equilibrium stability convergence complexity bounds algorithm algorithms
-framework benchmark dataset corpus survey analysis evaluation study trial cohort patients
-expression protein proteins gene genes mutation mutations pathway receptor inhibitor therapy
-treatment diagnosis prognosis biomarkers imaging tomography microscopy spectroscopy sensor
-sensors signal signals noise channel channels antenna wireless communication energy battery
-catalyst catalysis synthesis polymer nanoparticles films crystal crystals alloy corrosion
-climate precipitation drought soil vegetation emissions carbon ocean ice atmosphere turbulence
-flow flows combustion fluid heat transfer plasma galaxy galaxies stars cosmology neutrino
-quark symmetry entanglement qubits policy markets inflation labor education students teachers
-health mortality risk infection vaccine virus bacteria microbiome inflammation cancer tumor
-tumors diabetes obesity depression anxiety cognition memory language speech vision robot robots
-agents games auctions privacy security attacks defense verification testing software code
-programs compilers databases queries storage caching scheduling networks-on-chip hardware
-circuits devices transistors memristors lasers photonics""".split()
+NOUN = ["learning", "network", "networks", "model", "models", "representation", "representations", "inference", "estimation", "optimization", "classification", "segmentation", "detection", "recognition", "generation", "translation", "retrieval", "ranking", "recommendation", "clustering", "regression", "prediction", "forecasting", "control", "planning", "reasoning", "alignment", "transfer", "adaptation", "compression", "distillation", "pruning", "quantization", "embedding", "embeddings", "transformer", "transformers", "encoder", "decoder", "autoencoder", "diffusion", "attention", "kernel", "kernels", "manifold", "graph", "graphs", "tensor", "matrix", "factorization", "decomposition", "sampling", "simulation", "dynamics", "equilibrium", "stability", "convergence", "complexity", "bounds", "algorithm", "algorithms", "framework", "benchmark", "dataset", "corpus", "survey", "analysis", "evaluation", "study", "trial", "cohort", "patients", "expression", "protein", "proteins", "gene", "genes", "mutation", "mutations", "pathway", "receptor", "inhibitor", "therapy", "treatment", "diagnosis", "prognosis", "biomarkers", "imaging", "tomography", "microscopy", "spectroscopy", "sensor", "sensors", "signal", "signals", "noise", "channel", "channels", "antenna", "wireless", "communication", "energy", "battery", "catalyst", "catalysis", "synthesis", "polymer", "nanoparticles", "films", "crystal", "crystals", "alloy", "corrosion", "climate", "precipitation", "drought", "soil", "vegetation", "emissions", "carbon", "ocean", "ice", "atmosphere", "turbulence", "flow", "flows", "combustion", "fluid", "heat", "transfer", "plasma", "galaxy", "galaxies", "stars", "cosmology", "neutrino", "quark", "symmetry", "entanglement", "qubits", "policy", "markets", "inflation", "labor", "education", "students", "teachers", "health", "mortality", "risk", "infection", "vaccine", "virus", "bacteria", "microbiome", "inflammation", "cancer", "tumor", "tumors", "diabetes", "obesity", "depression", "anxiety", "cognition", "memory", "language", "speech", "vision", "robot", "robots", "agents", "games", "auctions", "privacy", "security", "attacks", "defense", "verification", "testing", "software", "code", "programs", "compilers", "databases", "queries", "storage", "caching", "scheduling", "networks-on-chip", "hardware", "circuits", "devices", "transistors", "memristors", "lasers", "photonics"]
 
-DOMAIN = """healthcare medicine oncology cardiology neuroscience genomics proteomics epidemiology
-ecology agriculture hydrology seismology astronomy astrophysics cosmology chemistry materials
-metallurgy robotics autonomous-driving finance economics education linguistics law sociology
-psychology psychiatry pediatrics dentistry ophthalmology radiology surgery pharmacology
-toxicology nutrition sports manufacturing logistics transportation energy-systems power-grids
-smart-cities remote-sensing oceanography meteorology climate-science cybersecurity
-software-engineering computer-vision natural-language-processing speech-processing
-recommender-systems information-retrieval bioinformatics chemoinformatics""".split()
+DOMAIN = ["healthcare", "medicine", "oncology", "cardiology", "neuroscience", "genomics", "proteomics", "epidemiology", "ecology", "agriculture", "hydrology", "seismology", "astronomy", "astrophysics", "cosmology", "chemistry", "materials", "metallurgy", "robotics", "autonomous-driving", "finance", "economics", "education", "linguistics", "law", "sociology", "psychology", "psychiatry", "pediatrics", "dentistry", "ophthalmology", "radiology", "surgery", "pharmacology", "toxicology", "nutrition", "sports", "manufacturing", "logistics", "transportation", "energy-systems", "power-grids", "smart-cities", "remote-sensing", "oceanography", "meteorology", "climate-science", "cybersecurity", "software-engineering", "computer-vision", "natural-language-processing", "speech-processing", "recommender-systems", "information-retrieval", "bioinformatics", "chemoinformatics"]
 
-METHOD = """BERT GPT ResNet LSTM GAN VAE U-Net YOLO PointNet GraphSAGE AlphaFold CRISPR
-Monte-Carlo Kalman Fourier wavelet Lagrangian Hamiltonian Markov Gaussian Dirichlet Wasserstein
-Newton Krylov multigrid finite-element lattice-Boltzmann density-functional coupled-cluster
-mixed-effects instrumental-variable difference-in-differences meta-analysis""".split()
+METHOD = ["BERT", "GPT", "ResNet", "LSTM", "GAN", "VAE", "U-Net", "YOLO", "PointNet", "GraphSAGE", "AlphaFold", "CRISPR", "Monte-Carlo", "Kalman", "Fourier", "wavelet", "Lagrangian", "Hamiltonian", "Markov", "Gaussian", "Dirichlet", "Wasserstein", "Newton", "Krylov", "multigrid", "finite-element", "lattice-Boltzmann", "density-functional", "coupled-cluster", "mixed-effects", "instrumental-variable", "difference-in-differences", "meta-analysis"]
 
 TEMPLATES = [
     "{A} {N} for {N} {N}",
@@ -98,25 +62,11 @@ TEMPLATES = [
     "{M}-based {N} {N} of {E} under {A} {N}",
 ]
 
-FIRST = """James Mary John Patricia Robert Jennifer Michael Linda William Elizabeth David Barbara
-Richard Susan Joseph Jessica Thomas Sarah Charles Karen Wei Li Yan Jing Hui Xin Ming Jun Hiroshi
-Yuki Akira Sakura Min-jun Ji-woo Seo-yeon Priya Rahul Anil Sunita Arjun Fatima Omar Ahmed Leila
-Hassan Olga Ivan Dmitri Natalia Sergei Anna Jan Petr Eva Tomas Lucie Pierre Marie Jean Claire
-Luc Hans Klaus Petra Jurgen Sofia Marco Giulia Luca Chiara Carlos Maria Jose Ana Juan Lucia Pedro
-Ingrid Lars Astrid Nils Emeka Ngozi Kwame Amara Zanele Thabo Mateus Beatriz Tiago Oleksandr""".split()
+FIRST = ["James", "Mary", "John", "Patricia", "Robert", "Jennifer", "Michael", "Linda", "William", "Elizabeth", "David", "Barbara", "Richard", "Susan", "Joseph", "Jessica", "Thomas", "Sarah", "Charles", "Karen", "Wei", "Li", "Yan", "Jing", "Hui", "Xin", "Ming", "Jun", "Hiroshi", "Yuki", "Akira", "Sakura", "Min-jun", "Ji-woo", "Seo-yeon", "Priya", "Rahul", "Anil", "Sunita", "Arjun", "Fatima", "Omar", "Ahmed", "Leila", "Hassan", "Olga", "Ivan", "Dmitri", "Natalia", "Sergei", "Anna", "Jan", "Petr", "Eva", "Tomas", "Lucie", "Pierre", "Marie", "Jean", "Claire", "Luc", "Hans", "Klaus", "Petra", "Jurgen", "Sofia", "Marco", "Giulia", "Luca", "Chiara", "Carlos", "Maria", "Jose", "Ana", "Juan", "Lucia", "Pedro", "Ingrid", "Lars", "Astrid", "Nils", "Emeka", "Ngozi", "Kwame", "Amara", "Zanele", "Thabo", "Mateus", "Beatriz", "Tiago", "Oleksandr"]
 
-LAST = """Smith Johnson Williams Brown Jones Garcia Miller Davis Rodriguez Martinez Hernandez
-Lopez Gonzalez Wilson Anderson Thomas Taylor Moore Jackson Martin Lee Perez Thompson White Wang
-Li Zhang Liu Chen Yang Huang Zhao Wu Zhou Xu Sun Ma Zhu Hu Guo Lin He Gao Luo Tanaka Suzuki
-Takahashi Watanabe Ito Yamamoto Nakamura Kim Park Choi Jung Kang Cho Yoon Sharma Patel Singh
-Kumar Gupta Reddy Iyer Nair Khan Ali Hussain Rahman Ivanov Petrov Smirnov Novak Svoboda Dvorak
-Cerny Prochazka Kucera Muller Schmidt Schneider Fischer Weber Meyer Wagner Becker Rossi Russo
-Ferrari Esposito Bianchi Romano Dubois Durand Leroy Moreau Laurent Simon Michel Silva Santos
-Oliveira Souza Pereira Costa Almeida Nilsson Johansson Larsson Okafor Mensah Nkosi Dlamini
-Kowalski Nowak Wisniewski Horvath Nagy Szabo Papadopoulos Yilmaz Kaya Demir O'Brien Muñoz
-Núñez Ødegaard Çelik Dvořák Škoda Łukasik""".split()
+LAST = ["Smith", "Johnson", "Williams", "Brown", "Jones", "Garcia", "Miller", "Davis", "Rodriguez", "Martinez", "Hernandez", "Lopez", "Gonzalez", "Wilson", "Anderson", "Thomas", "Taylor", "Moore", "Jackson", "Martin", "Lee", "Perez", "Thompson", "White", "Wang", "Li", "Zhang", "Liu", "Chen", "Yang", "Huang", "Zhao", "Wu", "Zhou", "Xu", "Sun", "Ma", "Zhu", "Hu", "Guo", "Lin", "He", "Gao", "Luo", "Tanaka", "Suzuki", "Takahashi", "Watanabe", "Ito", "Yamamoto", "Nakamura", "Kim", "Park", "Choi", "Jung", "Kang", "Cho", "Yoon", "Sharma", "Patel", "Singh", "Kumar", "Gupta", "Reddy", "Iyer", "Nair", "Khan", "Ali", "Hussain", "Rahman", "Ivanov", "Petrov", "Smirnov", "Novak", "Svoboda", "Dvorak", "Cerny", "Prochazka", "Kucera", "Muller", "Schmidt", "Schneider", "Fischer", "Weber", "Meyer", "Wagner", "Becker", "Rossi", "Russo", "Ferrari", "Esposito", "Bianchi", "Romano", "Dubois", "Durand", "Leroy", "Moreau", "Laurent", "Simon", "Michel", "Silva", "Santos", "Oliveira", "Souza", "Pereira", "Costa", "Almeida", "Nilsson", "Johansson", "Larsson", "Okafor", "Mensah", "Nkosi", "Dlamini", "Kowalski", "Nowak", "Wisniewski", "Horvath", "Nagy", "Szabo", "Papadopoulos", "Yilmaz", "Kaya", "Demir", "O'Brien", "Muñoz", "Núñez", "Ødegaard", "Çelik", "Dvořák", "Škoda", "Łukasik"]
 
-SYL = "ka ri to mu ne so la vi pe dro xi zen tor lin gal phos ami cyt oxo thi eth pro met hex kin ase ine ol yl".split()
+SYL = ["ka", "ri", "to", "mu", "ne", "so", "la", "vi", "pe", "dro", "xi", "zen", "tor", "lin", "gal", "phos", "ami", "cyt", "oxo", "thi", "eth", "pro", "met", "hex", "kin", "ase", "ine", "ol", "yl"]
 VENUE_T = [
     "Journal of {D}",
     "{D} Letters",
@@ -327,7 +277,7 @@ def _write_part(args: tuple[Path, int, int, int, int, str]) -> tuple[str, int, i
     rng = random.Random(seed * 7 + p)
     lines: list[bytes] = []
     count = 0
-    with igzip.open(path, "wb", compresslevel=1) as fh:
+    with cast(Any, igzip).open(path, "wb", compresslevel=1) as fh:
         for i in range(start, start + n):
             if p > 0 and start > 0 and rng.random() < 0.005:
                 # an updated record of a work of an earlier part (same id; this one wins)
@@ -359,7 +309,7 @@ def _write_merged(out: Path, seed: int, works: int) -> int:
             rows.append(f"{date},{gone},{target}")
         if k == 1 and nmerged >= 2:  # a chain: merged into an id merged earlier
             rows.append(f"{date},W{ID_BASE + works + 999},W{ID_BASE + works + 1000}")
-        with igzip.open(d / f"{date}.csv.gz", "wb", compresslevel=1) as fh:
+        with cast(Any, igzip).open(d / f"{date}.csv.gz", "wb", compresslevel=1) as fh:
             fh.write(("\n".join(rows) + "\n").encode())
         total += len(rows) - 1
     return total

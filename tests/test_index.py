@@ -237,6 +237,7 @@ def test_search_title_matches_bruteforce_rapidfuzz(tmp_path: Path) -> None:
         best = process.extract(
             fold(title), choices, scorer=fuzz.ratio, processor=None, score_cutoff=100.0, limit=None
         )
+        assert wid in {key for _, _, key in best}
         expected = min(key for _, _, key in best)
         assert ix.search_title(title, k=5)[0][0] == expected
         bm25_top = ix.search_title(title, k=5, exact=False)[0][0]
@@ -303,3 +304,41 @@ def test_build_from_shared_openalex_works(tmp_path: Path) -> None:
             assert wid in [x.id for x in ix.by_doi(w.doi)]
         if w.title and query_terms(w.title):
             assert wid in [h[0] for h in ix.search_title(w.title, k=10)]
+
+
+def _slow_build(path: str) -> None:
+    import time as _time
+
+    def works() -> object:
+        for i in range(10_000):
+            if i == 3000:
+                _time.sleep(60)
+            yield Work(id=f"W{i}", title=f"slow title {i}")
+
+    build_index_from_works(works(), Path(path))  # type: ignore[arg-type]
+
+
+def test_killed_build_leaves_index_unchanged(tmp_path: Path) -> None:
+    import os
+    import signal
+    import time
+
+    path = tmp_path / "w.index"
+    build_index_from_works(_works(), path)
+    before = (path / "meta.json").read_text()
+    proc = mp.get_context("fork").Process(target=_slow_build, args=(str(path),))
+    proc.start()
+    tmp = tmp_path / f"w.index.tmp-{proc.pid}"
+    deadline = time.monotonic() + 20
+    while not (tmp / "works.sqlite").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    assert proc.pid is not None
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.join(timeout=10)
+    assert tmp.exists()  # the interrupted build's scratch dir...
+    assert (path / "meta.json").read_text() == before  # ...but the index is untouched
+    assert WorldIndex.open(path).info()["works"] == 6
+    build_index_from_works([Work(id="W9", title="Nine")], path, update=True)
+    assert not tmp.exists()  # removed by the next build
+    assert WorldIndex.open(path).info()["works"] == 7

@@ -39,12 +39,13 @@ def cmd_index_build(args: argparse.Namespace) -> int:
     console = _stderr_console()
     sources = [Path(s) for s in args.sources]
 
-    def progress(event: str, **kw: Any) -> None:
-        if not args.quiet:
-            console.print(f"[dim]{event}[/dim] " + " ".join(f"{k}={v}" for k, v in kw.items()))
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    report = build_index(sources, Path(args.index), fmt=args.format, workers=args.workers,
-                         update=args.update, progress=progress)
+    with Progress(SpinnerColumn(), TextColumn("indexing: {task.completed:,} works read"), TimeElapsedColumn(),
+                  console=console, disable=args.quiet, transient=True) as bar:
+        task = bar.add_task("index", total=None)
+        report = build_index(sources, Path(args.index), fmt=args.format, workers=args.workers,
+                             update=args.update, progress=lambda n: bar.update(task, completed=n))
     out = report.to_dict()
     print(json.dumps(out, ensure_ascii=False, indent=1))
     for issue in out.get("issues", [])[:20]:

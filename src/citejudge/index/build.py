@@ -306,8 +306,16 @@ class _Writer:
         tdir.mkdir(exist_ok=True)
         self.schema = tantivy_schema()
         self.tindex = tantivy.Index(self.schema, path=str(tdir), reuse=update)
-        self.twriter = self.tindex.writer(TANTIVY_HEAP, TANTIVY_THREADS)
+        self._twriter: tantivy.IndexWriter | None = None
         self.added = 0
+
+    @property
+    def twriter(self) -> tantivy.IndexWriter:
+        # Created on first use, so that the worker processes are forked before Tantivy
+        # starts its indexing threads.
+        if self._twriter is None:
+            self._twriter = self.tindex.writer(TANTIVY_HEAP, TANTIVY_THREADS)
+        return self._twriter
 
     def add_rows(self, rows: list[Row]) -> None:
         seq = self.seq
@@ -377,8 +385,9 @@ class _Writer:
     def abort(self) -> None:
         with contextlib.suppress(Exception):
             self.db.close()
-        with contextlib.suppress(Exception):
-            self.twriter.rollback()
+        if self._twriter is not None:
+            with contextlib.suppress(Exception):
+                self._twriter.rollback()
 
 
 # --- orchestration --------------------------------------------------------------------------
@@ -395,10 +404,30 @@ def _tmp_dir(index: Path) -> Path:
     return index.with_name(f"{index.name}.tmp-{os.getpid()}")
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove_stale(index: Path) -> None:
+    """Remove temporary dirs left by killed builds of ``index`` (their process is gone)."""
+    if not index.parent.is_dir():
+        return
+    for p in index.parent.glob(f"{index.name}.tmp-*"):
+        pid = p.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and (int(pid) == os.getpid() or not _pid_alive(int(pid))):
+            log.info("removing %s left by an interrupted build", p)
+            shutil.rmtree(p, ignore_errors=True)
+
+
 def _prepare(index: Path, update: bool) -> tuple[Path, dict[str, Any] | None]:
     tmp = _tmp_dir(index)
-    if tmp.exists():
-        shutil.rmtree(tmp)
+    _remove_stale(index)
     old_meta: dict[str, Any] | None = None
     if update and index.exists():
         meta_path = index / "meta.json"

@@ -34,6 +34,8 @@ STOPWORDS = frozenset(
 )
 
 MAX_QUERY_TERMS = 12
+FUZZY_MIN_LEN = 4
+FUZZY_BOOST = 2.0
 
 
 def query_terms(text: str) -> list[str]:
@@ -212,15 +214,22 @@ class WorldIndex:
         if terms and len(out) < k:
             searcher = self._searcher
             schema = self._schema
-            if len(terms) > MAX_QUERY_TERMS:
+            dfs = {t: searcher.doc_freq("title", t) for t in terms}
+            known = [t for t in terms if dfs[t]]
+            if len(known) > MAX_QUERY_TERMS:
                 # keep the rarest terms: they carry the evidence, and a shorter OR is faster
-                dfs = [(searcher.doc_freq("title", t), t) for t in terms]
-                keep = {t for _, t in sorted(dfs)[:MAX_QUERY_TERMS]}
-                terms = [t for t in terms if t in keep]
+                keep = set(sorted(known, key=lambda t: (dfs[t], t))[:MAX_QUERY_TERMS])
+                known = [t for t in known if t in keep]
             occ = tantivy.Occur.Should
-            query = tantivy.Query.boolean_query(
-                [(occ, tantivy.Query.term_query(schema, "title", t)) for t in terms]
-            )
+            clauses = [(occ, tantivy.Query.term_query(schema, "title", t)) for t in known]
+            # a word no title has is most likely misspelt: match it within one edit
+            for t in terms:
+                if not dfs[t] and len(t) >= FUZZY_MIN_LEN:
+                    fq = tantivy.Query.fuzzy_term_query(schema, "title", t, distance=1)
+                    clauses.append((occ, tantivy.Query.boost_query(fq, FUZZY_BOOST)))
+            if not clauses:
+                return sorted(out.items(), key=lambda t: (-t[1], t[0]))[:k]
+            query = tantivy.Query.boolean_query(clauses)
             limit = k + 5
             hits = searcher.search(query, limit, count=False).hits
             scored: list[tuple[float, str]] = []

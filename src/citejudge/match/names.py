@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -188,6 +189,7 @@ def _is_initials_token(tok: str) -> bool:
     return bool(t) and t.isalpha() and t.isupper() and len(t) <= 3
 
 
+@lru_cache(maxsize=1 << 16)
 def parse_person(name: str) -> PersonName:
     """Parse one person name in any of the usual citation forms.
 
@@ -442,6 +444,7 @@ def compare_authors(cited: list[str], et_al: bool, record: list[Author]) -> Auth
     return AuthorCheck(True, f"all {len(names)} authors match in order", detail)
 
 
+@lru_cache(maxsize=1 << 16)
 def family_key(name: str) -> str:
     """Folded family name of ``name`` (``""`` when none can be read); cheap pre-filter for candidates."""
     if not name or not name.strip():

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from functools import lru_cache
 
 from citejudge.ids import fold_confusables
 
@@ -69,7 +70,20 @@ def strip_markup(text: str) -> str:
 
 
 def fold(text: str) -> str:
-    """Lower-case, strip diacritics, markup and LaTeX; keep letters, digits and single spaces."""
+    """Lower-case, strip diacritics, markup and LaTeX; keep letters, digits and single spaces.
+
+    Short strings (names, venues, titles) repeat across citations and candidates and are
+    memoised; long ones are folded each time so that the cache stays small.
+    """
+    return _fold_cached(text) if len(text) <= 1024 else _fold(text)
+
+
+@lru_cache(maxsize=1 << 16)
+def _fold_cached(text: str) -> str:
+    return _fold(text)
+
+
+def _fold(text: str) -> str:
     s = fold_confusables(delatex(strip_markup(text)))
     s = unicodedata.normalize("NFKD", s)
     s = "".join(c for c in s if not unicodedata.combining(c))

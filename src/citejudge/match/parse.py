@@ -58,34 +58,14 @@ _ET_AL_RE = re.compile(
 )
 _ELLIPSIS_RE = re.compile(r"\s*(?:…|\.\.\.)\s*")
 _PARTICLES = frozenset(
-    "van von der den de del della da das dos du di la le ter ten bin ibn al el y zu af av v. v vd".split()
+    ["van", "von", "der", "den", "de", "del", "della", "da", "das", "dos", "du", "di", "la", "le", "ter", "ten", "bin", "ibn", "al", "el", "y", "zu", "af", "av", "v.", "v", "vd"]
 )
 # Words that never occur in personal names but are common in venues and titles.
 _NOT_NAME_WORDS = frozenset(
-    """journal review reviews proceedings proc conference conf letters lett science sciences
-    physics physical university univ press international society transactions research annals
-    bulletin institute chemistry chemical biology medicine medical engineering technology
-    report reports workshop symposium meeting congress academy association committee
-    department ministry organization organisation council group project collaboration
-    thesis dissertation handbook edition vol volume pp editor editors eds ed in
-    advances applied computer computing nature cell studies systems quarterly magazine
-    economics economic management education health clinical molecular national american
-    european world new the a an of on for with from to by and at as its is are""".split()
+    ["journal", "review", "reviews", "proceedings", "proc", "conference", "conf", "letters", "lett", "science", "sciences", "physics", "physical", "university", "univ", "press", "international", "society", "transactions", "research", "annals", "bulletin", "institute", "chemistry", "chemical", "biology", "medicine", "medical", "engineering", "technology", "report", "reports", "workshop", "symposium", "meeting", "congress", "academy", "association", "committee", "department", "ministry", "organization", "organisation", "council", "group", "project", "collaboration", "thesis", "dissertation", "handbook", "edition", "vol", "volume", "pp", "editor", "editors", "eds", "ed", "in", "advances", "applied", "computer", "computing", "nature", "cell", "studies", "systems", "quarterly", "magazine", "economics", "economic", "management", "education", "health", "clinical", "molecular", "national", "american", "european", "world", "new", "the", "a", "an", "of", "on", "for", "with", "from", "to", "by", "and", "at", "as", "its", "is", "are"]
 )
 _ABBREV_WORDS = frozenset(
-    """j jr sr st phys rev lett chem soc am biol med sci mater magn nat proc natl acad appl eng int
-    res trans ann mol clin surf environ geophys astrophys math stat comput inf syst mech struct
-    biochem biophys immunol microbiol pharmacol neurosci psychol ecol evol genet anal opt commun
-    electron technol ind assoc bull eur br can jpn exp gen inorg org polym nucl rep vol no nos pp
-    ed eds dev curr opin adv theor chim acta z zh angew ber lond ser dis infect sch sociol econ
-    manag sens agric fig figs e g i ie eg cf et al dr mr yu th kh zh sh ts mrs ms prof univ dept inst conf symp
-    jour sect suppl pt ch chap rep repts arch neurol cardiol oncol surg endocrinol physiol
-    pathol virol bacteriol dermatol radiol anesth anaesth obstet gynecol pediatr psychiatr
-    ophthalmol otolaryngol urol nephrol hepatol gastroenterol rheumatol hematol respir
-    perspect mon not roy astron astrophys geol geogr hist philos educ lang ling lit
-    cogn behav comp sys biotechnol bioeng nanotechnol electrochem photochem spectrosc
-    cryst crystallogr thermodyn hydrol meteorol oceanogr agron hortic entomol zool bot
-    vet anim nutr food dent orthop rehabil med rep tech mem diss""".split()
+    ["j", "jr", "sr", "st", "phys", "rev", "lett", "chem", "soc", "am", "biol", "med", "sci", "mater", "magn", "nat", "proc", "natl", "acad", "appl", "eng", "int", "res", "trans", "ann", "mol", "clin", "surf", "environ", "geophys", "astrophys", "math", "stat", "comput", "inf", "syst", "mech", "struct", "biochem", "biophys", "immunol", "microbiol", "pharmacol", "neurosci", "psychol", "ecol", "evol", "genet", "anal", "opt", "commun", "electron", "technol", "ind", "assoc", "bull", "eur", "br", "can", "jpn", "exp", "gen", "inorg", "org", "polym", "nucl", "rep", "vol", "no", "nos", "pp", "ed", "eds", "dev", "curr", "opin", "adv", "theor", "chim", "acta", "z", "zh", "angew", "ber", "lond", "ser", "dis", "infect", "sch", "sociol", "econ", "manag", "sens", "agric", "fig", "figs", "e", "g", "i", "ie", "eg", "cf", "et", "al", "dr", "mr", "yu", "th", "kh", "zh", "sh", "ts", "mrs", "ms", "prof", "univ", "dept", "inst", "conf", "symp", "jour", "sect", "suppl", "pt", "ch", "chap", "rep", "repts", "arch", "neurol", "cardiol", "oncol", "surg", "endocrinol", "physiol", "pathol", "virol", "bacteriol", "dermatol", "radiol", "anesth", "anaesth", "obstet", "gynecol", "pediatr", "psychiatr", "ophthalmol", "otolaryngol", "urol", "nephrol", "hepatol", "gastroenterol", "rheumatol", "hematol", "respir", "perspect", "mon", "not", "roy", "astron", "astrophys", "geol", "geogr", "hist", "philos", "educ", "lang", "ling", "lit", "cogn", "behav", "comp", "sys", "biotechnol", "bioeng", "nanotechnol", "electrochem", "photochem", "spectrosc", "cryst", "crystallogr", "thermodyn", "hydrol", "meteorol", "oceanogr", "agron", "hortic", "entomol", "zool", "bot", "vet", "anim", "nutr", "food", "dent", "orthop", "rehabil", "med", "rep", "tech", "mem", "diss"]
 )
 _MONTHS = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
@@ -103,12 +83,12 @@ _ID_NOISE_RE = re.compile(
     r"\bretrieved\s+from\b|\[online\]\.?|\[\s*spires\s*\]|\burn:\S+|\bwww\.\S+)",
     re.I,
 )
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd]")
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _WS_RE = re.compile(r"\s+")
 _NUMBERING_RE = re.compile(r"^\s*(?:\[\s*\d{1,4}\s*\]|\(\s*\d{1,4}\s*\)|\d{1,4}\s*[.)]\s+|\d{1,3}\s+(?=[A-Z])|\d{1,3}(?=[A-Z][a-z]|[A-Z]\.))\s*")
 _INITIALS_RE = re.compile(r"^(?:(?:[A-Z]\.?|[A-Z][a-z]\.)\s*(?:-\s*)?){1,4}$")
 _COMPACT_INITIALS_RE = re.compile(r"^[A-Z]{1,3}$")
-_WORD_RE = re.compile(r"^[^\W\d_][\w'’`.\-\u2010\u2011]*$")
+_WORD_RE = re.compile(r"^[^\W\d_][\w'’`.\-\u2010\u2011\ufffd]*$")
 
 
 def _bool_warn(warnings: list[str], msg: str) -> None:
@@ -177,7 +157,7 @@ def _is_family(s: str) -> bool:
         return False
     if not all(_is_name_word(w) for w in ws):
         return False
-    return len(ws) == 1 and ws[0][0].isupper() or any(w.lower() not in _PARTICLES for w in ws)
+    return (len(ws) == 1 and ws[0][0].isupper()) or any(w.lower() not in _PARTICLES for w in ws)
 
 
 def _is_given(s: str) -> bool:
@@ -199,7 +179,7 @@ def _is_name(s: str) -> bool:
             continue
         if not _is_name_word(w):
             return False
-        if w.lower() not in _PARTICLES:
+        if w.lower() not in _PARTICLES or w[0].isupper():
             n_full += 1
     if n_full == 0 and not (len(ws) == 1 and ws[0][0].isupper()):
         return False
@@ -273,6 +253,7 @@ def _split_names(seg: str) -> tuple[list[str], int]:
             if len(_words(c0)) == 1 or (later and _is_initials(later[0])):
                 mode = "inverted-given"
     first = True
+    vancouver = bool(chunks) and bool(re.fullmatch(r"[^\s.,]+(?:\s[^\s.,]+)*\s[A-Z]{1,3}", chunks[0][0].strip()))
     while i < len(chunks):
         chunk, _s, e = chunks[i]
         c = chunk.strip()
@@ -302,6 +283,19 @@ def _split_names(seg: str) -> tuple[list[str], int]:
                 names.append(f"{c}, {im.group(1)}")
                 end = chunks[i + 1][1] + len(im.group(1))
                 break
+        vm = re.match(r"^([^.]+?\s[A-Z]{1,3})\.\s+(?=\S)", c)
+        rem_words = _words(c[vm.end() :]) if vm else []
+        if (
+            vm
+            and _is_name(vm.group(1))
+            and (len(rem_words) >= 2 or vancouver)
+            and not _is_initial_token(rem_words[0])
+            and rem_words[0].rstrip(".") not in ("Jr", "Sr")
+            and (vancouver or not (_is_family(c[vm.end() :]) and len(rem_words) <= 2))
+        ):
+            names.append(vm.group(1))
+            end = _s + (len(chunk) - len(chunk.lstrip())) + len(vm.group(1))
+            break
         if _is_name(c):
             names.append(c)
             end = e
@@ -321,7 +315,7 @@ def split_author_string(text: str) -> list[str]:
     s = _clean(text)
     if not s:
         return []
-    s = _ET_AL_RE.sub("", s).strip(" ,;.")
+    s = _ELLIPSIS_RE.sub(" ", _ET_AL_RE.sub("", s)).strip(" ,;")
     names, _ = _split_names(s)
     if not names:
         return [p.strip() for p in re.split(r"\s*(?:;|\band\b|&)\s*", s) if p.strip()]
@@ -373,7 +367,7 @@ _VENUE_START_RE = re.compile(r"\s+(?:Journal|Proceedings|Annals|Bulletin|Transac
 
 
 def _is_boundary(s: str, dot: int) -> bool:
-    """Is the ``.`` at ``s[dot]`` the end of a sentence (not an initial or an abbreviation)?"""
+    """True if the ``.`` at ``s[dot]`` ends a sentence (is not an initial or an abbreviation)."""
     m = re.search(r"([^\s.(]*)$", s[:dot])
     word = (m.group(1) if m else "").lstrip("-‐")
     if not word:
@@ -412,7 +406,7 @@ _PUBLISHER_WORDS_RE = re.compile(
 )
 
 
-def _venue_fields(part: str, work: CitedWork, year_span: tuple[int, int] | None) -> None:
+def _venue_fields(part: str, work: CitedWork) -> None:
     """Fill venue, volume, pages and publisher from the text after the title."""
     s = part.strip(" .,;")
     if not s:
@@ -440,20 +434,23 @@ def _venue_fields(part: str, work: CitedWork, year_span: tuple[int, int] | None)
     work.venue = _tidy(venue)
     if work.venue and (len(work.venue) < 2 or not re.search(r"[^\W\d_]{2}", work.venue)):
         work.venue = None
-    vm = re.search(r"\bvol(?:ume)?\.?\s*(\d+[A-Za-z]?)", tail, re.I) or re.search(r"^[\s,.:;]*(\d{1,5}[A-Z]?)\b(?!\s*[-–])", tail)
-    if vm and (year_span is None or vm.group(1) != part[year_span[0] : year_span[1]][:4]):
+    year_s = str(work.year) if work.year else None
+    if year_s:
+        # drop the year (and a month or day next to it) so it is not read as a volume or page
+        tail = re.sub(r"[(,]?\s*(?:" + _MONTHS + r"\.?\s*\d{0,2},?\s*)?" + year_s + r"[a-z]?\s*\)?", " ", tail, count=1, flags=re.I)
+    vm = re.search(r"\bvol(?:ume)?\.?\s*(\d+[A-Za-z]?)", tail, re.I) or re.search(
+        r"^[\s,.:;]*([A-Z]?\d{1,5}[A-Z]?)\b(?!\s*[-–])", tail
+    )
+    if vm:
         work.volume = vm.group(1)
-    elif not vm:
-        vm2 = re.search(r"[,;]\s*(\d{1,5})\s*(?:\(|[,:])", tail)
-        if vm2 and not re.fullmatch(r"(?:1[6-9]|20)\d\d", vm2.group(1)):
-            work.volume = vm2.group(1)
-    pm = re.search(r"\bpp?\.\s*([A-Za-z]?\d+(?:\s*[-–]+\s*[A-Za-z]?\d+)?)", tail) or re.search(
-        r"(?<![\d(])([A-Za-z]?\d+\s*[-–]+\s*[A-Za-z]?\d+)(?![\d)])", tail
-    ) or re.search(r":\s*([A-Za-z]?\d+(?:[-–]\d+)?)", tail)
+    pm = (
+        re.search(r"\bpp?\.\s*([A-Za-z]?\d+(?:\s*[-–]+\s*[A-Za-z]?\d+)?)", tail)
+        or re.search(r"(?<![\d(.])([A-Za-z]?\d+\s*[-–]+\s*[A-Za-z]?\d+)(?![\d)])", tail)
+        or re.search(r":\s*([A-Za-z]?\d+(?:[-–]\d+)?)", tail)
+        or (re.search(r"^[\s,.:;]*[A-Z]?\d{1,5}[A-Z]?\s*(?:\([^)]*\))?\s*[,.:]?\s*([A-Za-z]?\d+)\b", tail) if vm else None)
+    )
     if pm:
-        pages = re.sub(r"\s+", "", pm.group(1)).replace("--", "–")
-        if not re.fullmatch(r"(?:1[6-9]|20)\d\d", pages):
-            work.pages = pages
+        work.pages = re.sub(r"\s+", "", pm.group(1)).replace("--", "–")
 
 
 # --------------------------------------------------------------------------------------------
@@ -486,6 +483,7 @@ def _extract_dois(text: str) -> list[str]:
 
 
 def _scan_ids(text: str, work: CitedWork) -> None:
+    text = _CONTROL_RE.sub(" ", text)
     work.doi = _extract_dois(text)
     work.pmid = ids.extract_pmid(text)
     work.pmcid = ids.extract_pmcid(text)
@@ -603,7 +601,7 @@ def _parse_structure(s: str, work: CitedWork) -> None:
     if not names:
         _bool_warn(work.warnings, "no author list recognised")
     # drop the year (author-date styles) and read title / venue
-    if ellipsis_in(seg[:used]):
+    if ellipsis_in(seg):
         work.et_al = True
     _title_and_venue(rest, best, work)
 
@@ -621,18 +619,14 @@ _VENUE_SENT_RE = re.compile(
 def _title_and_venue(rest: str, best: tuple[int, int, int, str] | None, work: CitedWork) -> None:
     rest = rest.lstrip(" ,.;:")
     author_date = False
-    if best is not None and rest.startswith(("(", best[3][:4])) or _YEAR_WORDS_RE.match(rest.lstrip("(")):
+    if (best is not None and rest.startswith(("(", best[3][:4]))) or _YEAR_WORDS_RE.match(rest.lstrip("(")):
         rest = _strip_leading_year(rest)
         author_date = True
     rest = rest.lstrip(" ,.;:")
-    year_span: tuple[int, int] | None = None
-    if best is not None:
-        pos = rest.find(best[3])
-        year_span = (pos, pos + len(best[3])) if pos >= 0 else None
     q = _find_quote(rest)
     if q and q[0] <= 3:
         work.title = _tidy(rest[q[0] + 1 : q[1]])
-        _venue_fields(rest[q[2] :], work, None)
+        _venue_fields(rest[q[2] :], work)
         return
     sents = _sentences(rest)
     if not sents:
@@ -656,22 +650,22 @@ def _title_and_venue(rest: str, best: tuple[int, int, int, str] | None, work: Ci
     first = rest[sents[0][0] : sents[0][1]]
     if k is not None and k >= 1:
         work.title = _tidy(rest[sents[0][0] : sents[k - 1][1]])
-        _venue_fields(rest[sents[k][0] :], work, None)
+        _venue_fields(rest[sents[k][0] :], work)
     elif k == 0:
         # ACS / AIP / Elsevier: no title, the venue comes first
-        _venue_fields(rest, work, year_span)
+        _venue_fields(rest, work)
     else:
         more = len(sents) >= 2 and bool(re.search(r"[^\W\d_]{2}", rest[sents[0][1] :]))
         if more and author_date and len(sents) >= 3 and ":" not in texts[-1]:
             work.title = _tidy(rest[sents[0][0] : sents[-2][1]])
-            _venue_fields(rest[sents[-1][0] :], work, year_span)
+            _venue_fields(rest[sents[-1][0] :], work)
         elif more:
             work.title = _tidy(first)
-            _venue_fields(rest[sents[0][1] :], work, year_span)
+            _venue_fields(rest[sents[0][1] :], work)
         elif author_date or (len(_words(first)) >= 6 and not re.search(r"\d", first) and work.authors):
             work.title = _tidy(first)
         else:
-            _venue_fields(rest, work, year_span)
+            _venue_fields(rest, work)
     if work.title and best is not None and not author_date:
         work.title = _tidy(re.sub(r"[\s,.]*\(?\b" + re.escape(best[3]) + r"\)?\s*$", "", work.title))
 
@@ -794,7 +788,7 @@ def parse_bibtex_entry(text: str) -> CitedWork:
     fields: dict[str, str] = {}
     etype: str | None = None
     try:
-        lib = bibtexparser.parse_string(src)
+        lib = bibtexparser.parse_string(src)  # type: ignore[attr-defined]
         if lib.entries:
             e = lib.entries[0]
             etype = e.entry_type.lower()
@@ -878,15 +872,13 @@ def _fill_from_bibtex_fields(fields: dict[str, str], work: CitedWork) -> None:
     work.pages = re.sub(r"\s*-+\s*", "–", pages) if pages else None
     pub = get("publisher")
     work.publisher = _tidy(delatex(pub)) if pub else None
-    preprint_text = " ".join(x for x in (venue or "", prefix, get("publisher") or "", get("note") or "") if x)
-    work.is_preprint = work.arxiv is not None and (
-        not venue or bool(_PREPRINT_RE.search(venue)) or work.entry_type in ("misc", "unpublished", "online")
-    )
-    work.is_preprint = work.is_preprint or bool(_PREPRINT_RE.search(preprint_text)) and not (
-        venue and not _PREPRINT_RE.search(venue)
-    )
-    if work.entry_type == "unpublished":
-        work.is_preprint = work.is_preprint or bool(_PREPRINT_RE.search(preprint_text))
+    # A preprint: the venue says so ("arXiv preprint arXiv:..."), or there is no venue and the
+    # entry points at a preprint server (eprint field, note, publisher).
+    others = " ".join(x for x in (prefix, get("publisher") or "", get("note") or "", get("howpublished") or "") if x)
+    if venue:
+        work.is_preprint = bool(_PREPRINT_RE.search(venue))
+    else:
+        work.is_preprint = work.arxiv is not None or bool(_PREPRINT_RE.search(others))
 
 
 # --------------------------------------------------------------------------------------------

@@ -170,7 +170,9 @@ def _score(cited: CitedWork, work: Work, ctitle: str | None, via: str) -> Candid
     year_agrees = cited.year is not None and work.year is not None and (
         cited.year == work.year or any(v.year == cited.year for v in work.versions))
     score = tscore + (6.0 if author_agrees else 0.0) + (3.0 if year_agrees else 0.0)
-    if cited.venue and work.venue and compare_venue(cited.venue, [work.venue, *work.venue_alt]).status == "match":
+    # The venue only breaks near-ties between plausible candidates; skip its cost otherwise.
+    if (cited.venue and work.venue and (ctitle is None or tscore >= ACCEPT_TITLE_WITH_SUPPORT)
+            and compare_venue(cited.venue, [work.venue, *work.venue_alt]).status == "match"):
         score += 1.0
     return Candidate(work, tscore, author_agrees, year_agrees, score, via)
 
@@ -352,6 +354,11 @@ def validate(cited: CitedWork, work: Work, *, today_year: int | None = None) -> 
         out.append(FieldResult("year", y.ok, cited.year_raw or cited.year, work.year, y.reason))
     if cited.venue:
         venues = [v for v in [work.venue, *work.venue_alt] if v]
+        if cited.is_preprint:
+            # A preprint citation names the preprint server of one of the record's versions.
+            venues += [v.venue for v in work.versions if v.venue and v.venue not in venues]
+            if rids["arxiv"] and "arXiv" not in venues:
+                venues.append("arXiv")
         if not venues and rids["arxiv"] and not (work.type or "").startswith(("journal", "article-journal")):
             # A record known only through arXiv (no journal or proceedings) was published there.
             venues = ["arXiv"]

@@ -1,0 +1,433 @@
+"""Citation parsing: strings in every common style, BibTeX, CSL-JSON and item metadata.
+
+The examples are real papers typed by hand (their metadata is fact).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from citejudge.ids import norm_doi
+from citejudge.match.citation import CitedWork
+from citejudge.match.parse import (
+    parse_bibtex_entry,
+    parse_citation_string,
+    parse_csl_item,
+    parse_item_citation,
+    parse_metadata,
+    split_author_string,
+    strip_dblp_suffix,
+)
+
+# --------------------------------------------------------------------------- styles
+
+
+def test_apa() -> None:
+    w = parse_citation_string(
+        "LeCun, Y., Bengio, Y., & Hinton, G. (2015). Deep learning. *Nature*, 521(7553), 436–444. "
+        "https://doi.org/10.1038/nature14539"
+    )
+    assert w.form == "string"
+    assert w.authors == ["LeCun, Y.", "Bengio, Y.", "Hinton, G."]
+    assert (w.year, w.title, w.venue) == (2015, "Deep learning", "Nature")
+    assert w.volume == "521" and w.pages == "436–444"
+    assert w.doi == ["10.1038/nature14539"]
+    assert not w.et_al and not w.is_preprint
+
+
+def test_apa_elided_author_list_is_et_al() -> None:
+    w = parse_citation_string(
+        "Jin, L., Wang, Y., Iwaasa, A. D., Xu, Z., Schellenberg, M. P., Zhang, Y. G., … McAllister, T. A. (2012). "
+        "Effect of condensed tannins on ruminal degradability of purple prairie clover (Dalea purpurea Vent.) "
+        "harvested at two growth stages. Animal Feed Science and Technology, 176(1-4), 17–25."
+    )
+    assert w.authors[0] == "Jin, L." and w.authors[-1] == "McAllister, T. A."
+    assert w.et_al
+    assert w.title is not None and w.title.startswith("Effect of condensed tannins")
+    assert w.venue == "Animal Feed Science and Technology"
+
+
+def test_mla() -> None:
+    w = parse_citation_string(
+        'LeCun, Yann, Yoshua Bengio, and Geoffrey Hinton. "Deep Learning." Nature 521.7553 (2015): 436-444.'
+    )
+    assert w.authors == ["LeCun, Yann", "Yoshua Bengio", "Geoffrey Hinton"]
+    assert (w.year, w.title, w.venue) == (2015, "Deep Learning", "Nature")
+
+
+def test_chicago() -> None:
+    w = parse_citation_string(
+        "LeCun, Yann, Yoshua Bengio, and Geoffrey Hinton. 2015. “Deep Learning.” Nature 521 (7553): 436–44."
+    )
+    assert w.authors == ["LeCun, Yann", "Yoshua Bengio", "Geoffrey Hinton"]
+    assert (w.year, w.title, w.venue, w.volume) == (2015, "Deep Learning", "Nature", "521")
+
+
+def test_harvard() -> None:
+    w = parse_citation_string(
+        "LeCun, Y., Bengio, Y. and Hinton, G., 2015. Deep learning. Nature, 521(7553), pp.436-444."
+    )
+    assert w.authors == ["LeCun, Y.", "Bengio, Y.", "Hinton, G."]
+    assert (w.year, w.title, w.venue, w.pages) == (2015, "Deep learning", "Nature", "436-444")
+
+
+def test_ieee() -> None:
+    w = parse_citation_string(
+        '[1] J. Devlin, M.-W. Chang, K. Lee, and K. Toutanova, "BERT: Pre-training of deep bidirectional '
+        'transformers for language understanding," in *Proc. NAACL-HLT*, 2019, pp. 4171–4186.'
+    )
+    assert w.authors == ["J. Devlin", "M.-W. Chang", "K. Lee", "K. Toutanova"]
+    assert w.title == "BERT: Pre-training of deep bidirectional transformers for language understanding"
+    assert w.venue == "Proc. NAACL-HLT"
+    assert (w.year, w.pages) == (2019, "4171–4186")
+
+
+def test_vancouver() -> None:
+    w = parse_citation_string(
+        "Devlin J, Chang MW, Lee K, Toutanova K. BERT: pre-training of deep bidirectional transformers for "
+        "language understanding. Proc NAACL. 2019;1:4171-86."
+    )
+    assert w.authors == ["Devlin J", "Chang MW", "Lee K", "Toutanova K"]
+    assert w.title == "BERT: pre-training of deep bidirectional transformers for language understanding"
+    assert (w.venue, w.year, w.volume, w.pages) == ("Proc NAACL", 2019, "1", "4171-86")
+
+
+def test_vancouver_et_al() -> None:
+    w = parse_citation_string(
+        "Kelley KE, Hernandez-Diaz S, Chaplin EL, et al. Identification of phthalates in medications and "
+        "dietary supplement formulations in the United States and Canada. Environ Health Perspect. "
+        "2012;120(3):379–84. doi: 10.1289/ehp.1103998 ."
+    )
+    assert w.authors == ["Kelley KE", "Hernandez-Diaz S", "Chaplin EL"]
+    assert w.et_al
+    assert w.title is not None and w.title.startswith("Identification of phthalates")
+    assert w.venue == "Environ Health Perspect"
+    assert w.doi == ["10.1289/ehp.1103998"]
+    assert w.year == 2012
+
+
+def test_acs() -> None:
+    w = parse_citation_string("(1) Shea, M. J.; Compton, R. N. Physical Review B 1993, 47, 9967–9970.")
+    assert w.authors == ["Shea, M. J.", "Compton, R. N."]
+    assert w.title is None
+    assert (w.venue, w.year, w.volume, w.pages) == ("Physical Review B", 1993, "47", "9967–9970")
+
+
+def test_aip() -> None:
+    w = parse_citation_string("1 M.J. Shea and R.N. Compton, Physical Review B 47, 9967 (1993).")
+    assert w.authors == ["M.J. Shea", "R.N. Compton"]
+    assert (w.venue, w.year, w.volume, w.pages) == ("Physical Review B", 1993, "47", "9967")
+    assert w.title is None
+
+
+def test_elsevier_without_titles() -> None:
+    w = parse_citation_string("[1] X. Wang, S. Guo, L. Zhao, Bulletin of the Korean Chemical Society 34 (2013) 3829.")
+    assert w.authors == ["X. Wang", "S. Guo", "L. Zhao"]
+    assert (w.venue, w.year, w.volume) == ("Bulletin of the Korean Chemical Society", 2013, "34")
+
+
+def test_plain() -> None:
+    w = parse_citation_string("Yann LeCun, Yoshua Bengio, Geoffrey Hinton. Deep learning. Nature. 2015.")
+    assert w.authors == ["Yann LeCun", "Yoshua Bengio", "Geoffrey Hinton"]
+    assert (w.title, w.venue, w.year) == ("Deep learning", "Nature", 2015)
+
+
+def test_markdown() -> None:
+    w = parse_citation_string(
+        "[BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding]"
+        "(https://arxiv.org/abs/1810.04805)\n\n- Jacob Devlin, Ming-Wei Chang, Kenton Lee, Kristina Toutanova"
+    )
+    assert w.title == "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding"
+    assert w.authors == ["Jacob Devlin", "Ming-Wei Chang", "Kenton Lee", "Kristina Toutanova"]
+    assert w.arxiv == "1810.04805" and w.is_preprint
+    assert w.urls == ["https://arxiv.org/abs/1810.04805"]
+
+
+def test_book_with_publisher() -> None:
+    w = parse_citation_string("Rogers, E. M. (1995). Diffusion of innovations. New York: Free Press.")
+    assert w.authors == ["Rogers, E. M."]
+    assert (w.year, w.title, w.publisher) == (1995, "Diffusion of innovations", "Free Press")
+
+
+def test_preprint_string() -> None:
+    w = parse_citation_string(
+        "Vaswani, A., et al. (2017). Attention is all you need. arXiv preprint arXiv:1706.03762v5."
+    )
+    assert w.authors == ["Vaswani, A."] and w.et_al
+    assert w.arxiv == "1706.03762" and w.is_preprint
+    assert w.title == "Attention is all you need"
+
+
+def test_bibtex_string_delegates() -> None:
+    w = parse_citation_string("@article{lecun2015, title={Deep learning}, author={LeCun, Yann and Bengio, Yoshua}, year={2015}}")
+    assert w.form == "bibtex" and w.title == "Deep learning" and w.year == 2015
+
+
+# --------------------------------------------------------------------------- identifiers
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "doi:10.1038/nature14539",
+        "doi: 10.1038/nature14539.",
+        "DOI 10.1038/NATURE14539",
+        "https://doi.org/10.1038/nature14539",
+        "http://dx.doi.org/10.1038/nature14539",
+        "dx.doi.org/10.1038/nature14539",
+        "(10.1038/nature14539)",
+        "10.1038/nature14539;",
+    ],
+)
+def test_doi_forms(written: str) -> None:
+    w = parse_citation_string(f"LeCun Y, Bengio Y, Hinton G. Deep learning. Nature. 2015;521:436-44. {written}")
+    assert w.doi == ["10.1038/nature14539"]
+
+
+def test_doi_unicode_confusables() -> None:
+    w = parse_citation_string("Some Author. A title. doi:10.1016/j.cell\u20102019\u200b.01.001")
+    assert w.doi == ["10.1016/j.cell-2019.01.001"]
+    w = parse_citation_string("A. Author, Title, 10.1000\u2044xyz\u2013123")
+    assert w.doi == ["10.1000/xyz-123"]
+
+
+def test_doi_repairs() -> None:
+    assert parse_citation_string("J Neuroscience 24(20):4832. doi: 10.1523/jneurosci. 0300-04.2004").doi == [
+        "10.1523/jneurosci.0300-04.2004"
+    ]
+    assert parse_citation_string("Future Cardiol 11(1):27–37. doi:10.2217/fca .14.82").doi == ["10.2217/fca.14.82"]
+    sici = "doi:10.1002/(SICI)1098-2264(199910)26:2<142::AID-GCC6>3.0.CO;2-B"
+    assert parse_citation_string(f"Genes Chromosomes Cancer 26(2):142–150. {sici}").doi == [
+        "10.1002/(sici)1098-2264(199910)26:2<142::aid-gcc6>3.0.co;2-b"
+    ]
+    # a year after a DOI that ends a sentence is not glued on
+    assert parse_citation_string("X. Title. doi:10.1000/abc. 2009.").doi == ["10.1000/abc"]
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ("arXiv:1810.04805", "1810.04805"),
+        ("arXiv:1810.04805v2", "1810.04805"),
+        ("arXiv preprint arXiv:1810.04805", "1810.04805"),
+        ("https://arxiv.org/abs/1810.04805v1", "1810.04805"),
+        ("https://arxiv.org/pdf/1810.04805.pdf", "1810.04805"),
+        ("arXiv:hep-th/9901001", "hep-th/9901001"),
+        ("arXiv:math.GT/0309136v1", "math.gt/0309136"),
+        ("https://doi.org/10.48550/arXiv.1810.04805", "1810.04805"),
+    ],
+)
+def test_arxiv_forms(written: str, expected: str) -> None:
+    w = parse_citation_string(f"Devlin, J. (2018). BERT. {written}")
+    assert w.arxiv == expected
+    assert w.is_preprint
+
+
+@pytest.mark.parametrize("written", ["PMCID: PMC6713186", "PMC6713186", "https://www.ncbi.nlm.nih.gov/pmc/articles/PMC6713186/"])
+def test_pmcid_forms(written: str) -> None:
+    w = parse_citation_string(f"Smith J. A paper. J Things. 2019;1:1-2. {written}")
+    assert w.pmcid == "PMC6713186"
+
+
+def test_pmid_and_openalex() -> None:
+    w = parse_citation_string("Smith J. A paper. J Things. 2019. PMID: 31452104. https://openalex.org/W2100837269")
+    assert w.pmid == "31452104"
+    assert w.openalex == "W2100837269"
+
+
+# --------------------------------------------------------------------------- et al. and years
+
+
+@pytest.mark.parametrize(
+    "authors",
+    ["Smith, J., et al.", "Smith, J. et al", "Smith J, et al.", "Smith, J. and others", "Smith, J., …", "Novák, J. a kol."],
+)
+def test_et_al_variants(authors: str) -> None:
+    w = parse_citation_string(f"{authors} (2019). A title of the paper. Journal of Things, 1(2), 3–4.")
+    assert w.et_al, authors
+    assert w.authors and w.authors[0].startswith(("Smith", "Novák"))
+    assert w.year == 2019
+
+
+@pytest.mark.parametrize(
+    ("year", "raw", "value"),
+    [("2019a", "2019a", 2019), ("in press", "in press", None), ("n.d.", "n.d.", None), ("forthcoming", "forthcoming", None)],
+)
+def test_year_variants(year: str, raw: str, value: int | None) -> None:
+    w = parse_citation_string(f"Smith, J. ({year}). A title of the paper. Journal of Things.")
+    assert w.year_raw == raw
+    assert w.year == value
+    assert w.authors == ["Smith, J."]
+    assert w.title == "A title of the paper"
+
+
+def test_no_year_warns() -> None:
+    w = parse_citation_string("Smith, J. A title of the paper. Journal of Things.")
+    assert w.year is None and any("year" in x for x in w.warnings)
+
+
+# --------------------------------------------------------------------------- robustness
+
+
+def test_empty() -> None:
+    for text in ("", "   ", "\n"):
+        w = parse_citation_string(text)
+        assert isinstance(w, CitedWork) and w.warnings
+
+
+def test_binary_garbage() -> None:
+    garbage = bytes(range(256)).decode("latin-1") * 20 + "\x00\x01\x02"
+    w = parse_citation_string(garbage)
+    assert isinstance(w, CitedWork)
+    w = parse_citation_string("\ufffd\ufffd\x00doi:10.1038/nature14539\x07")
+    assert w.doi == ["10.1038/nature14539"]
+
+
+def test_one_megabyte_string_returns() -> None:
+    text = "LeCun, Y. (2015). Deep learning. Nature. " + ("lorem ipsum, dolor. " * 55_000) + " doi:10.1038/nature14539"
+    assert len(text) > 1_000_000
+    w = parse_citation_string(text)
+    assert w.doi == ["10.1038/nature14539"]  # ids are scanned in the whole string
+    assert w.year == 2015
+    assert any("longer than" in x for x in w.warnings)
+
+
+def test_non_string_input() -> None:
+    w = parse_citation_string(12345)  # type: ignore[arg-type]
+    assert w.warnings
+
+
+# --------------------------------------------------------------------------- names
+
+
+def test_split_author_string() -> None:
+    assert split_author_string("Last, F. M., Last2, G.") == ["Last, F. M.", "Last2, G."]
+    assert split_author_string("Jacob Devlin, Ming-Wei Chang, Kenton Lee") == ["Jacob Devlin", "Ming-Wei Chang", "Kenton Lee"]
+    assert split_author_string("Jacob Devlin and Ming-Wei Chang") == ["Jacob Devlin", "Ming-Wei Chang"]
+    assert split_author_string("Devlin, Jacob; Chang, Ming-Wei") == ["Devlin, Jacob", "Chang, Ming-Wei"]
+    assert split_author_string("Devlin, J. & Chang, M.-W.") == ["Devlin, J.", "Chang, M.-W."]
+
+
+def test_strip_dblp_suffix() -> None:
+    assert strip_dblp_suffix("Jiawei He 0002") == "Jiawei He"
+    assert strip_dblp_suffix("Jiawei He") == "Jiawei He"
+
+
+# --------------------------------------------------------------------------- BibTeX
+
+
+BERT_BIB = r"""@inproceedings{devlin-etal-2019-bert,
+    title = "{BERT}: Pre-training of Deep Bidirectional Transformers for Language Understanding",
+    author = "Devlin, Jacob  and Chang, Ming-Wei  and Lee, Kenton  and Toutanova, Kristina",
+    booktitle = "Proceedings of the 2019 Conference of the North {A}merican Chapter of the Association for Computational Linguistics",
+    year = "2019",
+    pages = "4171--4186",
+    doi = "10.18653/v1/N19-1423",
+    url = "https://aclanthology.org/N19-1423",
+    publisher = "Association for Computational Linguistics",
+}"""
+
+
+def test_bibtex_entry() -> None:
+    w = parse_bibtex_entry(BERT_BIB)
+    assert w.form == "bibtex" and w.entry_type == "inproceedings"
+    assert w.title == "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding"
+    assert w.authors == ["Devlin, Jacob", "Chang, Ming-Wei", "Lee, Kenton", "Toutanova, Kristina"]
+    assert w.venue is not None and w.venue.startswith("Proceedings of the 2019 Conference of the North American")
+    assert (w.year, w.pages, w.doi) == (2019, "4171–4186", ["10.18653/v1/n19-1423"])
+    assert not w.is_preprint and not w.warnings
+
+
+def test_bibtex_arxiv_journal_and_dblp_names() -> None:
+    w = parse_bibtex_entry(
+        "@article{x, author={Jiawei He 0002 and Kaiming He AND others}, title={Some {T}itle with {\\\"u}mlaut}, "
+        "journal={arXiv preprint arXiv:1810.04805}, year={2018}}"
+    )
+    assert w.authors == ["Jiawei He", "Kaiming He"]
+    assert w.et_al
+    assert w.title == "Some Title with ümlaut"
+    assert w.arxiv == "1810.04805" and w.is_preprint
+
+
+def test_bibtex_eprint_fields() -> None:
+    w = parse_bibtex_entry(
+        "@misc{v, title={Attention Is All You Need}, author={Ashish Vaswani and Noam Shazeer}, "
+        "year={2017}, eprint={1706.03762}, archivePrefix={arXiv}, primaryClass={cs.CL}}"
+    )
+    assert w.arxiv == "1706.03762" and w.is_preprint
+    assert w.authors == ["Ashish Vaswani", "Noam Shazeer"]
+
+
+def test_bibtex_and_inside_braces_is_not_a_separator() -> None:
+    w = parse_bibtex_entry("@article{x, author={{Barnes and Noble Inc.} and Smith, John}, title={T}, year=2001}")
+    assert w.authors == ["Barnes and Noble Inc.", "Smith, John"]
+
+
+def test_bibtex_unbalanced_braces() -> None:
+    w = parse_bibtex_entry("@article{broken, title={Deep {learning}, author={LeCun, Yann and Bengio, Yoshua}, year={2015}")
+    assert isinstance(w, CitedWork)
+    assert w.warnings
+    assert w.year == 2015
+    assert w.title is not None and "Deep" in w.title
+
+
+def test_bibtex_garbage_never_raises() -> None:
+    for text in ("@", "@article{", "@article{x,", "@{}}}}", "@article{x, title={" + "{" * 500):
+        assert isinstance(parse_bibtex_entry(text), CitedWork)
+
+
+# --------------------------------------------------------------------------- CSL and metadata
+
+
+def test_csl_item() -> None:
+    w = parse_csl_item(
+        {
+            "type": "article-journal",
+            "title": "Deep learning",
+            "author": [{"family": "LeCun", "given": "Yann"}, {"family": "Bengio", "given": "Yoshua"}, {"literal": "Geoffrey Hinton"}],
+            "issued": {"date-parts": [[2015, 5, 28]]},
+            "container-title": "Nature",
+            "DOI": "10.1038/NATURE14539",
+            "PMID": "26017442",
+            "volume": "521",
+            "page": "436-444",
+        }
+    )
+    assert w.form == "csl"
+    assert w.authors == ["LeCun, Yann", "Bengio, Yoshua", "Geoffrey Hinton"]
+    assert (w.title, w.year, w.venue, w.doi, w.pmid) == ("Deep learning", 2015, "Nature", ["10.1038/nature14539"], "26017442")
+    assert not w.is_preprint
+
+
+def test_metadata() -> None:
+    w = parse_metadata(
+        {"title": "Deep learning", "authors": "Yann LeCun and Yoshua Bengio and Geoffrey Hinton", "year": "2015",
+         "venue": "Nature", "doi": "https://doi.org/10.1038/nature14539", "pmcid": "6713186", "arxiv": "arXiv:1810.04805v3"}
+    )
+    assert w.authors == ["Yann LeCun", "Yoshua Bengio", "Geoffrey Hinton"]
+    assert (w.year, w.doi, w.pmcid, w.arxiv) == (2015, ["10.1038/nature14539"], "PMC6713186", "1810.04805")
+    w = parse_metadata({"authors": ["LeCun, Y.", "et al."], "year": 2015})
+    assert w.authors == ["LeCun, Y."] and w.et_al and w.year == 2015
+
+
+def test_metadata_wrong_types() -> None:
+    w = parse_metadata({"title": 42, "authors": {"a": 1}, "year": [2015], "doi": "not a doi", "pmid": 3.5})
+    assert w.title is None and w.authors == [] and w.year is None and w.doi == []
+    for field in ("title", "authors", "year", "doi", "pmid"):
+        assert any(x.startswith(field) for x in w.warnings), field
+
+
+def test_parse_item_citation() -> None:
+    full, meta = parse_item_citation({"full_citation": BERT_BIB, "metadata": {"title": "BERT"}})
+    assert full is not None and full.form == "bibtex"
+    assert meta is not None and meta.title == "BERT"
+    full, meta = parse_item_citation({"full_citation": {"title": "Deep learning", "DOI": "10.1038/nature14539"}})
+    assert full is not None and full.form == "csl" and meta is None
+    assert parse_item_citation({"claim": "x"}) == (None, None)
+    full, _ = parse_item_citation({"full_citation": 7})
+    assert full is not None and full.warnings
+
+
+def test_canonical_dois_everywhere() -> None:
+    for w in (parse_bibtex_entry(BERT_BIB), parse_citation_string("doi:10.1038/NATURE14539.")):
+        assert all(norm_doi(d) == d for d in w.doi)

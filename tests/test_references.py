@@ -1,0 +1,213 @@
+"""The deterministic references task: resolution, strict validation, dependency rule, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citejudge.index import WorldIndex, build_index_from_works
+from citejudge.io import Item
+from citejudge.records import Author, Redirect, Version, Work
+from citejudge.schema import validate_result
+from citejudge.tasks.references import DEPENDENCY_CONTENT, ReferencesTask
+
+WORKS = [
+    Work(id="W1", title="Deep Residual Learning for Image Recognition",
+         authors=[Author("Kaiming He"), Author("Xiangyu Zhang"), Author("Shaoqing Ren"), Author("Jian Sun")],
+         year=2016, venue="2016 IEEE Conference on Computer Vision and Pattern Recognition (CVPR)",
+         doi="10.1109/cvpr.2016.90", type="article",
+         versions=[Version(year=2015, arxiv="1512.03385", kind="preprint")]),
+    Work(id="W2", title="Deep learning", authors=[Author("Yann LeCun"), Author("Yoshua Bengio"),
+                                                  Author("Geoffrey E. Hinton")],
+         year=2015, venue="Nature", doi="10.1038/nature14539", pmid="26017442", type="review"),
+    Work(id="W3", title="Long Short-Term Memory", authors=[Author("Sepp Hochreiter"), Author("Jürgen Schmidhuber")],
+         year=1997, venue="Neural Computation", doi="10.1162/neco.1997.9.8.1735", pmid="9377276",
+         pmcid="PMC1234567"),
+    # Two distinct works sharing a title: only other metadata can tell them apart.
+    Work(id="W4", title="A Survey of Graph Neural Networks", authors=[Author("Ana Novak")], year=2020,
+         venue="Journal of Graphs"),
+    Work(id="W5", title="A Survey of Graph Neural Networks", authors=[Author("Bo Chen")], year=2021,
+         venue="Graph Letters"),
+    Work(id="W6", title="Adam: A Method for Stochastic Optimization",
+         authors=[Author("Diederik P. Kingma"), Author("Jimmy Ba")], year=2014, venue="arXiv (Cornell University)",
+         doi="10.48550/arxiv.1412.6980", arxiv="1412.6980", type="preprint"),
+    Work(id="W7", title="Efficient Estimation of Word Representations in Vector Space",
+         authors=[Author("Tomáš Mikolov", raw_name="Tomas Mikolov"), Author("Kai Chen"),
+                  Author("Greg S. Corrado"), Author("Jeffrey Dean")],
+         year=2013, venue="arXiv (Cornell University)", arxiv="1301.3781", type="preprint"),
+]
+
+
+@pytest.fixture(scope="module")
+def task(tmp_path_factory: pytest.TempPathFactory) -> ReferencesTask:
+    path = tmp_path_factory.mktemp("idx") / "world.index"
+    build_index_from_works(WORKS, path, redirects=[Redirect("W99", "W2"), Redirect("W98", None)])
+    return ReferencesTask(WorldIndex.open(path), today_year=2026)
+
+
+def run(task: ReferencesTask, **data: object) -> tuple[dict[str, str], dict[str, object]]:
+    line = task.check(Item("x", dict(data), "t.jsonl", 1))
+    assert line.error is None, line.error
+    assert line.result is not None
+    assert validate_result("references", line.result) == []
+    return line.result, line.details
+
+
+def ref(result: dict[str, str]) -> str:
+    return result["reference_grounding"].split(".", 1)[0]
+
+
+def test_faithful_apa_is_yes(task: ReferencesTask) -> None:
+    res, details = run(task, claim="ResNets won ILSVRC 2015.", full_citation=(
+        "He, K., Zhang, X., Ren, S., & Sun, J. (2016). Deep residual learning for image recognition. "
+        "In 2016 IEEE Conference on Computer Vision and Pattern Recognition (CVPR). https://doi.org/10.1109/CVPR.2016.90"))
+    assert ref(res) == "Yes", res
+    assert res["hallucination"] == "No" and res["abstention"] == "No"
+    assert details["match"]["work_id"] == "W1"  # type: ignore[index]
+
+
+def test_swapped_authors_are_no(task: ReferencesTask) -> None:
+    res, _ = run(task, full_citation="Zhang, X., He, K., Ren, S., & Sun, J. (2016). Deep residual learning for "
+                                     "image recognition. CVPR.")
+    assert ref(res) == "No" and "order" in res["reference_grounding"]
+    assert res["content_grounding"] == DEPENDENCY_CONTENT and res["hallucination"] == "Yes"
+
+
+def test_wrong_year_names_both_years(task: ReferencesTask) -> None:
+    res, _ = run(task, metadata={"title": "Deep learning", "authors": ["LeCun, Y.", "Bengio, Y.", "Hinton, G."],
+                                 "year": 2016, "venue": "Nature"})
+    assert ref(res) == "No"
+    assert "2016" in res["reference_grounding"] and "2015" in res["reference_grounding"]
+
+
+def test_real_doi_on_another_title_is_no(task: ReferencesTask) -> None:
+    res, details = run(task, full_citation="LeCun Y, Bengio Y, Hinton G. Dropout in convolutional networks. "
+                                           "Nature. 2015;521:436-444. doi:10.1038/nature14539")
+    assert ref(res) == "No" and "Title" in res["reference_grounding"]
+    assert details["match"]["work_id"] == "W2"  # type: ignore[index]
+
+
+def test_contradictory_identifiers(task: ReferencesTask) -> None:
+    res, _ = run(task, metadata={"doi": "10.1038/nature14539", "pmid": "9377276"})
+    assert ref(res) == "No" and "Identifier conflict" in res["reference_grounding"]
+
+
+def test_ambiguous_title_lists_candidates(task: ReferencesTask) -> None:
+    res, _ = run(task, metadata={"title": "A survey of graph neural networks"})
+    assert ref(res) == "No" and "Ambiguous" in res["reference_grounding"]
+    assert "W4" in res["reference_grounding"] and "W5" in res["reference_grounding"]
+
+
+def test_ambiguity_resolved_by_stated_author(task: ReferencesTask) -> None:
+    res, details = run(task, metadata={"title": "A survey of graph neural networks", "authors": ["B. Chen"],
+                                       "year": 2021})
+    assert ref(res) == "Yes", res
+    assert details["match"]["work_id"] == "W5"  # type: ignore[index]
+
+
+def test_preprint_year_accepted_only_for_preprint_citation(task: ReferencesTask) -> None:
+    pre, _ = run(task, full_citation="He K, Zhang X, Ren S, Sun J. Deep Residual Learning for Image Recognition. "
+                                     "arXiv preprint arXiv:1512.03385. 2015.")
+    assert ref(pre) == "Yes", pre
+    pub, _ = run(task, metadata={"title": "Deep Residual Learning for Image Recognition", "year": 2015,
+                                 "venue": "CVPR", "authors": ["Kaiming He", "Xiangyu Zhang", "Shaoqing Ren", "Jian Sun"]})
+    assert ref(pub) == "No"
+
+
+def test_name_forms_are_not_differences(task: ReferencesTask) -> None:
+    res, _ = run(task, full_citation=r"@article{m, title={Efficient estimation of word representations in vector "
+                                     r"space}, author={Mikolov, Tom{\'a}{\v{s}} and Chen, Kai and Corrado, Greg and "
+                                     r"Dean, Jeff}, journal={arXiv preprint arXiv:1301.3781}, year={2013}}")
+    assert ref(res) == "Yes", res
+
+
+def test_pmcid_without_prefix_and_pmid(task: ReferencesTask) -> None:
+    res, _ = run(task, metadata={"pmcid": "1234567", "title": "Long short-term memory"})
+    assert ref(res) == "Yes", res
+    res2, _ = run(task, metadata={"pmid": "26017442", "title": "Long short-term memory"})
+    assert ref(res2) == "No"
+
+
+def test_merged_openalex_id_followed(task: ReferencesTask) -> None:
+    res, details = run(task, metadata={"url": "https://openalex.org/W99", "title": "Deep learning"})
+    assert ref(res) == "No" and "W99" in res["reference_grounding"] or details["match"]["work_id"] == "W2"  # type: ignore[index]
+
+
+def test_not_in_world_is_no(task: ReferencesTask) -> None:
+    res, _ = run(task, full_citation="Smith, A. (2021). Universal graph transformers for molecules. J. Chem. Learn.")
+    assert ref(res) == "No" and "Not found" in res["reference_grounding"]
+
+
+def test_et_al_checks_only_named_authors(task: ReferencesTask) -> None:
+    ok, _ = run(task, full_citation="He, K. et al. Deep residual learning for image recognition. CVPR 2016.")
+    assert ref(ok) == "Yes", ok
+    bad, _ = run(task, full_citation="Ren, S. et al. Deep residual learning for image recognition. CVPR 2016.")
+    assert ref(bad) == "No"
+
+
+def test_full_citation_and_metadata_conflict(task: ReferencesTask) -> None:
+    res, details = run(task, full_citation="Hochreiter S, Schmidhuber J. Long short-term memory. Neural Comput. "
+                                           "1997;9(8):1735-80.", metadata={"year": 1998})
+    assert ref(res) == "No" and "inconsistent" in res["reference_grounding"]
+    assert details["conflicts"]
+
+
+def test_abstention_short_circuits(task: ReferencesTask) -> None:
+    res, _ = run(task, claim="I would need to check the paper to confirm this.", metadata={"title": "Deep learning"})
+    assert res["abstention"] == "Yes" and res["reference_grounding"].startswith("N/A")
+    assert res["hallucination"] == "No"
+
+
+# ---------------------------------------------------------------------------- bad input
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},
+        {"full_citation": "et al."},
+        {"full_citation": "x" * 1_000_000},
+        {"full_citation": "\x00\x01\x02\xff\ufffd" * 100},
+        {"metadata": {"title": "Long short-term memory", "year": "in press"}},
+        {"metadata": {"title": "Long short-term memory", "year": "n.d."}},
+        {"metadata": {"title": "Long short-term memory", "year": "1997a"}},
+        {"metadata": {"doi": "10.1162/ neco.1997.9.8.1735"}},
+        {"metadata": {"doi": "10.1162\u2010neco.1997.9.8.1735"}},
+        {"metadata": {"doi": "10.1162/neco\u20131997\u20109\u20108\u20101735"}},
+        {"metadata": {"title": 42, "authors": {"a": 1}}},
+        {"claim": ["not", "a", "string"], "metadata": {"title": "Deep learning"}},
+        {"full_citation": {"title": "Deep learning", "author": [{"family": "LeCun", "given": "Yann"}]}},
+    ],
+)
+def test_bad_input_never_crashes(task: ReferencesTask, data: dict[str, object]) -> None:
+    line = task.check(Item("bad", data, "bad.jsonl", 7))
+    if line.result is None:
+        assert line.error and line.error["message"] and line.error["line"] == 7
+    else:
+        assert validate_result("references", line.result) == []
+
+
+def test_empty_item_names_the_field(task: ReferencesTask) -> None:
+    line = task.check(Item("e", {}, "in.jsonl", 3))
+    assert line.result is None and line.error is not None
+    assert line.error["field"] == "full_citation" and line.error["file"] == "in.jsonl"
+
+
+def test_year_forms(task: ReferencesTask) -> None:
+    for year, expected in [("1997a", "Yes"), ("n.d.", "Yes"), ("in press", "No")]:
+        res, _ = run(task, metadata={"title": "Long short-term memory", "authors": ["Hochreiter, S.", "Schmidhuber, J."],
+                                     "year": year})
+        assert ref(res) == expected, (year, res)
+
+
+def test_doi_with_spaces_and_confusables_resolve(task: ReferencesTask) -> None:
+    for doi in ["10.1162/ neco.1997.9.8.1735", "doi: 10.1162/neco.1997.9.8.1735.",
+                "https://dx.doi.org/10.1162/NECO.1997.9.8.1735", "10.1162/neco.1997\u200b.9.8.1735"]:
+        _, details = run(task, metadata={"doi": doi})
+        assert details["match"]["work_id"] == "W3", (doi, details)  # type: ignore[index]
+
+
+def test_output_file_round_trip(task: ReferencesTask, tmp_path: Path) -> None:
+    res, _ = run(task, metadata={"title": "Deep learning", "authors": "LeCun, Yann and Bengio, Yoshua and Hinton, Geoffrey",
+                                 "year": 2015, "venue": "Nature"})
+    assert ref(res) == "Yes", res
