@@ -32,7 +32,9 @@ FULL_OPENALEX = 463_000_000
 
 
 def load_synth() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_synthetic_snapshot", ROOT / "scripts" / "make_synthetic_snapshot.py")
+    spec = importlib.util.spec_from_file_location(
+        "make_synthetic_snapshot", ROOT / "scripts" / "make_synthetic_snapshot.py"
+    )
     if spec is None or spec.loader is None:
         raise RuntimeError("scripts/make_synthetic_snapshot.py not found")
     mod = importlib.util.module_from_spec(spec)
@@ -61,13 +63,17 @@ def dir_bytes(path: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="index build throughput on a synthetic snapshot")
     ap.add_argument("--works", type=int, default=100_000)
-    ap.add_argument("--keep", type=Path, default=None, help="keep snapshot and index under this dir")
+    ap.add_argument(
+        "--keep", type=Path, default=None, help="keep snapshot and index under this dir"
+    )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args(argv)
     if a.verbose:
-        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
+        logging.basicConfig(
+            level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr
+        )
     base = a.keep or Path(tempfile.mkdtemp(prefix="cj-bench-ingest-"))
     base.mkdir(parents=True, exist_ok=True)
     snap, index = base / "snapshot", base / "index"

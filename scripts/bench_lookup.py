@@ -65,8 +65,8 @@ def noisy(title: str, rng: random.Random) -> str:
 def sample(ix: WorldIndex, n: int, seed: int) -> list[tuple[str, str | None, str | None]]:
     """(id, doi, title) of ``n`` random works."""
     rng = random.Random(seed)
-    top = ix._db.execute("SELECT max(rowid) FROM works").fetchone()[0]
-    rowids = sorted(rng.sample(range(1, top + 1), min(n * 2, top)))
+    every = [r for (r,) in ix._db.execute("SELECT rowid FROM works")]
+    rowids = sorted(rng.sample(every, min(n * 2, len(every))))
     out = []
     for i in range(0, len(rowids), 500):
         chunk = rowids[i : i + 500]
@@ -100,7 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="index lookup and title retrieval benchmark")
     ap.add_argument("--works", type=int, default=100_000)
     ap.add_argument("--index", type=Path, default=None, help="use this built index")
-    ap.add_argument("--keep", type=Path, default=None, help="keep snapshot and index under this dir")
+    ap.add_argument(
+        "--keep", type=Path, default=None, help="keep snapshot and index under this dir"
+    )
     ap.add_argument("--queries", type=int, default=4000)
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
@@ -140,7 +142,9 @@ def main(argv: list[str] | None = None) -> int:
         half = len(queries) // 2
         with ctx.Pool(2) as pool:
             t = time.perf_counter()
-            pool.map(_run_queries, [(str(index), queries[:half], 10), (str(index), queries[half:], 10)])
+            pool.map(
+                _run_queries, [(str(index), queries[:half], 10), (str(index), queries[half:], 10)]
+            )
             two_q = time.perf_counter() - t
         exact_q = [t for _, t in titled]
         secs_exact, res_exact = _run_queries((str(index), exact_q, 10))
@@ -157,7 +161,9 @@ def main(argv: list[str] | None = None) -> int:
             "noisy_recall_at_1": round(hits1 / len(queries), 4),
             "exact_title_qps_1proc": round(len(exact_q) / secs_exact),
             "exact_recall_at_10": round(
-                sum(1 for (wid, _), r in zip(titled, res_exact, strict=True) if wid in r) / len(exact_q), 4
+                sum(1 for (wid, _), r in zip(titled, res_exact, strict=True) if wid in r)
+                / len(exact_q),
+                4,
             ),
             "examples": [[t, q] for (_, t), q in list(zip(titled, queries, strict=True))[:3]],
         }

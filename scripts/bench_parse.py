@@ -108,7 +108,7 @@ def title_ok(parsed: str | None, gold: str) -> bool:
 
 def bench_mixed(path: Path, agree: Agree, fails: list[dict[str, Any]]) -> int:
     n = 0
-    for line in path.open():
+    for line in path.read_text(encoding="utf-8").splitlines():
         ref = json.loads(line)["reference"]
         text = ref.get("unstructured")
         if not text:
@@ -180,10 +180,14 @@ def bench_artificial(
 ) -> tuple[dict[str, Any], dict[str, Any], float]:
     # the styles render the same Crossref records; the gold DOI ties the renderings together
     by_doi: dict[str, dict[str, str]] = defaultdict(dict)
+    skipped = 0
     rows_by_style: dict[str, list[tuple[str, list[str], str]]] = defaultdict(list)
     with gzip.open(path, "rt") as fh:
         for line in fh:
             r = json.loads(line)
+            if not isinstance(r.get("ref_string"), str):
+                skipped += 1
+                continue
             key = r["gold_dois"][0] if r["gold_dois"] else f"idx{r['idx']}"
             by_doi[key][r["style"]] = r["ref_string"]
             rows_by_style[r["style"]].append((r["ref_string"], r["gold_dois"], key))
@@ -231,6 +235,7 @@ def bench_artificial(
                 failures.append({"style": style, "bad": bad, "s": _text, "gold": g,
                                  "got": [w.authors[:2], w.year, w.title, w.venue]})
         field_out[style] = agree.out()
+    doi_out["_rows_without_a_string"] = skipped
     return doi_out, field_out, n_total / t_total if t_total else 0.0
 
 
@@ -242,7 +247,7 @@ def main() -> int:
     ap.add_argument("--failures-out", type=Path, default=None, help="write all disagreements as JSONL")
     args = ap.parse_args()
     out: dict[str, Any] = {}
-    rows = [json.loads(x) for x in (args.data / "real_unstructured_2k.jsonl").open()]
+    rows = [json.loads(x) for x in (args.data / "real_unstructured_2k.jsonl").read_text(encoding="utf-8").splitlines()]
     t0 = time.perf_counter()
     out["real_unstructured_doi"] = doi_stats([(r["ref_string"], r["gold_dois"]) for r in rows])
     out["real_unstructured_strings_per_s"] = round(len(rows) / (time.perf_counter() - t0), 1)

@@ -35,7 +35,9 @@ def _synth() -> ModuleType:
     name = "make_synthetic_snapshot"
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / "make_synthetic_snapshot.py")
+    spec = importlib.util.spec_from_file_location(
+        name, ROOT / "scripts" / "make_synthetic_snapshot.py"
+    )
     assert spec and spec.loader
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
@@ -61,7 +63,12 @@ def _works() -> list[Work]:
             arxiv="1706.03762",
             versions=[Version(doi="10.48550/arxiv.1706.03762", kind="preprint")],
         ),
-        Work(id="W3", title="A <i>BRCA1</i> study: mutations & risk", pmid="31452104", pmcid="PMC6713186"),
+        Work(
+            id="W3",
+            title="A <i>BRCA1</i> study: mutations & risk",
+            pmid="31452104",
+            pmcid="PMC6713186",
+        ),
         Work(id="W4", title="Shared DOI one", doi="10.5555/shared"),
         Work(id="W5", title="Shared DOI two", doi="10.5555/shared"),
         Work(id="bib:knuth84", title="Literate programming", year=1984),
@@ -112,7 +119,10 @@ def test_search_title_robust(world: WorldIndex) -> None:
     assert hits[0] == ("W2", EXACT_TITLE_SCORE)
     assert world.search_title("atention is ALL you need!", k=3)[0][0] == "W2"  # typo, case
     assert world.search_title("deep residual learning image", k=3)[0][0] == "W1"  # dropped words
-    assert world.search_title('deep: "residual" learning (for) image recognition AND OR NOT *')[0][0] == "W1"
+    assert (
+        world.search_title('deep: "residual" learning (for) image recognition AND OR NOT *')[0][0]
+        == "W1"
+    )
     assert world.search_title("") == [] and world.search_title("the of and") == []
     assert world.search_title('"unbalanced quote: (') == []
     assert world.search_title("Attention", k=0) == []
@@ -139,14 +149,19 @@ def test_upsert_replaces_record_and_keys(tmp_path: Path) -> None:
     assert ix.by_doi("10.1109/cvpr.2016.90") == [] and ix.by_arxiv("1512.03385") == []
     assert [w.id for w in ix.by_doi("10.1234/new")] == ["W1"]
     assert ix.by_title_key("deepresiduallearningforimagerecognition") == []
-    assert all(wid != "W1" for wid, _ in ix.search_title("deep residual learning image recognition"))
+    assert all(
+        wid != "W1" for wid, _ in ix.search_title("deep residual learning image recognition")
+    )
     assert ix.search_title("completely different title", exact=False)[0][0] == "W1"
     assert [w.id for w in ix.by_doi("10.5555/shared")] == ["W4", "W5"]  # untouched
     assert len(ix.info()["sources"]) == 2
 
 
 def test_duplicate_in_one_build_last_wins(tmp_path: Path) -> None:
-    works = [Work(id="W1", title="First version", doi="10.1000/a"), Work(id="W1", title="Second", doi="10.1000/b")]
+    works = [
+        Work(id="W1", title="First version", doi="10.1000/a"),
+        Work(id="W1", title="Second", doi="10.1000/b"),
+    ]
     report = build_index_from_works(works, tmp_path / "i")
     assert report.works == 1 and report.duplicates_overwritten == 1
     ix = WorldIndex.open(tmp_path / "i")
@@ -259,7 +274,9 @@ def test_build_from_synthetic_snapshot(tmp_path: Path) -> None:
         assert p.read_bytes() == q.read_bytes()
 
     progress: list[int] = []
-    report = build_index([snap, tmp_path / "missing"], tmp_path / "i", workers=2, progress=progress.append)
+    report = build_index(
+        [snap, tmp_path / "missing"], tmp_path / "i", workers=2, progress=progress.append
+    )
     assert report.ok and report.bad_sources == [str(tmp_path / "missing")]
     assert report.works + report.duplicates_overwritten == 200
     assert report.manifest_mismatches == [] and progress and progress[-1] == 200
@@ -342,3 +359,25 @@ def test_killed_build_leaves_index_unchanged(tmp_path: Path) -> None:
     build_index_from_works([Work(id="W9", title="Nine")], path, update=True)
     assert not tmp.exists()  # removed by the next build
     assert WorldIndex.open(path).info()["works"] == 7
+
+
+def test_later_part_wins_whatever_order_parts_arrive(tmp_path: Path) -> None:
+    import msgspec
+
+    enc = msgspec.msgpack.Encoder()
+    root = tmp_path / "raw"
+    root.mkdir()
+    writer = build_mod._Writer(root, update=False)
+    writer.add_rows(
+        [build_mod._row(Work(id="W1", title="From part two", doi="10.1000/two"), enc)], 2
+    )
+    writer.add_rows(
+        [build_mod._row(Work(id="W1", title="From part zero", doi="10.1000/zero"), enc)], 0
+    )
+    writer.add_rows([build_mod._row(Work(id="W2", title="Other"), enc)], 0)
+    assert writer.finish() == (2, 0, 1)
+    (root / "meta.json").write_text(json.dumps({"schema_version": build_mod.SCHEMA_VERSION}))
+    ix = WorldIndex.open(root)
+    w1 = ix.get("W1")
+    assert w1 is not None and w1.title == "From part two"
+    assert ix.by_doi("10.1000/zero") == [] and len(ix.by_doi("10.1000/two")) == 1

@@ -93,7 +93,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         index=Path(args.index) if args.index else None, model=args.model, no_llm=args.no_llm,
         workers=args.workers, quiet=args.quiet, fail_on_error=args.fail_on_error, config=args.config,
         fulltext_dir=Path(args.fulltext) if getattr(args, "fulltext", None) else None,
-        no_gold=getattr(args, "no_gold", False),
+        no_gold=getattr(args, "no_gold", False), batch_size=args.batch_size,
+        cache_dir=Path(args.cache_dir) if args.cache_dir else None,
     )
     summary = run_check(opts)
     return EXIT_ITEMS if summary.over_budget else EXIT_OK
@@ -107,6 +108,22 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
     print(json.dumps(load_schema(args.task), indent=2))
     return EXIT_OK
+
+
+# ------------------------------------------------------------------------------ models
+
+def cmd_models_list(args: argparse.Namespace) -> int:
+    """``citejudge models list``."""
+    from citejudge.judge.models_cli import cmd_models_list as run
+
+    return run(args)
+
+
+def cmd_models_verify(args: argparse.Namespace) -> int:
+    """``citejudge models verify [NAME...]``."""
+    from citejudge.judge.models_cli import cmd_models_verify as run
+
+    return run(args)
 
 
 # ------------------------------------------------------------------------------ parser
@@ -183,10 +200,20 @@ def build_parser() -> argparse.ArgumentParser:
         c.add_argument("--fail-on-error", type=_fraction_or_bool, default=False, metavar="BOOL|FRACTION",
                        help="exit 1 if any (true) or more than this fraction of items fail (default: false)")
         c.add_argument("--fulltext", metavar="DIR", help="folder of local full texts (<doi or W-id>.txt/.md)")
+        c.add_argument("--batch-size", type=int, default=64, help="items per judge batch (default 64)")
+        c.add_argument("--cache-dir", metavar="DIR", help="judge request cache folder (default: beside OUT)")
         c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
         if task == "citation-eval":
             c.add_argument("--no-gold", action="store_true", help="items have no gold answer: skip correctness")
         c.set_defaults(func=cmd_check, task=task)
+
+    mod = sub.add_parser("models", help="model cards in models/: list them, verify weight sha256s")
+    msub = mod.add_subparsers(dest="models_command", required=True, parser_class=_Parser)
+    ml = msub.add_parser("list", help="list model cards as JSON (name, backend, licence, whether files resolve)")
+    ml.set_defaults(func=cmd_models_list)
+    mv = msub.add_parser("verify", help="check the sha256 of every weight file of the cards (exit 1 on mismatch)")
+    mv.add_argument("names", nargs="*", metavar="NAME", help="cards to verify (default: all)")
+    mv.set_defaults(func=cmd_models_verify)
 
     sch = sub.add_parser("schema", help="print the JSON Schema of a task's result")
     sch.add_argument("task", choices=["references", "rag-audit", "citation-eval", "output_line"])

@@ -28,6 +28,7 @@ import queue
 import re
 import shutil
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -60,6 +61,7 @@ BATCH = 2000  # works per batch sent from a worker to the writer
 MAX_TOKEN = 40  # tantivy's default tokenizer drops longer tokens; queries must too
 TANTIVY_HEAP = 256 * 1024 * 1024
 TANTIVY_THREADS = 2
+PART_SHIFT = 32  # works.rowid = (part << 32) + position in the part
 
 # One converted work: (id, msgpack blob, lookup keys, folded title or "")
 Row = tuple[str, bytes, tuple[str, ...], str]
@@ -300,8 +302,10 @@ class _Writer:
         )
         self.db.execute("BEGIN")
         row = self.db.execute("SELECT coalesce(max(rowid), 0) FROM works").fetchone()
-        self.seq = int(row[0])
-        self.first_new = self.seq + 1
+        # works.rowid = (part number << 32) + position in the part, so that the newest row of an
+        # id (the one that wins) is the one of the latest part, whatever order parts finish in.
+        self.part_base = (int(row[0]) >> PART_SHIFT) + 1
+        self.next_pos: dict[int, int] = {}
         tdir = root / "tantivy"
         tdir.mkdir(exist_ok=True)
         self.schema = tantivy_schema()
@@ -317,8 +321,9 @@ class _Writer:
             self._twriter = self.tindex.writer(TANTIVY_HEAP, TANTIVY_THREADS)
         return self._twriter
 
-    def add_rows(self, rows: list[Row]) -> None:
-        seq = self.seq
+    def add_rows(self, rows: list[Row], part: int = 0) -> None:
+        pos = self.next_pos.get(part, 0)
+        seq = ((self.part_base + part) << PART_SHIFT) + pos
         wrows = []
         lrows = []
         tw = self.twriter
@@ -330,7 +335,7 @@ class _Writer:
                 lrows.append((k, seq))
             if title:
                 tw.add_document(doc_cls(id=wid, title=title))
-        self.seq = seq
+        self.next_pos[part] = pos + len(rows)
         self.added += len(rows)
         self.db.executemany("INSERT INTO works(rowid, id, data) VALUES (?,?,?)", wrows)
         self.db.executemany("INSERT INTO lookup(key, seq) VALUES (?,?)", lrows)
@@ -367,6 +372,19 @@ class _Writer:
                 folded = fold_title(work.title) if work.title else ""
                 if folded:
                     self.twriter.add_document(tantivy.Document(id=wid, title=folded))
+        # Tantivy commits (and merges) in a thread while SQLite builds its indexes.
+        errors: list[BaseException] = []
+        twriter = self.twriter
+
+        def commit() -> None:
+            try:
+                twriter.commit()
+                twriter.wait_merging_threads()
+            except BaseException as exc:  # re-raised below in the writer's thread
+                errors.append(exc)
+
+        committer = threading.Thread(target=commit, name="tantivy-commit")
+        committer.start()
         # redirects: the last one of an id wins; a redirect of an id that is a work is dropped
         db.execute(
             "DELETE FROM redirects WHERE rowid NOT IN (SELECT max(rowid) FROM redirects GROUP BY id)"
@@ -378,8 +396,10 @@ class _Writer:
         nworks = int(db.execute("SELECT count(*) FROM works").fetchone()[0])
         nred = int(db.execute("SELECT count(*) FROM redirects").fetchone()[0])
         db.close()
-        self.twriter.commit()
-        self.twriter.wait_merging_threads()
+        committer.join()
+        self._twriter = None
+        if errors:
+            raise errors[0]
         return nworks, nred, ndup
 
     def abort(self) -> None:
@@ -598,12 +618,13 @@ def build_index(
                 owner.append(si)
         total = 0
         stream = (
-            _iter_parts_parallel(parts, workers) if workers > 1 and len(parts) > 1
+            _iter_parts_parallel(parts, workers)
+            if workers > 1 and len(parts) > 1
             else _iter_parts_serial(parts)
         )
         for kind, pno, payload in stream:
             if kind == "rows":
-                w.add_rows(payload)
+                w.add_rows(payload, pno)
                 total += len(payload)
                 if progress is not None:
                     progress(total)

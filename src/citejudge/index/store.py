@@ -30,7 +30,71 @@ EXACT_TITLE_SCORE = 1e6
 
 #: Words left out of title queries (they match most titles and slow the query down).
 STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "in", "into", "is", "it", "its", "of", "on", "or", "that", "the", "their", "this", "to", "was", "were", "with", "via", "using", "towards", "toward", "based", "under", "over", "between", "among", "about", "than", "vs", "versus", "de", "la", "le", "les", "des", "du", "et", "en", "el", "los", "las", "y", "der", "die", "das", "und", "von", "zu", "im", "il", "di", "e"]
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "their",
+        "this",
+        "to",
+        "was",
+        "were",
+        "with",
+        "via",
+        "using",
+        "towards",
+        "toward",
+        "based",
+        "under",
+        "over",
+        "between",
+        "among",
+        "about",
+        "than",
+        "vs",
+        "versus",
+        "de",
+        "la",
+        "le",
+        "les",
+        "des",
+        "du",
+        "et",
+        "en",
+        "el",
+        "los",
+        "las",
+        "y",
+        "der",
+        "die",
+        "das",
+        "und",
+        "von",
+        "zu",
+        "im",
+        "il",
+        "di",
+        "e",
+    ]
 )
 
 MAX_QUERY_TERMS = 12
@@ -48,7 +112,9 @@ def query_terms(text: str) -> list[str]:
 class WorldIndex:
     """A read-only index of a world (works, identifiers, redirects, titles)."""
 
-    def __init__(self, path: Path, db: sqlite3.Connection, tindex: tantivy.Index, meta: dict[str, Any]):
+    def __init__(
+        self, path: Path, db: sqlite3.Connection, tindex: tantivy.Index, meta: dict[str, Any]
+    ):
         self.path = path
         self._db = db
         self._tindex = tindex
@@ -85,7 +151,9 @@ class WorldIndex:
             db = sqlite3.connect(uri, uri=True, check_same_thread=False)
             db.execute("SELECT 1 FROM works LIMIT 1").fetchall()
         except sqlite3.DatabaseError as exc:
-            raise IndexError_(f"index {path}: works.sqlite is unreadable: {exc}", hint=hint) from exc
+            raise IndexError_(
+                f"index {path}: works.sqlite is unreadable: {exc}", hint=hint
+            ) from exc
         try:
             tindex = tantivy.Index.open(str(path / "tantivy"))
         except (OSError, ValueError) as exc:
@@ -191,7 +259,9 @@ class WorldIndex:
 
     # --- title candidates ------------------------------------------------------------------
 
-    def search_title(self, text: str, k: int = 10, *, exact: bool = True) -> list[tuple[str, float]]:
+    def search_title(
+        self, text: str, k: int = 10, *, exact: bool = True
+    ) -> list[tuple[str, float]]:
         """Candidate work ids for a (possibly noisy) title, best first, at most ``k``.
 
         Works whose exact title key matches come first (score :data:`EXACT_TITLE_SCORE`), then
@@ -204,7 +274,7 @@ class WorldIndex:
         out: dict[str, float] = {}
         key = fold_title(text).replace(" ", "") if exact else ""
         if key:
-            for wid, in self._db.execute(
+            for (wid,) in self._db.execute(
                 "SELECT w.id FROM lookup l JOIN works w ON w.rowid = l.seq WHERE l.key = ? "
                 "ORDER BY w.id",
                 ("t:" + key,),
@@ -268,4 +338,3 @@ class WorldIndex:
             "snapshot_dates": sorted(dates),
             "bytes": size,
         }
-

@@ -53,9 +53,7 @@ _PREPRINT_RE = re.compile(
     r"arxiv|biorxiv|medrxiv|chemrxiv|ssrn|research\s*square|preprints?\.org|\bpreprint\b|psyarxiv|osf\s*preprints",
     re.I,
 )
-_ET_AL_RE = re.compile(
-    r"(?:,?\s*\bet\.?\s*al\b\.?|,?\s*\band\s+others\b|,?\s*\ba\s+kol\b\.?|,?\s*\bu\.\s*a\.)", re.I
-)
+_ET_AL_RE = re.compile(r"\b(?:et\.?\s*al\b\.?|and\s+others\b|a\s+kol\b\.?|u\.\s*a\.)", re.I)
 _ELLIPSIS_RE = re.compile(r"\s*(?:…|\.\.\.)\s*")
 _PARTICLES = frozenset(
     ["van", "von", "der", "den", "de", "del", "della", "da", "das", "dos", "du", "di", "la", "le", "ter", "ten", "bin", "ibn", "al", "el", "y", "zu", "af", "av", "v.", "v", "vd"]
@@ -83,6 +81,8 @@ _ID_NOISE_RE = re.compile(
     r"\bretrieved\s+from\b|\[online\]\.?|\[\s*spires\s*\]|\burn:\S+|\bwww\.\S+)",
     re.I,
 )
+_ID_NOISE_KEYS = ("doi", "http", "10.", "arxiv", "pmid", "pmc", "available", "retrieved", "online", "spires", "urn:", "www.")
+_UNPRINTABLE_RE = re.compile(r"[^\n\t\x20-\x7e\u00a0-\ud7ff\ue000-\ufffc\U00010000-\U0010ffff]")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _WS_RE = re.compile(r"\s+")
 _NUMBERING_RE = re.compile(r"^\s*(?:\[\s*\d{1,4}\s*\]|\(\s*\d{1,4}\s*\)|\d{1,4}\s*[.)]\s+|\d{1,3}\s+(?=[A-Z])|\d{1,3}(?=[A-Z][a-z]|[A-Z]\.))\s*")
@@ -296,6 +296,13 @@ def _split_names(seg: str) -> tuple[list[str], int]:
             names.append(vm.group(1))
             end = _s + (len(chunk) - len(chunk.lstrip())) + len(vm.group(1))
             break
+        if (
+            mode == "natural"
+            and names
+            and re.match(r"[A-Z][a-z]?\.", names[0])
+            and not any(_is_initial_token(w) or _COMPACT_INITIALS_RE.match(w) for w in _words(c.replace(".", ". ")))
+        ):
+            break  # "Y. LeCun, Y. Bengio, Nuclear Instruments": the venue, not a name
         if _is_name(c):
             names.append(c)
             end = e
@@ -536,14 +543,16 @@ def _parse_markdown(s: str, work: CitedWork) -> bool:
     return True
 
 
-def _strip_leading_year(rest: str) -> str:
-    return re.sub(
-        r"^[\s.,:]*\(?\s*(?:(?:1[6-9]|20)\d\d[a-z]?|in\s+press|n\.\s?d\.|forthcoming)[^)\n.]{0,25}\)?\s*[.,:]?\s*",
-        "",
-        rest,
-        count=1,
-        flags=re.I,
-    )
+_LEADING_YEAR_RE = re.compile(
+    r"^[\s.,:]*(?:\(\s*(?:(?:1[6-9]|20)\d\d[a-z]?|in\s+press|n\.\s?d\.|forthcoming)[^)\n]{0,25}\)"
+    r"|(?:(?:1[6-9]|20)\d\d[a-z]?|in\s+press|n\.\s?d\.|forthcoming)(?=\s*[.,:;)]))\s*[.,:]?\s*",
+    re.I,
+)
+
+
+def _strip_leading_year(rest: str) -> tuple[str, bool]:
+    m = _LEADING_YEAR_RE.match(rest)
+    return (rest[m.end() :], True) if m else (rest, False)
 
 
 _EDS_BEFORE_YEAR_RE = re.compile(
@@ -553,7 +562,9 @@ _EDS_BEFORE_YEAR_RE = re.compile(
 
 def _parse_structure(s: str, work: CitedWork) -> None:
     s = _NUMBERING_RE.sub("", s, count=1)
-    s = _ID_NOISE_RE.sub(" ", s)
+    low = s.lower()
+    if any(k in low for k in _ID_NOISE_KEYS):
+        s = _ID_NOISE_RE.sub(" ", s)
     s = _WS_RE.sub(" ", s).strip(" ,;")
     s = _EDS_BEFORE_YEAR_RE.sub("", s, count=1)
     if not s:
@@ -611,17 +622,21 @@ def ellipsis_in(seg: str) -> bool:
     return bool(_ELLIPSIS_RE.search(seg))
 
 
+_VENUE_WORDS_RE = re.compile(
+    r"\b(?:journal|proceedings|transactions|annals|bulletin|review|letters|archives|society|conference|"
+    r"symposium|workshop|congress|magazine|acta|zeitschrift|revue|revista)\b",
+    re.I,
+)
+_JOURNAL_START_RE = re.compile(
+    r"^\s*(?:the\s+)?(?:proceedings|journal|transactions|annals|bulletin|archives|acta)\b", re.I
+)
 _VENUE_SENT_RE = re.compile(
     r"^\s*(?:in\b|[^\W\d_][^\d]{1,150}?(?:,\s*|\s+)(?:vol\.?\s*|volume\s*)?[A-Z]?\d+\s*(?:\(|[,:;.]|\s*[-–]|$))", re.I
 )
 
 
 def _title_and_venue(rest: str, best: tuple[int, int, int, str] | None, work: CitedWork) -> None:
-    rest = rest.lstrip(" ,.;:")
-    author_date = False
-    if (best is not None and rest.startswith(("(", best[3][:4]))) or _YEAR_WORDS_RE.match(rest.lstrip("(")):
-        rest = _strip_leading_year(rest)
-        author_date = True
+    rest, author_date = _strip_leading_year(rest.lstrip(" ,.;:"))
     rest = rest.lstrip(" ,.;:")
     q = _find_quote(rest)
     if q and q[0] <= 3:
@@ -648,11 +663,27 @@ def _title_and_venue(rest: str, best: tuple[int, int, int, str] | None, work: Ci
             k = i
             break
     first = rest[sents[0][0] : sents[0][1]]
-    if k is not None and k >= 1:
+    if k is not None and k >= 1 and not author_date and _JOURNAL_START_RE.match(first):
+        _venue_fields(rest, work)  # "Proceedings of the X. Series B, 17, 109": no title
+    elif k is not None and k >= 1:
         work.title = _tidy(rest[sents[0][0] : sents[k - 1][1]])
         _venue_fields(rest[sents[k][0] :], work)
     elif k == 0:
-        # ACS / AIP / Elsevier: no title, the venue comes first
+        # ACS / AIP / Elsevier: the venue comes first, unless a comma-separated title precedes it
+        # (Elsevier with titles: "Y. LeCun, ..., Deep learning, Nature 521 (2015) 436.")
+        m = _VENUE_END_RE.search(rest)
+        pre = rest[: m.start()] if m else rest
+        if not author_date and work.authors and re.match(r"[A-Z][a-z]?\.", work.authors[0]) and ", " in pre:
+            t, v = pre.rsplit(", ", 1)
+            if (
+                len(_words(t)) >= 2
+                and v[:1].isupper()
+                and not _PUBLISHER_WORDS_RE.search(v)
+                and not _VENUE_WORDS_RE.search(t)
+            ):
+                work.title = _tidy(t)
+                _venue_fields(rest[len(t) + 2 :], work)
+                return
         _venue_fields(rest, work)
     else:
         more = len(sents) >= 2 and bool(re.search(r"[^\W\d_]{2}", rest[sents[0][1] :]))
@@ -693,8 +724,8 @@ def parse_citation_string(text: str) -> CitedWork:
     head = text[:MAX_STRUCTURE_CHARS]
     if len(text) > MAX_STRUCTURE_CHARS:
         work.warnings.append(f"citation longer than {MAX_STRUCTURE_CHARS} characters; structure read from the start only")
-    printable = sum(1 for c in head if c.isprintable() or c in "\n\t")
-    if printable < 0.7 * len(head):
+    unprintable = len(_UNPRINTABLE_RE.findall(head)) if not head.isprintable() else 0
+    if unprintable > 0.3 * len(head):
         work.warnings.append("citation is mostly non-text; only identifiers were read")
         return work
     try:

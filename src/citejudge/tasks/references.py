@@ -14,9 +14,13 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from citejudge.io import Item, OutputLine
+from citejudge.judge.core import Judge
+from citejudge.judge.prompts import render
+from citejudge.judge.schemas import AbstentionJudgement
 from citejudge.match.citation import CitedWork
 from citejudge.match.fields import compare_title
 from citejudge.match.names import compare_authors
@@ -24,9 +28,11 @@ from citejudge.match.parse import parse_item_citation
 from citejudge.match.resolve import FieldResult, WorldLookup, check_citation
 from citejudge.match.venues import compare_venue
 from citejudge.tasks.abstention import detect_abstention
+from citejudge.tasks.content import ContentCase, find_evidence, judge_content
 
 __all__ = [
     "CONTENT_NOT_JUDGED",
+    "ContentStage",
     "DEPENDENCY_CONTENT",
     "ReferencesTask",
     "abstention_result",
@@ -201,3 +207,65 @@ def _cited_summary(c: CitedWork) -> dict[str, Any]:
     if c.warnings:
         out["warnings"] = c.warnings
     return out
+
+
+NO_TEXT = "N/A. Cannot verify content: no abstract or full text of {wid} is available offline."
+NO_CLAIM = "N/A. The item states no claim about the work's content."
+
+
+@dataclass
+class ContentStage:
+    """The judged part of ``references``: content grounding (and unclear abstentions).
+
+    Applied to a batch of deterministic output lines at once so that every sub-claim of every
+    item goes to the model in one call.
+    """
+
+    world: WorldLookup
+    judge: Judge
+    fulltext_dir: Path | None = None
+
+    def apply(self, pairs: list[tuple[Item, OutputLine]]) -> None:
+        """Fill in ``content_grounding`` (and abstention for unclear cases) in place."""
+        unclear = [(it, ln) for it, ln in pairs if ln.result is not None
+                   and ln.details.get("abstention_check", {}).get("status") == "unclear"]
+        if unclear:
+            prompts = [render("abstention.v1", statement=str(it.data.get("claim") or "")) for it, _ in unclear]
+            for (_, ln), out in zip(unclear, self.judge.ask(prompts, AbstentionJudgement), strict=True):
+                ln.details["abstention_check"]["judge"] = {"answer": out.answer.abstention if out.answer else None,
+                                                           "request_hash": out.request_hash, "error": out.error}
+                if out.answer is not None and out.answer.abstention == "yes":
+                    assert ln.result is not None
+                    ln.result = abstention_result(ln.result["reference_name"])
+                    ln.details["grounded"] = None
+        cases: list[ContentCase] = []
+        targets: list[OutputLine] = []
+        for it, ln in pairs:
+            if ln.result is None or not ln.details.get("grounded"):
+                continue
+            claim = it.data.get("claim")
+            if not isinstance(claim, str) or not claim.strip():
+                ln.result["content_grounding"] = NO_CLAIM
+                continue
+            wid = ln.details.get("match", {}).get("work_id")
+            work = self.world.get(wid) if wid else None
+            evidence = find_evidence(work, self.fulltext_dir) if work else None
+            if work is None or evidence is None:
+                ln.result["content_grounding"] = NO_TEXT.format(wid=wid)
+                ln.result["verification_error"] = "Yes"
+                ln.details["content"] = {"evidence": None}
+                continue
+            cases.append(ContentCase(claim, work, evidence))
+            targets.append(ln)
+            ln.details["content"] = {"evidence": evidence.source}
+        for ln, verdict in zip(targets, judge_content(cases, self.judge), strict=True):
+            assert ln.result is not None
+            ln.details["content"]["subclaims"] = verdict.subclaims
+            if verdict.label == "error":
+                ln.error = {"kind": "judge", "message": verdict.error or "no valid answer", "field": "claim"}
+                ln.details["partial_result"] = ln.result
+                ln.result = None
+                continue
+            ln.result["content_grounding"] = verdict.explanation
+            if verdict.label == "No":
+                ln.result["hallucination"] = "Yes"

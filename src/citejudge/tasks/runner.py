@@ -48,6 +48,8 @@ class CheckOptions:
     fulltext_dir: Path | None = None
     no_gold: bool = False
     today_year: int | None = None
+    batch_size: int = 64
+    cache_dir: Path | None = None
 
 
 @dataclass
@@ -139,6 +141,50 @@ def _iter_lines(opts: CheckOptions, items: list[Item | ItemError]) -> Iterator[O
                 yield OutputLine(d["id"], d["task"], d["result"], d["details"], d["error"])
 
 
+def _content_stage(opts: CheckOptions, manifest: dict[str, Any]) -> Any:
+    """The judged stage of ``references``: model card → backend → cached judge."""
+    from citejudge.index import WorldIndex
+    from citejudge.judge.cards import load_card
+    from citejudge.judge.core import Judge, RequestCache
+    from citejudge.judge.prompts import template_sha256
+    from citejudge.judge.registry import make_backend
+    from citejudge.judge.schemas import AbstentionJudgement, ClaimSupport, schema_sha256
+    from citejudge.tasks.content import TEMPLATE
+    from citejudge.tasks.references import ContentStage
+
+    if opts.index is None:
+        raise ConfigError("the references task needs --index PATH", hint="build one with 'citejudge index build'")
+    card = load_card(opts.model or "cpu-default")
+    backend = make_backend(card)
+    cache_dir = opts.cache_dir or (opts.out.parent if opts.out else Path.cwd())
+    judge = Judge(backend, card.sampling, cache=RequestCache(cache_dir / ".citejudge-cache.sqlite"))
+    manifest["judge"] = {
+        "card": card.model_dump(mode="json"), **judge.describe(),
+        "prompts": {TEMPLATE: template_sha256(TEMPLATE), "abstention.v1": template_sha256("abstention.v1")},
+        "schemas": {"ClaimSupport": schema_sha256(ClaimSupport),
+                    "AbstentionJudgement": schema_sha256(AbstentionJudgement)},
+    }
+    return ContentStage(WorldIndex.open(opts.index), judge, opts.fulltext_dir)
+
+
+def _judged(lines: Iterator[OutputLine], items: list[Item | ItemError], stage: Any,
+            batch_size: int) -> Iterator[OutputLine]:
+    """Deterministic lines in, judged lines out, in order; the judge sees a batch at a time."""
+    buf: list[tuple[Item, OutputLine]] = []
+    order: list[OutputLine] = []
+    for it, line in zip(items, lines, strict=True):
+        order.append(line)
+        if isinstance(it, Item):
+            buf.append((it, line))
+        if len(buf) >= batch_size:
+            stage.apply(buf)
+            yield from order
+            buf, order = [], []
+    if buf:
+        stage.apply(buf)
+    yield from order
+
+
 def _verdict_key(task: str, line: OutputLine) -> str:
     if line.result is None:
         return "error"
@@ -185,10 +231,6 @@ def run_check(opts: CheckOptions) -> CheckSummary:
     """Run one task over an input file; write results and a manifest; return the counts."""
     if opts.task not in TASKS:
         raise ConfigError(f"unknown task {opts.task!r}", hint=f"one of: {', '.join(TASKS)}")
-    if opts.task == "references" and not opts.no_llm:
-        # The judged stage arrives with the judge; until then say so instead of guessing.
-        raise ConfigError("content grounding needs the judge, which this version does not include",
-                          hint="add --no-llm to run the deterministic reference check")
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -201,6 +243,8 @@ def run_check(opts: CheckOptions) -> CheckSummary:
 
     items = list(read_items(opts.input))
     summary = CheckSummary(items=len(items))
+    stage = None if opts.no_llm else _content_stage(opts, manifest)
+    _write_manifest(manifest_path, manifest)
     t0 = time.perf_counter()
     stream = None if opts.out else sys.stdout.buffer
     with ResultWriter(opts.out, stream) as writer, Progress(
@@ -209,18 +253,24 @@ def run_check(opts: CheckOptions) -> CheckSummary:
         TimeRemainingColumn(), console=console, disable=opts.quiet, transient=True,
     ) as progress:
         bar = progress.add_task(opts.task, total=len(items), rate="-", errors=0)
-        for n, line in enumerate(_iter_lines(opts, items), start=1):
+        lines = _iter_lines(opts, items)
+        if stage is not None:
+            lines = _judged(lines, items, stage, opts.batch_size)
+        for n, line in enumerate(lines, start=1):
             writer.write(line)
             key = _verdict_key(opts.task, line)
             summary.verdicts[key] += 1
             if line.error is not None:
                 summary.errors += 1
-            else:
+            elif not line.details.get("content", {}).get("subclaims") and "judge" not in line.details.get(
+                    "abstention_check", {}):
                 summary.decided_without_model += 1
             if n % 50 == 0 or n == len(items):
                 rate = n / max(time.perf_counter() - t0, 1e-9)
                 progress.update(bar, completed=n, rate=f"{rate:,.0f}", errors=summary.errors)
     summary.seconds = time.perf_counter() - t0
+    if stage is not None:
+        manifest["judge"]["stats"] = dict(stage.judge.stats)
     summary.over_budget = _over_budget(summary.errors, summary.items, opts.fail_on_error)
     manifest.update(status="failed" if summary.over_budget else "finished",
                     finished_utc=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
