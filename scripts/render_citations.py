@@ -74,6 +74,10 @@ FAULTS: tuple[str, ...] = (
 _PARTICLES = frozenset({"van", "von", "de", "der", "den", "del", "della", "da", "di", "du", "le", "la", "dos",
                         "das", "ten", "ter", "vander", "zu", "y"})
 _SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
+#: Names of organisations, not people: printed whole, never inverted or abbreviated.
+_ORG_RE = re.compile(r"\b(?:bank|organi[sz]ation|community|group|consortium|committee|institute|society|agency|"
+                     r"union|council|association|team|network|programme|program|collaboration|foundation|"
+                     r"ministry|department|centre|center|office|commission|authority)\b", re.I)
 _PREPRINT_VENUE = re.compile(r"arxiv|rxiv|ssrn|preprint|research square|repec|zenodo", re.I)
 _PREPRINT_KINDS = frozenset({"preprint", "submitted", "submittedversion"})
 
@@ -145,7 +149,12 @@ class Pool:
 # ------------------------------------------------------------------------------------- names
 
 def split_name(name: str) -> tuple[list[str], str, str | None]:
-    """``(given tokens, family, suffix)`` of a display name ("J.A.C. van Burg" → (["J.A.C."], "van Burg", None))."""
+    """``(given tokens, family, suffix)`` of a display name ("J.A.C. van Burg" → (["J.A.C."], "van Burg", None)).
+
+    An organisation ("World Bank") is all family name.
+    """
+    if _ORG_RE.search(name):
+        return [], name.strip(), None
     if name.count(",") == 1:
         fam_part, given_part = (x.strip() for x in name.split(","))
         if given_part.lower() not in _SUFFIXES and fam_part and given_part:

@@ -375,7 +375,7 @@ _VENUE_START_RE = re.compile(r"\s+(?:Journal|Proceedings|Annals|Bulletin|Transac
 
 def _is_boundary(s: str, dot: int) -> bool:
     """True if the ``.`` at ``s[dot]`` ends a sentence (is not an initial or an abbreviation)."""
-    m = re.search(r"([^\s.(]*)$", s[:dot])
+    m = re.search(r"([^\s.(]*)$", s[max(0, dot - 40) : dot])
     word = (m.group(1) if m else "").lstrip("-‐")
     if not word:
         return True
@@ -507,7 +507,9 @@ def _scan_ids(text: str, work: CitedWork) -> None:
 
 def _find_quote(s: str) -> tuple[int, int, int] | None:
     """(open, close, after) of the first quoted span that looks like a title."""
-    for m in re.finditer(r"[“\"«„]|(?<![\w])[‘'](?=[A-Z])", s):
+    for n_tried, m in enumerate(re.finditer(r"[“\"«„]|(?<![\w])[‘'](?=[A-Z])", s)):
+        if n_tried >= 20:
+            break
         o = m.start()
         ch = s[o]
         closers = {"“": "”\"", '"': '"”', "«": "»", "„": "“”\"", "‘": "’", "'": "'"}[ch]
@@ -1005,10 +1007,11 @@ def parse_csl_item(item: dict[str, Any]) -> CitedWork:
     work.volume = _as_str(str(item["volume"])) if isinstance(item.get("volume"), (str, int)) else None
     work.pages = _as_str(str(item["page"])) if isinstance(item.get("page"), (str, int)) else None
     work.publisher = _as_str(item.get("publisher"))
-    blob = " ".join(x for x in (venue or "", work.publisher or "", work.entry_type or "") if x)
-    work.is_preprint = work.arxiv is not None or bool(_PREPRINT_RE.search(blob)) or work.entry_type == "article"
-    if work.entry_type == "article" and not (work.arxiv or _PREPRINT_RE.search(blob)):
-        work.is_preprint = False
+    blob = " ".join(x for x in (venue or "", work.publisher or "") if x)
+    # CSL type "article" is the generic (preprint / working paper) type
+    work.is_preprint = (
+        work.arxiv is not None or bool(_PREPRINT_RE.search(blob)) or (work.entry_type == "article" and not venue)
+    )
     return work
 
 

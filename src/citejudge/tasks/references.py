@@ -36,7 +36,10 @@ __all__ = [
     "DEPENDENCY_CONTENT",
     "ReferencesTask",
     "abstention_result",
+    "make_checker",
+    "make_stage",
     "merge_citations",
+    "validate_options",
 ]
 
 TASK = "references"
@@ -269,3 +272,36 @@ class ContentStage:
             ln.result["content_grounding"] = verdict.explanation
             if verdict.label == "No":
                 ln.result["hallucination"] = "Yes"
+
+
+# ------------------------------------------------------------------------- task entry points
+
+def validate_options(opts: Any) -> None:
+    """Usage errors of ``check references`` before any work starts."""
+    from citejudge.errors import ConfigError
+
+    if opts.index is None:
+        raise ConfigError("the references task needs --index PATH", hint="build one with 'citejudge index build'")
+    if not Path(opts.index).exists():
+        raise ConfigError(f"index {opts.index} does not exist", hint="build one with 'citejudge index build'")
+
+
+def make_checker(opts: Any) -> Any:
+    """The deterministic stage (opens the index read-only in this process)."""
+    from citejudge.index import WorldIndex
+
+    world = WorldIndex.open(opts.index)
+    task = ReferencesTask(world) if opts.today_year is None else ReferencesTask(world, opts.today_year)
+    return task.check
+
+
+def make_stage(opts: Any, manifest: dict[str, Any]) -> ContentStage:
+    """The judged stage: content grounding and unclear abstentions."""
+    from citejudge.index import WorldIndex
+    from citejudge.judge.schemas import ClaimSupport
+    from citejudge.tasks.content import TEMPLATE
+    from citejudge.tasks.registry import make_judge
+
+    validate_options(opts)
+    judge = make_judge(opts, manifest, [TEMPLATE, "abstention.v1"], [ClaimSupport, AbstentionJudgement])
+    return ContentStage(WorldIndex.open(opts.index), judge, opts.fulltext_dir)

@@ -69,39 +69,43 @@ class CheckSummary:
                 "verdicts": dict(sorted(self.verdicts.items())), "seconds": round(self.seconds, 3)}
 
 
-class ReferencesWorker:
-    """Per-process state of the references task: the index opened read-only, the task object."""
+class TaskWorker:
+    """Per-process state of a task's deterministic stage (e.g. the index opened read-only)."""
 
-    def __init__(self, index: Path, today_year: int | None) -> None:
-        from citejudge.index import WorldIndex
-        from citejudge.tasks.references import ReferencesTask
+    def __init__(self, opts: CheckOptions) -> None:
+        from citejudge.tasks.registry import get_task
 
-        self.index = WorldIndex.open(index)
-        self.task = ReferencesTask(self.index) if today_year is None else ReferencesTask(self.index, today_year)
+        self.task_name = opts.task
+        self.check = get_task(opts.task).make_checker(opts)
 
     def __call__(self, item: Item) -> OutputLine:
         """One output line for one item; unexpected exceptions become error records."""
         try:
-            line = self.task.check(item)
+            line = self.check(item)
         except Exception as exc:  # noqa: BLE001 - one bad item must not stop the run
-            return OutputLine(item.id, "references", None, {},
+            return OutputLine(item.id, self.task_name, None, {},
                               {"kind": "internal", "message": f"{type(exc).__name__}: {exc}",
                                "file": item.file, "line": item.line})
-        if line.result is not None:
-            problems = validate_result("references", line.result)
-            if problems:
-                return OutputLine(item.id, "references", None, line.details,
-                                  {"kind": "schema", "message": "; ".join(problems), "file": item.file,
-                                   "line": item.line})
-        return line
+        return _validated(self.task_name, item, line)
 
 
-_WORKER: ReferencesWorker | None = None
+def _validated(task: str, item: Item, line: OutputLine) -> OutputLine:
+    """The line, or an error record if its result does not validate against the task's schema."""
+    if line.result is not None:
+        problems = validate_result(task, line.result)
+        if problems:
+            return OutputLine(item.id, task, None, line.details,
+                              {"kind": "schema", "message": "; ".join(problems), "file": item.file,
+                               "line": item.line})
+    return line
 
 
-def _init_worker(index: Path, today_year: int | None) -> None:  # pragma: no cover - child process
+_WORKER: TaskWorker | None = None
+
+
+def _init_worker(opts: CheckOptions) -> None:  # pragma: no cover - child process
     global _WORKER  # noqa: PLW0603 - per-process state of a pool worker
-    _WORKER = ReferencesWorker(index, today_year)
+    _WORKER = TaskWorker(opts)
 
 
 def _work(item: Item) -> bytes:  # pragma: no cover - child process
@@ -116,22 +120,18 @@ def _error_line(task: str, err: ItemError) -> OutputLine:
 
 def _iter_lines(opts: CheckOptions, items: list[Item | ItemError]) -> Iterator[OutputLine]:
     """Output lines in input order; items are processed in a process pool when it pays."""
-    if opts.task != "references":
-        raise ConfigError(f"task {opts.task!r} is not available in this version",
-                          hint="available: references")
-    if opts.index is None:
-        raise ConfigError("the references task needs --index PATH", hint="build one with 'citejudge index build'")
-    if not opts.index.exists():
-        raise ConfigError(f"index {opts.index} does not exist", hint="build one with 'citejudge index build'")
+    from citejudge.tasks.registry import get_task
+
+    get_task(opts.task).validate_options(opts)
     good = [it for it in items if isinstance(it, Item)]
     workers = max(1, opts.workers)
     if workers == 1 or len(good) < 200:
-        worker = ReferencesWorker(opts.index, opts.today_year)
+        worker = TaskWorker(opts)
         for it in items:
             yield _error_line(opts.task, it) if isinstance(it, ItemError) else worker(it)
         return
     ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(opts.index, opts.today_year)) as pool:
+    with ctx.Pool(workers, initializer=_init_worker, initargs=(opts,)) as pool:
         results = pool.imap(_work, good, chunksize=64)
         for it in items:
             if isinstance(it, ItemError):
@@ -139,32 +139,6 @@ def _iter_lines(opts: CheckOptions, items: list[Item | ItemError]) -> Iterator[O
             else:
                 d = orjson.loads(next(results))
                 yield OutputLine(d["id"], d["task"], d["result"], d["details"], d["error"])
-
-
-def _content_stage(opts: CheckOptions, manifest: dict[str, Any]) -> Any:
-    """The judged stage of ``references``: model card → backend → cached judge."""
-    from citejudge.index import WorldIndex
-    from citejudge.judge.cards import load_card
-    from citejudge.judge.core import Judge, RequestCache
-    from citejudge.judge.prompts import template_sha256
-    from citejudge.judge.registry import make_backend
-    from citejudge.judge.schemas import AbstentionJudgement, ClaimSupport, schema_sha256
-    from citejudge.tasks.content import TEMPLATE
-    from citejudge.tasks.references import ContentStage
-
-    if opts.index is None:
-        raise ConfigError("the references task needs --index PATH", hint="build one with 'citejudge index build'")
-    card = load_card(opts.model or "cpu-default")
-    backend = make_backend(card)
-    cache_dir = opts.cache_dir or (opts.out.parent if opts.out else Path.cwd())
-    judge = Judge(backend, card.sampling, cache=RequestCache(cache_dir / ".citejudge-cache.sqlite"))
-    manifest["judge"] = {
-        "card": card.model_dump(mode="json"), **judge.describe(),
-        "prompts": {TEMPLATE: template_sha256(TEMPLATE), "abstention.v1": template_sha256("abstention.v1")},
-        "schemas": {"ClaimSupport": schema_sha256(ClaimSupport),
-                    "AbstentionJudgement": schema_sha256(AbstentionJudgement)},
-    }
-    return ContentStage(WorldIndex.open(opts.index), judge, opts.fulltext_dir)
 
 
 def _judged(lines: Iterator[OutputLine], items: list[Item | ItemError], stage: Any,
@@ -178,11 +152,19 @@ def _judged(lines: Iterator[OutputLine], items: list[Item | ItemError], stage: A
             buf.append((it, line))
         if len(buf) >= batch_size:
             stage.apply(buf)
-            yield from order
+            yield from _revalidated(order, buf)
             buf, order = [], []
     if buf:
         stage.apply(buf)
-    yield from order
+    yield from _revalidated(order, buf)
+
+
+def _revalidated(order: list[OutputLine], pairs: list[tuple[Item, OutputLine]]) -> Iterator[OutputLine]:
+    """Judged lines are checked against the schema again (the judged stage changed them)."""
+    items = {id(ln): it for it, ln in pairs}
+    for ln in order:
+        it = items.get(id(ln))
+        yield _validated(ln.task, it, ln) if it is not None else ln
 
 
 def _verdict_key(task: str, line: OutputLine) -> str:
@@ -243,7 +225,9 @@ def run_check(opts: CheckOptions) -> CheckSummary:
 
     items = list(read_items(opts.input))
     summary = CheckSummary(items=len(items))
-    stage = None if opts.no_llm else _content_stage(opts, manifest)
+    from citejudge.tasks.registry import get_task
+
+    stage = None if opts.no_llm else get_task(opts.task).make_stage(opts, manifest)
     _write_manifest(manifest_path, manifest)
     t0 = time.perf_counter()
     stream = None if opts.out else sys.stdout.buffer
@@ -269,7 +253,7 @@ def run_check(opts: CheckOptions) -> CheckSummary:
                 rate = n / max(time.perf_counter() - t0, 1e-9)
                 progress.update(bar, completed=n, rate=f"{rate:,.0f}", errors=summary.errors)
     summary.seconds = time.perf_counter() - t0
-    if stage is not None:
+    if stage is not None and "judge" in manifest:
         manifest["judge"]["stats"] = dict(stage.judge.stats)
     summary.over_budget = _over_budget(summary.errors, summary.items, opts.fail_on_error)
     manifest.update(status="failed" if summary.over_budget else "finished",
