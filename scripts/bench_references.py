@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
-
-import logging
 
 from citejudge.index import WorldIndex, build_index
 from citejudge.io import Item

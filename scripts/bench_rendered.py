@@ -27,11 +27,10 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from render_citations import generate_items, load_works  # noqa: E402
-
 from citejudge.index import WorldIndex, build_index  # noqa: E402
 from citejudge.io import Item  # noqa: E402
 from citejudge.tasks.references import ReferencesTask  # noqa: E402
+from render_citations import generate_items, load_works  # noqa: E402
 
 __all__ = ["main", "run_bench"]
 

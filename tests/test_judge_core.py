@@ -192,7 +192,7 @@ def test_content_stage_end_to_end(tmp_path: Path) -> None:
     stage.apply(pairs)
     res = [ln.result for _, ln in pairs]
     assert all(r is not None for r in res)
-    r0, r1, r2, r3, r4, r5 = res  # type: ignore[misc]
+    r0, r1, r2, r3, r4, _ = res  # type: ignore[misc]
     assert r0["content_grounding"].startswith("Yes.") and r0["hallucination"] == "No"
     assert r1["content_grounding"].startswith("No.") and r1["hallucination"] == "Yes"
     assert r2["verification_error"] == "Yes" and r2["content_grounding"].startswith("N/A.")

@@ -131,7 +131,16 @@ def test_pmcid_without_prefix_and_pmid(task: ReferencesTask) -> None:
 
 def test_merged_openalex_id_followed(task: ReferencesTask) -> None:
     res, details = run(task, metadata={"url": "https://openalex.org/W99", "title": "Deep learning"})
-    assert ref(res) == "No" and "W99" in res["reference_grounding"] or details["match"]["work_id"] == "W2"  # type: ignore[index]
+    match = details["match"]
+    assert match["work_id"] == "W2" and "W99 was merged into W2" in match["notes"]  # type: ignore[index]
+    # the cited id is not the record's id: a merged id is reported, not silently accepted
+    assert ref(res) == "No" and "W99" in res["reference_grounding"]
+
+
+def test_deleted_openalex_id_is_reported(task: ReferencesTask) -> None:
+    res, details = run(task, metadata={"url": "https://openalex.org/W98"})
+    assert ref(res) == "No"
+    assert "W98 was deleted from OpenAlex" in details["match"]["notes"]  # type: ignore[index]
 
 
 def test_not_in_world_is_no(task: ReferencesTask) -> None:

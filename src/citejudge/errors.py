@@ -31,7 +31,7 @@ class InputError(CitejudgeError):
     """Unusable input (a file that does not exist, an unreadable source)."""
 
 
-class IndexError_(CitejudgeError):  # noqa: N801 - avoid shadowing builtins.IndexError
+class IndexError_(CitejudgeError):
     """The index is missing, corrupt or of another schema version."""
 
 

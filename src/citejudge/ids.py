@@ -82,6 +82,8 @@ def norm_doi(value: str | None) -> str | None:
     if "%2f" in s.lower():
         s = re.sub("%2f", "/", s, flags=re.IGNORECASE)
     s = s.lower()
+    # A DOI badge image URL ends in ".svg"/".png": the extension is not part of the DOI.
+    s = re.sub(r"\.(?:svg|png|gif|jpe?g)$", "", s)
     return s if _DOI_BODY.match(s) else None
 
 
@@ -176,7 +178,7 @@ _ARXIV_IN_TEXT = re.compile(
     r"(\d{4}\.\d{4,5}(?:v\d+)?|[a-z\-]+(?:\.[a-z]{2})?/\d{7}(?:v\d+)?)",
     re.I,
 )
-_OPENALEX_IN_TEXT = re.compile(r"openalex\.org/(?:works/)?(W\d{4,12})\b", re.I)
+_OPENALEX_IN_TEXT = re.compile(r"openalex\.org/(?:works/)?(W\d{1,12})\b", re.I)
 _URL_IN_TEXT = re.compile(r"https?://[^\s<>\"{}]+", re.I)
 
 

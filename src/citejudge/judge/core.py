@@ -23,9 +23,9 @@ from citejudge.hashing import canonical_json, sha256_text
 from citejudge.judge.schemas import schema_sha256
 
 __all__ = [
+    "Judge",
     "JudgeBackend",
     "JudgeOutcome",
-    "Judge",
     "RequestCache",
     "Sampling",
     "request_hash",
@@ -162,7 +162,7 @@ class Judge:
             self.stats["model_calls"] += 1
             try:
                 raws = self.backend.generate_batch(batch, schema, self.sampling)
-            except Exception as exc:  # noqa: BLE001 - a failing batch becomes per-request errors
+            except Exception as exc:
                 log.warning("backend %s failed on a batch of %d: %s", self.backend.name, len(batch), exc)
                 for i in pending:
                     outcomes[i].error = f"backend error: {type(exc).__name__}: {exc}"

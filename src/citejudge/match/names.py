@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from citejudge.match.normalize import delatex, fold, strip_markup

@@ -77,7 +77,7 @@ _QUOTES_OPEN = "“\"«„”"
 _QUOTE_PAIRS = {"“": "”", '"': '"', "«": "»", "„": "“", "”": "”"}
 _ID_NOISE_RE = re.compile(
     r"(?:\bdoi\s*[:=]?\s*|\bhttps?://\S+|\b10\.\d{4,9}\s?/\S+|\barxiv\s*:\s*\S+(?:\s*\[[\w.\-]+\])?|"
-    r"\bpmid\s*[:=]?\s*\d+|\bpmcid\s*[:=]?\s*pmc\d+|\bpmc\d{3,}|\bavailable\s+(?:at|from|online)\s*:?|"
+    r"\bpmid\s*[:=]?\s*\d+|\bpmcid\s*[:=]?\s*(?:pmc)?\s*\d+|\bpmc\d{3,}|\bavailable\s+(?:at|from|online)\s*:?|"
     r"\bretrieved\s+from\b|\[online\]\.?|\[\s*spires\s*\]|\burn:\S+|\bwww\.\S+)",
     re.I,
 )
@@ -402,7 +402,7 @@ def _sentences(s: str) -> list[tuple[int, int]]:
 
 
 _VENUE_END_RE = re.compile(
-    r"(?:,\s*|\s+)(?:vol(?:ume)?\.?\s*\d|no\.\s*\d|pp?\.\s*\d|\d)|\s*\(\s*\d|\s*[;:]\s*\d|,\s*(?:" + _MONTHS + r")\b|\s+\d|(?<=[a-z])\d|,\s*\(",
+    r"(?:,\s*|\s+)(?:vol(?:ume)?\.?\s*\d|no\.\s*\d|pp?\.\s*\d|\d)|\s*\(\s*(?:pp?\.\s*)?\d|\s*[;:]\s*\d|,\s*(?:" + _MONTHS + r")\b|\s+\d|(?<=[a-z])\d|,\s*\(",
     re.I,
 )
 _PUBLISHER_WORDS_RE = re.compile(

@@ -19,13 +19,20 @@ from typing import Any, Protocol
 
 from rapidfuzz import fuzz
 
-from citejudge.ids import arxiv_from_doi
+from citejudge.ids import (
+    arxiv_from_doi,
+    extract_arxiv,
+    extract_dois,
+    extract_openalex,
+    extract_pmcid,
+    extract_pmid,
+)
 from citejudge.match.citation import CitedWork
 from citejudge.match.fields import compare_title, compare_year
 from citejudge.match.names import compare_authors, family_key
 from citejudge.match.normalize import fold, title_key
 from citejudge.match.venues import compare_venue
-from citejudge.records import Work
+from citejudge.records import Redirect, Work
 
 __all__ = [
     "ACCEPT_TITLE",
@@ -35,6 +42,7 @@ __all__ = [
     "Verdict",
     "WorldLookup",
     "check_citation",
+    "ids_from_urls",
     "record_ids",
     "resolve",
     "validate",
@@ -53,6 +61,7 @@ class WorldLookup(Protocol):
     """What the resolver needs from an index (``citejudge.index.WorldIndex`` implements it)."""
 
     def get(self, work_id: str) -> Work | None: ...  # noqa: D102
+    def redirect(self, work_id: str) -> Redirect | None: ...  # noqa: D102
     def follow(self, work_id: str) -> tuple[Work | None, list[str]]: ...  # noqa: D102
     def by_doi(self, doi: str) -> list[Work]: ...  # noqa: D102
     def by_pmid(self, pmid: str) -> list[Work]: ...  # noqa: D102
@@ -214,8 +223,10 @@ def _id_lookups(cited: CitedWork, world: WorldLookup, res: Resolution) -> dict[s
         res.identifiers[f"openalex:{cited.openalex}"] = [work.id] if work else []
         if len(chain) > 1:
             res.notes.append(f"{cited.openalex} was merged into {chain[-1]}")
-        elif work is None and chain:
-            res.notes.append(f"{cited.openalex} was deleted from OpenAlex")
+        if work is None:
+            red = world.redirect(chain[-1])
+            if red is not None and red.target is None:
+                res.notes.append(f"{chain[-1]} was deleted from OpenAlex")
         if work is not None:
             hits.setdefault(work.id, work)
     return hits
@@ -249,8 +260,24 @@ def _title_candidates(cited: CitedWork, world: WorldLookup) -> list[Candidate]:
     return sorted(seen.values(), key=lambda c: (-c.score, c.work.id))
 
 
+def ids_from_urls(cited: CitedWork) -> CitedWork:
+    """Identifiers written as URLs (doi.org, arXiv, PubMed, PMC, OpenAlex) become stated ids."""
+    if not cited.urls:
+        return cited
+    joined = " ".join(cited.urls)
+    for d in extract_dois(joined):
+        if d not in cited.doi:
+            cited.doi.append(d)
+    cited.arxiv = cited.arxiv or extract_arxiv(joined)
+    cited.pmid = cited.pmid or extract_pmid(joined)
+    cited.pmcid = cited.pmcid or extract_pmcid(joined)
+    cited.openalex = cited.openalex or extract_openalex(joined)
+    return cited
+
+
 def resolve(cited: CitedWork, world: WorldLookup) -> Resolution:
     """Find the one record ``cited`` refers to, or say why there is none."""
+    ids_from_urls(cited)
     res = Resolution(status="not_found")
     stated = bool(cited.doi or cited.arxiv or cited.pmid or cited.pmcid or cited.openalex
                   or cited.title or cited.authors)

@@ -1,4 +1,4 @@
-"""Content grounding: is a claim fully supported by what the matched work says?
+"""Content grounding: is a claim fully supported by what the matched work says.
 
 Deterministic around the model:
 

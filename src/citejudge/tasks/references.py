@@ -32,8 +32,8 @@ from citejudge.tasks.content import ContentCase, find_evidence, judge_content
 
 __all__ = [
     "CONTENT_NOT_JUDGED",
-    "ContentStage",
     "DEPENDENCY_CONTENT",
+    "ContentStage",
     "ReferencesTask",
     "abstention_result",
     "make_checker",

@@ -26,7 +26,7 @@ from citejudge.hashing import code_revision, file_sha256, package_versions, sha2
 from citejudge.io import Item, ItemError, OutputLine, ResultWriter, read_items
 from citejudge.schema import schema_hash, validate_result
 
-__all__ = ["CheckOptions", "CheckSummary", "ReferencesWorker", "run_check"]
+__all__ = ["CheckOptions", "CheckSummary", "TaskWorker", "run_check"]
 
 TASKS = ("references", "rag-audit", "citation-eval")
 
@@ -82,7 +82,7 @@ class TaskWorker:
         """One output line for one item; unexpected exceptions become error records."""
         try:
             line = self.check(item)
-        except Exception as exc:  # noqa: BLE001 - one bad item must not stop the run
+        except Exception as exc:
             return OutputLine(item.id, self.task_name, None, {},
                               {"kind": "internal", "message": f"{type(exc).__name__}: {exc}",
                                "file": item.file, "line": item.line})
@@ -104,7 +104,7 @@ _WORKER: TaskWorker | None = None
 
 
 def _init_worker(opts: CheckOptions) -> None:  # pragma: no cover - child process
-    global _WORKER  # noqa: PLW0603 - per-process state of a pool worker
+    global _WORKER
     _WORKER = TaskWorker(opts)
 
 
@@ -214,7 +214,13 @@ def run_check(opts: CheckOptions) -> CheckSummary:
     if opts.task not in TASKS:
         raise ConfigError(f"unknown task {opts.task!r}", hint=f"one of: {', '.join(TASKS)}")
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     console = Console(stderr=True, highlight=False)
     run_id = uuid.uuid4().hex[:12]
