@@ -74,7 +74,7 @@ def run_bench(works_path: Path, *, sample: int | None = None, per_work: int | No
         errs: list[dict[str, Any]] = []
         t1 = time.perf_counter()
         for n, it in enumerate(items):
-            data = {k: it[k] for k in ("full_citation", "metadata") if k in it}
+            data: dict[str, Any] = {k: it[k] for k in ("full_citation", "metadata") if k in it}
             line = task.check(Item(it["id"], data, "rendered", n + 1))
             pred_no = line.result is None or not line.result["reference_grounding"].startswith("Yes")
             gold_no = it["expect"] == "No"

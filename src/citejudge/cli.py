@@ -110,6 +110,32 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# ------------------------------------------------------------------------------ run / report / compare
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """``citejudge run --config FILE [--resume]``."""
+    from citejudge.run import load_config, run
+
+    cfg = load_config(Path(args.config), model=args.model, out=args.out)
+    summary = run(cfg, resume=args.resume, quiet=args.quiet, config_path=Path(args.config))
+    print(json.dumps({"out": str(cfg.out), **summary.to_dict(), "over_budget": summary.over_budget}))
+    return EXIT_ITEMS if summary.over_budget else EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """``citejudge report RUN_DIR [--gold FILE|FIELD]``."""
+    from citejudge.run.report import cmd_report as run_report
+
+    return int(run_report(args))
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """``citejudge compare RUN_A RUN_B``."""
+    from citejudge.run.compare import cmd_compare as run_compare
+
+    return int(run_compare(args))
+
+
 # ------------------------------------------------------------------------------ models
 
 def cmd_models_list(args: argparse.Namespace) -> int:
@@ -206,6 +232,33 @@ def build_parser() -> argparse.ArgumentParser:
         if task == "citation-eval":
             c.add_argument("--no-gold", action="store_true", help="items have no gold answer: skip correctness")
         c.set_defaults(func=cmd_check, task=task)
+
+    r = sub.add_parser("run", help="resumable, reproducible batch run from a config file",
+                       description="Run a task over input shards into a run directory (results.jsonl, "
+                                   "errors.jsonl, manifest.json, report.html). See configs/ for examples.")
+    r.add_argument("--config", required=True, metavar="FILE", help="run config YAML")
+    r.add_argument("--resume", action="store_true", help="continue an interrupted run in the same directory")
+    r.add_argument("--model", metavar="NAME", help="override the config's model card ('none': no model)")
+    r.add_argument("--out", metavar="DIR", help="override the config's run directory")
+    r.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    r.set_defaults(func=cmd_run)
+
+    rep = sub.add_parser("report", help="metrics and plots of a run directory (self-contained HTML)",
+                         description="Summarise a run; with --gold, accuracy/F1/kappa, confusion matrices and "
+                                     "per-category tables.")
+    rep.add_argument("run_dir", metavar="RUN_DIR")
+    rep.add_argument("--gold", metavar="FILE|FIELD", help="gold labels: a JSONL/CSV file (id,label[,category]) "
+                                                          "or an input field name such as 'label'")
+    rep.add_argument("--gold-map", metavar="MAP", help="label mapping, e.g. VALID=Yes,HALLUCINATED=No")
+    rep.add_argument("--category", metavar="FIELD", help="field for per-category tables (e.g. hallucination_type)")
+    rep.add_argument("--html", metavar="OUT", help="output HTML (default RUN_DIR/report.html)")
+    rep.set_defaults(func=cmd_report)
+
+    cmpp = sub.add_parser("compare", help="agreement, kappa and flipped items between two run directories")
+    cmpp.add_argument("run_a", metavar="RUN_A")
+    cmpp.add_argument("run_b", metavar="RUN_B")
+    cmpp.add_argument("--json", action="store_true", help="machine-readable output")
+    cmpp.set_defaults(func=cmd_compare)
 
     mod = sub.add_parser("models", help="model cards in models/: list them, verify weight sha256s")
     msub = mod.add_subparsers(dest="models_command", required=True, parser_class=_Parser)

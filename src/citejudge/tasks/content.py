@@ -172,7 +172,7 @@ def judge_content(cases: Sequence[ContentCase], judge: Judge) -> list[ContentVer
     for case, subs in zip(cases, per_case, strict=True):
         where = "the abstract" if case.evidence.source == "abstract" else "the full text"
         records = [{"subclaim": s, "label": o.answer.label if o.answer else None, "missing": o.answer.missing
-                    if o.answer else None, "passages": p, "request_hash": o.request_hash, "cached": o.cached,
+                    if o.answer else None, "passages": p, "request_hash": o.request_hash,
                     "error": o.error, "template": f"{TEMPLATE}@{tmpl}"} for s, o, p in subs]
         failed = [r for r in records if r["label"] is None]
         if failed:

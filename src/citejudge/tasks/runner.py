@@ -26,7 +26,7 @@ from citejudge.hashing import code_revision, file_sha256, package_versions, sha2
 from citejudge.io import Item, ItemError, OutputLine, ResultWriter, read_items
 from citejudge.schema import schema_hash, validate_result
 
-__all__ = ["CheckOptions", "CheckSummary", "TaskWorker", "run_check"]
+__all__ = ["CheckOptions", "CheckSummary", "TaskWorker", "process_items", "run_check"]
 
 TASKS = ("references", "rag-audit", "citation-eval")
 
@@ -116,6 +116,12 @@ def _work(item: Item) -> bytes:  # pragma: no cover - child process
 
 def _error_line(task: str, err: ItemError) -> OutputLine:
     return OutputLine(err.id, task, None, {}, err.as_error())
+
+
+def process_items(opts: CheckOptions, items: list[Item | ItemError], stage: Any = None) -> Iterator[OutputLine]:
+    """Output lines for ``items`` in input order: deterministic stage, then the judged stage."""
+    lines = _iter_lines(opts, items)
+    return _judged(lines, items, stage, opts.batch_size) if stage is not None else lines
 
 
 def _iter_lines(opts: CheckOptions, items: list[Item | ItemError]) -> Iterator[OutputLine]:
@@ -243,10 +249,7 @@ def run_check(opts: CheckOptions) -> CheckSummary:
         TimeRemainingColumn(), console=console, disable=opts.quiet, transient=True,
     ) as progress:
         bar = progress.add_task(opts.task, total=len(items), rate="-", errors=0)
-        lines = _iter_lines(opts, items)
-        if stage is not None:
-            lines = _judged(lines, items, stage, opts.batch_size)
-        for n, line in enumerate(lines, start=1):
+        for n, line in enumerate(process_items(opts, items, stage), start=1):
             writer.write(line)
             key = _verdict_key(opts.task, line)
             summary.verdicts[key] += 1

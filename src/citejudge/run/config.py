@@ -1,0 +1,140 @@
+"""The run configuration: one typed, frozen object from YAML, environment and flags.
+
+Precedence (later wins): the YAML file, ``CITEJUDGE_<FIELD>`` environment variables, command
+line flags. Relative paths in the file are relative to the file's folder.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from citejudge.errors import ConfigError
+from citejudge.hashing import canonical_json, sha256_text
+from citejudge.judge.core import Sampling
+
+__all__ = ["RunConfig", "load_config"]
+
+
+class RunConfig(BaseModel):
+    """Everything that defines a batch run (``citejudge run --config FILE``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    task: Literal["references", "rag-audit", "citation-eval"] = Field(
+        description="Which evaluator to run.")
+    input: list[str] = Field(
+        description="Input file(s) or glob(s) of shards: JSONL, JSON, CSV (and BibTeX for references). "
+                    "Shards are read in sorted order; items keep that order in results.jsonl.")
+    out: Path = Field(description="Run directory: results.jsonl, errors.jsonl, manifest.json, report.html.")
+    index: Path | None = Field(default=None, description="World index from `citejudge index build` "
+                                                         "(required by references).")
+    model: str = Field(default="cpu-default",
+                       description="Model card name in models/, or `none` for the deterministic stages only.")
+    executor: Literal["local", "ray"] = Field(default="local", description="Where stages run.")
+    sampling: Sampling | None = Field(default=None, description="Decoding settings; default: the card's.")
+    batch_size: int = Field(default=64, ge=1, le=100_000, description="Items per judge batch.")
+    workers: int = Field(default=2, ge=1, le=512, description="Processes for the deterministic stage "
+                                                              "(Ray: CPU workers).")
+    fail_on_error: bool | float = Field(default=False, description="Error budget: true = any item error fails "
+                                                                   "the run; a fraction = the allowed share.")
+    cache_dir: Path | None = Field(default=None, description="Judge request cache folder (default: OUT/cache); "
+                                                             "share it between runs to reuse answers.")
+    fulltext_dir: Path | None = Field(default=None, description="Local full texts / source store folder.")
+    no_gold: bool = Field(default=False, description="citation-eval: items have no gold answer.")
+    today_year: int | None = Field(default=None, description="Year 'now' for future-date checks "
+                                                             "(default: the current year; set it to reproduce).")
+    seed: int = Field(default=0, description="Seed recorded in the manifest and used for sampling.")
+    gold: str | None = Field(default=None, description="For the report: a gold file or an input field name.")
+    gold_map: str | None = Field(default=None, description="For the report: label mapping, e.g. "
+                                                           "'VALID=Yes,HALLUCINATED=No'.")
+    ray_address: str | None = Field(default=None, description="Ray cluster address (default: a local Ray).")
+
+    @field_validator("input", mode="before")
+    @classmethod
+    def _listify(cls, v: Any) -> Any:
+        return [v] if isinstance(v, str) else v
+
+    @field_validator("fail_on_error")
+    @classmethod
+    def _budget(cls, v: bool | float) -> bool | float:
+        if not isinstance(v, bool) and not 0 <= v <= 1:
+            raise ValueError("fail_on_error must be true, false or a fraction between 0 and 1")
+        return v
+
+    @property
+    def no_llm(self) -> bool:
+        """True when no model is used."""
+        return self.model.lower() == "none"
+
+    def sha256(self) -> str:
+        """Hash of the resolved config (recorded in the manifest)."""
+        return sha256_text(canonical_json(self.model_dump(mode="json")))
+
+
+_ENV_FIELDS = {"model", "executor", "batch_size", "workers", "fail_on_error", "cache_dir", "index", "today_year",
+               "ray_address"}
+
+
+def _env_overrides() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in _ENV_FIELDS:
+        val = os.environ.get(f"CITEJUDGE_{name.upper()}")
+        if val is None:
+            continue
+        if name == "fail_on_error":
+            low = val.lower()
+            out[name] = True if low == "true" else False if low == "false" else float(val)
+        else:
+            out[name] = val
+    return out
+
+
+def _resolve_paths(data: dict[str, Any], base: Path) -> dict[str, Any]:
+    def rel(p: str) -> str:
+        return p if os.path.isabs(p) else os.path.normpath(base / p)
+
+    for key in ("out", "index", "cache_dir", "fulltext_dir"):
+        if isinstance(data.get(key), str):
+            data[key] = rel(data[key])
+    if isinstance(data.get("input"), str):
+        data["input"] = [data["input"]]
+    if isinstance(data.get("input"), list):
+        data["input"] = [rel(x) if isinstance(x, str) else x for x in data["input"]]
+    gold = data.get("gold")
+    if isinstance(gold, str) and ("/" in gold or gold.endswith((".jsonl", ".csv", ".json"))):
+        data["gold"] = rel(gold)
+    return data
+
+
+def load_config(path: Path, **overrides: Any) -> RunConfig:
+    """The run config of a YAML file, with environment and flag overrides applied."""
+    import yaml
+
+    if not path.is_file():
+        raise ConfigError(f"config file {path} does not exist", hint="see configs/ for examples")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config file {path} is not valid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path} must be a mapping of fields")
+    data = _resolve_paths(data, path.resolve().parent)
+    data.update(_env_overrides())
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"])) or "<config>"
+        import difflib
+
+        hint = "see the field list in citejudge.run.config.RunConfig"
+        if first["type"] == "extra_forbidden":
+            close = difflib.get_close_matches(str(first["loc"][-1]), list(RunConfig.model_fields), n=1)
+            if close:
+                hint = f"did you mean {close[0]!r}?"
+        raise ConfigError(f"config {path}: {where}: {first['msg']}", hint=hint) from exc
