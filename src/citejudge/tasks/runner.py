@@ -26,7 +26,7 @@ from citejudge.hashing import code_revision, file_sha256, package_versions, sha2
 from citejudge.io import Item, ItemError, OutputLine, ResultWriter, read_items
 from citejudge.schema import schema_hash, validate_result
 
-__all__ = ["CheckOptions", "CheckSummary", "TaskWorker", "process_items", "run_check"]
+__all__ = ["CheckOptions", "CheckSummary", "TaskWorker", "judge_lines", "process_items", "run_check", "used_model"]
 
 TASKS = ("references", "rag-audit", "citation-eval")
 
@@ -121,7 +121,7 @@ def _error_line(task: str, err: ItemError) -> OutputLine:
 def process_items(opts: CheckOptions, items: list[Item | ItemError], stage: Any = None) -> Iterator[OutputLine]:
     """Output lines for ``items`` in input order: deterministic stage, then the judged stage."""
     lines = _iter_lines(opts, items)
-    return _judged(lines, items, stage, opts.batch_size) if stage is not None else lines
+    return judge_lines(lines, items, stage, opts.batch_size) if stage is not None else lines
 
 
 def _iter_lines(opts: CheckOptions, items: list[Item | ItemError]) -> Iterator[OutputLine]:
@@ -147,7 +147,7 @@ def _iter_lines(opts: CheckOptions, items: list[Item | ItemError]) -> Iterator[O
                 yield OutputLine(d["id"], d["task"], d["result"], d["details"], d["error"])
 
 
-def _judged(lines: Iterator[OutputLine], items: list[Item | ItemError], stage: Any,
+def judge_lines(lines: Iterator[OutputLine], items: list[Item | ItemError], stage: Any,
             batch_size: int) -> Iterator[OutputLine]:
     """Deterministic lines in, judged lines out, in order; the judge sees a batch at a time."""
     buf: list[tuple[Item, OutputLine]] = []
@@ -171,6 +171,14 @@ def _revalidated(order: list[OutputLine], pairs: list[tuple[Item, OutputLine]]) 
     for ln in order:
         it = items.get(id(ln))
         yield _validated(ln.task, it, ln) if it is not None else ln
+
+
+def used_model(details: dict[str, Any]) -> bool:
+    """Whether the model contributed to a line with these ``details`` (else code alone decided it)."""
+    if details.get("judged") is True:  # rag-audit, citation-eval
+        return True
+    return bool((details.get("content") or {}).get("subclaims")) or "judge" in (
+        details.get("abstention_check") or {})
 
 
 def _verdict_key(task: str, line: OutputLine) -> str:
@@ -255,8 +263,7 @@ def run_check(opts: CheckOptions) -> CheckSummary:
             summary.verdicts[key] += 1
             if line.error is not None:
                 summary.errors += 1
-            elif not line.details.get("content", {}).get("subclaims") and "judge" not in line.details.get(
-                    "abstention_check", {}):
+            elif not used_model(line.details):
                 summary.decided_without_model += 1
             if n % 50 == 0 or n == len(items):
                 rate = n / max(time.perf_counter() - t0, 1e-9)

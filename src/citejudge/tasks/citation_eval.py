@@ -1,0 +1,619 @@
+"""The ``citation-eval`` task: citation support (judged), source verification (offline), answer correctness.
+
+Decisions, each a rule in code:
+
+* **Source verification** is deterministic first (:mod:`citejudge.sources`): the source resolves
+  through the index and/or the local source store (``--fulltext DIR``); the cited content is
+  looked for in the resolved text (stored full text or page, else the abstract). VERIFIED when
+  it is found (folded substring, or rapidfuzz partial alignment ≥ 90); LIKELY_FABRICATED when
+  the identifier resolves to a different work than the one the source names, or identifiers
+  resolve to different works; UNCERTAIN otherwise. When a text is available but the quote is not
+  in it, the judge decides whether the content is a paraphrase of that text (→ VERIFIED), is not
+  in it (→ UNCERTAIN) or contradicts it (→ LIKELY_FABRICATED). ``url_accessible`` means
+  "resolves offline" (a record of the index, or a page of the store).
+* **Citation support** is a judged label (ENTAILMENT / NEUTRAL / CONTRADICTION) behind the
+  :class:`SupportDecider` seam; ``support_score`` is set by code: 1.0 / 0.5 / 0.0.
+* **Answer correctness**: the judge lists the gold answer's key points and marks each COVERED /
+  PARTIAL / MISSING. ``correctness_score = (covered + 0.5 * partial) / points``;
+  ``alignment_judgement`` is CORRECT when the score is 1, INCORRECT when it is 0,
+  PARTIALLY_CORRECT otherwise; ``correctness`` is a boolean, true iff CORRECT;
+  ``missing_information`` lists the MISSING points, then the PARTIAL ones prefixed "partly: ".
+* **Scores**: ``interpretability_score = 0.5 * support_score + 0.5 * verification value``
+  (VERIFIED 1.0, UNCERTAIN 0.5, LIKELY_FABRICATED 0.0);
+  ``overall_score = mean(support) * 0.5 + mean(interpretability) * 0.25 + correctness * 0.25``.
+  An item without citations has both means 0 (``details.no_citations``). With ``--no-gold`` the
+  answer is not evaluated and ``overall_score = mean(support) * 2/3 + mean(interpretability) * 1/3``
+  (``details.overall_formula`` names the formula used). Every score is rounded to 4 decimals;
+  ``overall_score`` is computed from unrounded parts and rounded once.
+* **Nothing judged** (``--no-llm``): support labels are ``NOT_JUDGED`` with null scores, the
+  answer is ``NOT_EVALUATED`` with null correctness, interpretability and overall scores are null;
+  source verification is still given (it is deterministic; a quote that would need the judge stays
+  UNCERTAIN and says so). No verdict is invented.
+* **citation_id** is kept as given: an integer stays an integer, a string (numeric or not) stays
+  the same string (stripped); a missing id becomes the citation's 1-based position
+  (``details.citations[i].id_generated``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from citejudge.io import Item, OutputLine
+from citejudge.judge.core import Judge
+from citejudge.judge.prompts import render, template_sha256
+from citejudge.match.resolve import WorldLookup
+from citejudge.sources import (
+    QUOTE_FOUND,
+    SourceResolution,
+    SourceStore,
+    find_quote,
+    read_source,
+    resolve_source,
+)
+from citejudge.tasks.ceval_schemas import CorrectnessAnswer, SourceCheckAnswer, SupportAnswer
+from citejudge.tasks.content import select_passages, split_sentences
+
+__all__ = [
+    "CORRECTNESS_TEMPLATE",
+    "SOURCE_TEMPLATE",
+    "SUPPORT_SCORE",
+    "SUPPORT_TEMPLATE",
+    "VERIFICATION_VALUE",
+    "CitationEvalStage",
+    "CitationEvalTask",
+    "JudgeSupportDecider",
+    "ParsedCitation",
+    "SupportCase",
+    "SupportDecider",
+    "SupportDecision",
+    "compose_result",
+    "correctness_from_points",
+    "interpretability_score",
+    "make_checker",
+    "make_stage",
+    "overall_score",
+    "validate_options",
+    "verify_source",
+]
+
+log = logging.getLogger(__name__)
+
+TASK = "citation-eval"
+SUPPORT_TEMPLATE = "ceval_support.v1"
+SOURCE_TEMPLATE = "ceval_source.v1"
+CORRECTNESS_TEMPLATE = "ceval_correctness.v1"
+
+#: support_score of each support label.
+SUPPORT_SCORE = {"ENTAILMENT": 1.0, "NEUTRAL": 0.5, "CONTRADICTION": 0.0}
+#: Value of each verification label in the interpretability score.
+VERIFICATION_VALUE = {"VERIFIED": 1.0, "UNCERTAIN": 0.5, "LIKELY_FABRICATED": 0.0}
+#: Weight of support in the interpretability score (verification gets the rest).
+SUPPORT_WEIGHT = 0.5
+DECIMALS = 4
+_MAX_TEXT = 20_000
+
+NOT_JUDGED_SUPPORT = "Not judged: the run used no model (--no-llm)."
+NOT_EVALUATED_NO_LLM = "Not evaluated: the run used no model (--no-llm)."
+NOT_EVALUATED_NO_GOLD = "Not evaluated: the item has no gold answer (--no-gold)."
+
+
+# ----------------------------------------------------------------------------------- scores
+
+def _r(x: float) -> float:
+    return round(x, DECIMALS)
+
+
+def interpretability_score(support: float | None, verification: str) -> float | None:
+    """``SUPPORT_WEIGHT * support + (1 - SUPPORT_WEIGHT) * verification value`` (None if support is)."""
+    if support is None:
+        return None
+    return _r(SUPPORT_WEIGHT * support + (1.0 - SUPPORT_WEIGHT) * VERIFICATION_VALUE[verification])
+
+
+def correctness_from_points(statuses: Sequence[str]) -> tuple[float, str, bool]:
+    """``(correctness_score, alignment_judgement, correctness)`` from key-point statuses."""
+    if not statuses:
+        raise ValueError("no key points")
+    covered = sum(1.0 if s == "COVERED" else 0.5 if s == "PARTIAL" else 0.0 for s in statuses)
+    score = covered / len(statuses)
+    label = "CORRECT" if score >= 1.0 else "INCORRECT" if score <= 0.0 else "PARTIALLY_CORRECT"
+    return _r(score), label, label == "CORRECT"
+
+
+def _mean(xs: Sequence[float]) -> float:
+    return sum(xs) / len(xs) if xs else 0.0
+
+
+def overall_score(supports: Sequence[float], interps: Sequence[float], correctness: float | None, *,
+                  no_gold: bool = False) -> float:
+    """The spec's formula (or its --no-gold reweighting); means over no citations are 0."""
+    if no_gold:
+        return _r(_mean(supports) * 2.0 / 3.0 + _mean(interps) / 3.0)
+    if correctness is None:
+        raise ValueError("correctness_score is needed unless no_gold")
+    return _r(_mean(supports) * 0.5 + _mean(interps) * 0.25 + correctness * 0.25)
+
+
+# --------------------------------------------------------------------------------- input
+
+@dataclass(frozen=True)
+class ParsedCitation:
+    """One citation of an item, checked."""
+
+    citation_id: int | str
+    claim: str
+    content: str
+    source: str | None
+    id_generated: bool = False
+
+
+class _InputProblem(Exception):
+    def __init__(self, message: str, field_name: str) -> None:
+        super().__init__(message)
+        self.field_name = field_name
+
+
+def _cut(s: str) -> str:
+    return s if len(s) <= _MAX_TEXT else s[:_MAX_TEXT] + " […]"
+
+
+def _parse_id(raw: Any, pos: int) -> tuple[int | str, bool]:
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return pos, True
+    if isinstance(raw, bool):
+        raise _InputProblem(f"citations[{pos - 1}].citation_id must be an integer or a string, got a boolean",
+                            f"citations[{pos - 1}].citation_id")
+    if isinstance(raw, int):
+        return raw, False
+    if isinstance(raw, float) and raw.is_integer():
+        return int(raw), False
+    if isinstance(raw, str):
+        return raw.strip()[:200], False
+    raise _InputProblem(f"citations[{pos - 1}].citation_id must be an integer or a string, got {type(raw).__name__}",
+                        f"citations[{pos - 1}].citation_id")
+
+
+def _text_field(obj: dict[str, Any], key: str, where: str, *, required: bool) -> str | None:
+    v = obj.get(key)
+    if v is None:
+        if required:
+            raise _InputProblem(f"missing '{key}'" + (f" in {where}" if where else ""), f"{where}.{key}" if where else key)
+        return None
+    if not isinstance(v, str):
+        name = f"{where}.{key}" if where else key
+        raise _InputProblem(f"'{name}' must be a string, got {type(v).__name__}", name)
+    if required and not v.strip():
+        name = f"{where}.{key}" if where else key
+        raise _InputProblem(f"'{name}' is empty", name)
+    return v
+
+
+def parse_citations(raw: Any) -> list[ParsedCitation]:
+    """The item's ``citations`` checked (raises a per-item input problem naming the field)."""
+    if raw is None:
+        raise _InputProblem("missing 'citations' (use [] for an answer without citations)", "citations")
+    if not isinstance(raw, list):
+        raise _InputProblem(f"'citations' must be a list, got {type(raw).__name__}", "citations")
+    out: list[ParsedCitation] = []
+    for i, c in enumerate(raw):
+        where = f"citations[{i}]"
+        if not isinstance(c, dict):
+            raise _InputProblem(f"{where} must be an object, got {type(c).__name__}", where)
+        cid, generated = _parse_id(c.get("citation_id"), i + 1)
+        claim = _text_field(c, "claim", where, required=True)
+        content = _text_field(c, "cited_content", where, required=True)
+        src = _text_field(c, "source", where, required=False)
+        assert claim is not None and content is not None  # required=True guarantees it
+        out.append(ParsedCitation(cid, _cut(claim), _cut(content), src, generated))
+    return out
+
+
+# ------------------------------------------------------------------------ source verification
+
+@dataclass
+class Verification:
+    """Deterministic source verification of one citation (``pending``: a judge may settle it)."""
+
+    judgement: str
+    reasoning: str
+    url_accessible: bool
+    plausibility: str
+    pending: bool = False
+    passages: list[str] = field(default_factory=list)
+    source_name: str = ""
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """State kept in ``details`` (the judged stage finishes it from there)."""
+        return {"judgement": self.judgement, "reasoning": self.reasoning, "url_accessible": self.url_accessible,
+                "source_plausibility": self.plausibility, "pending_judge": self.pending,
+                "passages": self.passages, "source_name": self.source_name, **self.facts}
+
+
+def _wname(res: SourceResolution) -> str:
+    w = res.work
+    if w is None:
+        return ""
+    title = (w.title or "untitled")[:100]
+    return f"{w.id} '{title}'"
+
+
+def _plausibility(res: SourceResolution, origin: str | None, score: float | None) -> str:
+    w = res.work
+    if w is not None:
+        bits = [b for b in (str(w.year) if w.year else None, w.venue) if b]
+        what = f"{w.type or 'work'} {_wname(res)}" + (f" ({', '.join(bits)})" if bits else "")
+        s = f"The source is a scholarly record of the local index: {what}"
+        if origin and score is not None:
+            s += f"; the cited content's closest match in its {origin.split(' of ')[0]} has similarity {score:.0f}"
+        elif not origin:
+            s += "; no text of it is available offline"
+        return s + "."
+    if origin:
+        return f"The source is a page saved in the local source store ({origin}); closest match similarity " \
+               f"{score or 0:.0f}."
+    if res.kind == "none":
+        return "No source was given, so nothing can be said about it."
+    return f"The {res.kind} source is not in the local index or source store; its content cannot be compared offline."
+
+
+def verify_source(source: str | None, quote: str, world: WorldLookup | None,
+                  store: SourceStore | None) -> Verification:
+    """Deterministic verification of one citation's source (see the module docstring)."""
+    res = resolve_source(source, world)
+    facts: dict[str, Any] = {"resolution": res.to_dict()}
+    shown = res.shown
+    wname = _wname(res)
+    if res.status == "other_work":
+        return Verification(
+            "LIKELY_FABRICATED",
+            f"{shown} resolves to {wname}, not to the work the source names ('{(res.named_title or '')[:100]}'; "
+            f"{res.message}): the identifier belongs to a different work.",
+            True, _plausibility(res, None, None) + " It is not the work the citation names.", facts=facts)
+    if res.status == "id_conflict":
+        return Verification("LIKELY_FABRICATED", f"{shown}: {res.message}.", True,
+                            "The source's identifiers point at different works.", facts=facts)
+    text = read_source(res, store)
+    accessible = res.work is not None or text is not None
+    if text is None:
+        if res.work is not None:
+            reason = f"{shown} resolves to {wname}, but no abstract or stored text of it is available offline " \
+                     "to check the cited content."
+        elif res.status == "nothing_stated" and res.kind == "none":
+            reason = "No source was given for this citation."
+        elif res.status == "no_index":
+            reason = f"{shown} could not be looked up: no index was given (--index)" + (
+                ", and the source store has no page for it." if store is not None else " and no source store (--fulltext).")
+        elif res.status == "ambiguous":
+            reason = f"{shown} is ambiguous in the local index ({res.message})."
+        else:
+            lead = f"{shown} resolves to no record of the local index" if world is not None else \
+                f"{shown} could not be looked up (no index was given)"
+            reason = lead + (" and no page for it is saved in the source store." if store is not None else
+                             " and no source store (--fulltext) was given.")
+        return Verification("UNCERTAIN", reason, accessible, _plausibility(res, None, None), facts=facts)
+    qm = find_quote(quote, text.text)
+    facts["quote"] = {"similarity": qm.score, "found": qm.found, "exact": qm.exact, "text": text.origin,
+                      "threshold": QUOTE_FOUND}
+    where = f"{shown} resolves to {wname}" if res.work is not None else f"{shown} is saved in the source store"
+    in_what = "its abstract" if text.origin.startswith("abstract") else f"its stored text ({text.origin})"
+    plaus = _plausibility(res, text.origin, qm.score)
+    name = wname or shown
+    if qm.found:
+        how = "verbatim" if qm.exact else f"similarity {qm.score:.0f}"
+        return Verification("VERIFIED", f"{where}; the cited content is found in {in_what} ({how}).",
+                            True, plaus, source_name=name, facts=facts)
+    passages = select_passages(quote, split_sentences(text.text))
+    return Verification(
+        "UNCERTAIN",
+        f"{where}; the cited content is not found verbatim in {in_what} (best similarity {qm.score:.0f})",
+        True, plaus, pending=True, passages=passages, source_name=name, facts=facts)
+
+
+# ------------------------------------------------------------------------------ composing
+
+def _counts(labels: Sequence[str], order: Iterable[str]) -> str:
+    c = Counter(labels)
+    return ", ".join(f"{c.get(k, 0)} {k}" for k in order)
+
+
+def compose_result(cits: Sequence[ParsedCitation], details: dict[str, Any]) -> dict[str, Any]:
+    """The spec's result object from the per-citation and answer state kept in ``details``."""
+    states = details["citations"]
+    evals: list[dict[str, Any]] = []
+    supports: list[float] = []
+    interps: list[float] = []
+    judged_all = True
+    for c, st in zip(cits, states, strict=True):
+        ver = st["verification"]
+        reasoning = ver["reasoning"]
+        if ver["pending_judge"]:
+            reasoning += "; " + (st.get("source_judge", {}).get("note") or
+                                 "whether it paraphrases the source was not judged (--no-llm).")
+        elif not reasoning.endswith("."):
+            reasoning += "."
+        sup = st.get("support") or {}
+        label = sup.get("label")
+        score = SUPPORT_SCORE[label] if label else None
+        if score is None:
+            judged_all = False
+        interp = interpretability_score(score, ver["judgement"])
+        if score is not None and interp is not None:
+            supports.append(score)
+            interps.append(interp)
+        evals.append({
+            "citation_id": c.citation_id, "claim": c.claim,
+            "citation_support": {"judgement": label or "NOT_JUDGED",
+                                 "reasoning": (sup.get("reasoning") or f"Judged {label}.") if label else NOT_JUDGED_SUPPORT,
+                                 "support_score": score},
+            "source_verification": {"judgement": ver["judgement"], "reasoning": reasoning,
+                                    "url_accessible": ver["url_accessible"],
+                                    "source_plausibility": ver["source_plausibility"]},
+            "interpretability_score": interp,
+        })
+    ans = details["answer"]
+    no_gold = ans["status"] == "no_gold"
+    if ans["status"] == "judged":
+        answer_eval = {"correctness": ans["correctness"], "alignment_judgement": ans["alignment_judgement"],
+                       "missing_information": ans["missing_information"], "correctness_score": ans["correctness_score"]}
+    else:
+        answer_eval = {"correctness": None, "alignment_judgement": "NOT_EVALUATED", "missing_information": [],
+                       "correctness_score": None}
+    vlabels = [st["verification"]["judgement"] for st in states]
+    slabels = [e["citation_support"]["judgement"] for e in evals]
+    overall: float | None = None
+    if judged_all and (no_gold or ans["status"] == "judged"):
+        overall = overall_score(supports, interps, ans.get("correctness_score"), no_gold=no_gold)
+        details["overall_formula"] = ("mean(support)*2/3 + mean(interpretability)*1/3 (no gold answer)" if no_gold
+                                      else "mean(support)*0.5 + mean(interpretability)*0.25 + correctness*0.25")
+    n = len(cits)
+    if n == 0:
+        quality = "The answer cites nothing; citation means count as 0."
+        interp_txt = "No citations, so nothing in the answer can be traced to a source."
+    else:
+        sup_txt = (f"support {_counts(slabels, SUPPORT_SCORE)} (mean {_r(_mean(supports)):.4g})" if judged_all
+                   else "support not judged (--no-llm)")
+        quality = f"{n} citation(s): {sup_txt}; sources {_counts(vlabels, VERIFICATION_VALUE)}."
+        verified = vlabels.count("VERIFIED")
+        interp_txt = (f"{verified} of {n} citation(s) could be traced to their source offline"
+                      + (f"; mean interpretability {_r(_mean(interps)):.4g}." if judged_all else
+                         "; interpretability needs the support judgement (not judged)."))
+        if vlabels.count("LIKELY_FABRICATED"):
+            interp_txt += f" {vlabels.count('LIKELY_FABRICATED')} source(s) look fabricated."
+    return {"citation_evaluations": evals, "answer_evaluation": answer_eval,
+            "overall_assessment": {"citation_quality": quality, "interpretability": interp_txt,
+                                   "overall_score": overall}}
+
+
+# ------------------------------------------------------------------------- the checker
+
+@dataclass
+class CitationEvalTask:
+    """Deterministic part of ``citation-eval``: input checks and source verification."""
+
+    world: WorldLookup | None = None
+    store: SourceStore | None = None
+    no_gold: bool = False
+
+    def check(self, item: Item) -> OutputLine:
+        """Evaluate one item; judged dimensions are left NOT_JUDGED / NOT_EVALUATED for the stage."""
+        data = item.data
+        known = {"id", "question", "answer", "gold_answer", "citations"}
+        details: dict[str, Any] = {}
+        extra = {k: v for k, v in data.items() if k not in known}
+        if extra:
+            details["input_extra"] = extra
+        try:
+            _text_field(data, "answer", "", required=True)
+            _text_field(data, "question", "", required=False)
+            gold = _text_field(data, "gold_answer", "", required=False)
+            if (gold is None or not gold.strip()) and not self.no_gold:
+                raise _InputProblem("missing 'gold_answer' (pass --no-gold to evaluate without one)", "gold_answer")
+            cits = parse_citations(data.get("citations"))
+        except _InputProblem as exc:
+            return OutputLine(item.id, TASK, None, details, {"kind": "input", "message": str(exc),
+                                                             "field": exc.field_name, "file": item.file,
+                                                             "line": item.line})
+        states: list[dict[str, Any]] = []
+        for c in cits:
+            ver = verify_source(c.source, c.content, self.world, self.store)
+            st: dict[str, Any] = {"citation_id": c.citation_id, "verification": ver.to_dict(), "support": None}
+            if c.id_generated:
+                st["id_generated"] = True
+            states.append(st)
+        details["citations"] = states
+        ids = [c.citation_id for c in cits]
+        dup = sorted({str(i) for i in ids if ids.count(i) > 1})
+        if dup:
+            details["duplicate_citation_ids"] = dup
+        if not cits:
+            details["no_citations"] = True
+        has_gold = gold is not None and bool(gold.strip())
+        details["answer"] = {"status": "pending" if has_gold else "no_gold"}
+        if not has_gold:
+            details["no_gold"] = True
+        details["judged"] = False
+        return OutputLine(item.id, TASK, compose_result(cits, details), details)
+
+
+# ----------------------------------------------------------------------- the judged stage
+
+@dataclass(frozen=True)
+class SupportCase:
+    """One claim and the content cited for it."""
+
+    claim: str
+    content: str
+
+
+@dataclass(frozen=True)
+class SupportDecision:
+    """A support label (None on failure) with its reason and provenance."""
+
+    label: str | None
+    reasoning: str = ""
+    request_hash: str | None = None
+    error: str | None = None
+
+
+class SupportDecider(Protocol):
+    """Anything that labels (claim, cited content) pairs — the judge, or a calibrated scorer."""
+
+    def decide(self, cases: Sequence[SupportCase]) -> list[SupportDecision]:
+        """One decision per case, in order (one model call for the whole batch)."""
+        ...
+
+
+@dataclass
+class JudgeSupportDecider:
+    """Support labels from the judge (prompt ``ceval_support.v1``, answer :class:`SupportAnswer`)."""
+
+    judge: Judge
+
+    def decide(self, cases: Sequence[SupportCase]) -> list[SupportDecision]:
+        """Ask the judge about every case in one batch."""
+        if not cases:
+            return []
+        prompts = [render(SUPPORT_TEMPLATE, claim=c.claim, cited_content=c.content) for c in cases]
+        out = []
+        for o in self.judge.ask(prompts, SupportAnswer):
+            if o.answer is None:
+                out.append(SupportDecision(None, "", o.request_hash, o.error or "no valid answer"))
+            else:
+                out.append(SupportDecision(o.answer.label, o.answer.reason.strip(), o.request_hash))
+        return out
+
+
+_SOURCE_MAP = {"FROM_SOURCE": "VERIFIED", "NOT_IN_SOURCE": "UNCERTAIN", "CONTRADICTS_SOURCE": "LIKELY_FABRICATED"}
+
+
+@dataclass
+class CitationEvalStage:
+    """The judged part of ``citation-eval``: support, unsettled source checks, answer correctness.
+
+    Each kind of request of a whole batch of items goes to the model in one call.
+    """
+
+    judge: Judge
+    support: SupportDecider | None = None
+    templates: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.support is None:
+            self.support = JudgeSupportDecider(self.judge)
+        self.templates = {t: f"{t}@{template_sha256(t)[:12]}" for t in
+                          (SUPPORT_TEMPLATE, SOURCE_TEMPLATE, CORRECTNESS_TEMPLATE)}
+
+    def apply(self, pairs: list[tuple[Item, OutputLine]]) -> None:
+        """Judge and recompose the results of a batch of deterministic lines, in place."""
+        live = [(it, ln, parse_citations(it.data.get("citations"))) for it, ln in pairs if ln.result is not None]
+        failures: dict[int, str] = {}
+        # 1. support
+        sup_refs: list[tuple[int, int]] = []
+        cases: list[SupportCase] = []
+        for k, (_, _, cits) in enumerate(live):
+            for j, c in enumerate(cits):
+                sup_refs.append((k, j))
+                cases.append(SupportCase(c.claim, c.content))
+        assert self.support is not None
+        decisions = self.support.decide(cases)
+        for (k, j), d in zip(sup_refs, decisions, strict=True):
+            st = live[k][1].details["citations"][j]
+            st["support"] = {"label": d.label, "reasoning": d.reasoning, "request_hash": d.request_hash,
+                             "template": self.templates[SUPPORT_TEMPLATE]}
+            if d.label is None:
+                failures.setdefault(k, f"citations[{j}] support: {d.error}")
+        # 2. source checks the deterministic stage could not settle
+        src_refs: list[tuple[int, int]] = []
+        prompts: list[str] = []
+        for k, (_, ln, cits) in enumerate(live):
+            for j, c in enumerate(cits):
+                ver = ln.details["citations"][j]["verification"]
+                if ver["pending_judge"]:
+                    src_refs.append((k, j))
+                    prompts.append(render(SOURCE_TEMPLATE, source_name=ver["source_name"],
+                                          source_text="\n".join(ver["passages"]), quote=c.content))
+        outs = self.judge.ask(prompts, SourceCheckAnswer) if prompts else []
+        for (k, j), o in zip(src_refs, outs, strict=True):
+            ver = live[k][1].details["citations"][j]["verification"]
+            st = live[k][1].details["citations"][j]
+            if o.answer is None:
+                failures.setdefault(k, f"citations[{j}] source check: {o.error}")
+                st["source_judge"] = {"error": o.error, "request_hash": o.request_hash}
+                continue
+            ver["judgement"] = _SOURCE_MAP[o.answer.label]
+            reason = o.answer.reason.strip().rstrip(".")
+            st["source_judge"] = {"label": o.answer.label, "request_hash": o.request_hash,
+                                  "template": self.templates[SOURCE_TEMPLATE],
+                                  "note": f"judged {o.answer.label} against the closest passages"
+                                          + (f": {reason}." if reason else ".")}
+        # 3. answer correctness
+        ans_refs: list[int] = []
+        prompts = []
+        for k, (it, ln, _) in enumerate(live):
+            if ln.details["answer"]["status"] == "pending":
+                ans_refs.append(k)
+                prompts.append(render(CORRECTNESS_TEMPLATE, question=str(it.data.get("question") or ""),
+                                      gold=str(it.data.get("gold_answer")), answer=str(it.data.get("answer"))))
+        couts = self.judge.ask(prompts, CorrectnessAnswer) if prompts else []
+        for k, co in zip(ans_refs, couts, strict=True):
+            ans = live[k][1].details["answer"]
+            ans.update(request_hash=co.request_hash, template=self.templates[CORRECTNESS_TEMPLATE])
+            if co.answer is None:
+                failures.setdefault(k, f"answer correctness: {co.error}")
+                continue
+            points = co.answer.key_points
+            score, label, ok = correctness_from_points([p.status for p in points])
+            missing = [p.point for p in points if p.status == "MISSING"] + [
+                f"partly: {p.point}" for p in points if p.status == "PARTIAL"]
+            ans.update(status="judged", key_points=[p.model_dump() for p in points], correctness_score=score,
+                       alignment_judgement=label, correctness=ok, missing_information=missing)
+        # 4. recompose
+        for k, (it, ln, cits) in enumerate(live):
+            ln.details["judged"] = True
+            if k in failures:
+                ln.details["partial_result"] = compose_result(cits, ln.details)
+                ln.result = None
+                ln.error = {"kind": "judge", "message": failures[k], "file": it.file, "line": it.line}
+                continue
+            ln.result = compose_result(cits, ln.details)
+
+
+# ------------------------------------------------------------------------- entry points
+
+def validate_options(opts: Any) -> None:
+    """Usage errors of ``check citation-eval`` before any work starts."""
+    from citejudge.errors import ConfigError
+
+    if opts.index is not None and not Path(opts.index).exists():
+        raise ConfigError(f"index {opts.index} does not exist", hint="build one with 'citejudge index build'")
+    if opts.fulltext_dir is not None and not Path(opts.fulltext_dir).is_dir():
+        raise ConfigError(f"source store {opts.fulltext_dir} is not a folder",
+                          hint="--fulltext DIR names a folder of saved pages (see citejudge.sources)")
+
+
+def make_checker(opts: Any) -> Any:
+    """The deterministic stage (opens the index read-only and the source store in this process)."""
+    validate_options(opts)
+    world = None
+    if opts.index is not None:
+        from citejudge.index import WorldIndex
+
+        world = WorldIndex.open(opts.index)
+    store = SourceStore.open(Path(opts.fulltext_dir)) if opts.fulltext_dir is not None else None
+    return CitationEvalTask(world, store, bool(opts.no_gold)).check
+
+
+def make_stage(opts: Any, manifest: dict[str, Any]) -> CitationEvalStage:
+    """The judged stage: citation support, unsettled source checks, answer correctness."""
+    from citejudge.tasks.registry import make_judge
+
+    validate_options(opts)
+    judge = make_judge(opts, manifest, [SUPPORT_TEMPLATE, SOURCE_TEMPLATE, CORRECTNESS_TEMPLATE],
+                       [SupportAnswer, SourceCheckAnswer, CorrectnessAnswer])
+    return CitationEvalStage(judge)
