@@ -32,7 +32,7 @@ from citejudge.hashing import code_revision, file_sha256, package_versions, sha2
 from citejudge.io import Item, ItemError, OutputLine, dumps_line, read_items
 from citejudge.run.config import RunConfig
 from citejudge.schema import schema_hash
-from citejudge.tasks.runner import CheckOptions, process_items
+from citejudge.tasks.runner import CheckOptions, process_items, used_model
 
 __all__ = ["RunError", "RunSummary", "expand_inputs", "read_done", "run"]
 
@@ -178,12 +178,6 @@ def _verdict(task: str, line: dict[str, Any]) -> str:
     return "evaluated"
 
 
-def _judged(line: dict[str, Any]) -> bool:
-    d = line.get("details") or {}
-    return bool(d.get("judged") or (d.get("content") or {}).get("subclaims")
-                or "judge" in (d.get("abstention_check") or {}))
-
-
 def _load_items(shards: list[Path]) -> list[Item | ItemError]:
     items: list[Item | ItemError] = []
     for n, shard in enumerate(shards):
@@ -320,7 +314,7 @@ def _count(summary: RunSummary, task: str, line: dict[str, Any]) -> None:
     summary.verdicts[_verdict(task, line)] += 1
     if line.get("error") is not None:
         summary.errors += 1
-    elif not _judged(line):
+    elif not used_model(line.get("details") or {}):
         summary.decided_without_model += 1
 
 

@@ -1,0 +1,766 @@
+"""``citejudge report``: metrics, tables and plots of a run directory in one self-contained HTML page.
+
+A run directory holds ``results.jsonl`` and ``manifest.json`` (see :mod:`citejudge.run.runner`).
+Each task's results are read as one or more *views*, a labeling of items (or of citations):
+
+* ``references``: ``reference_grounding`` (the ``Yes``/``No``/``N/A`` prefix; the view gold
+  labels are compared with) and ``hallucination`` (``Yes``/``No``);
+* ``rag-audit``: ``verdict`` (gold view) and the status of each dimension;
+* ``citation-eval``: ``citation_support`` (one row per citation, key ``ID#CITATION_ID``; gold
+  view), ``source_verification`` (per citation) and ``alignment`` (per item; gold view).
+
+An item whose ``result`` is null is predicted ``ERROR`` in every view, so it counts against
+accuracy. Gold labels come from a JSONL/CSV/JSON file (``id,label[,category]``) or from a field
+of the input items kept in ``details.input_extra`` (e.g. HALLMARK's ``label``), optionally renamed
+by a mapping such as ``VALID=Yes,HALLUCINATED=No``. The page embeds its plots as base64 PNGs and
+has no external resource; ``report.json`` beside it holds the same numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import csv
+import datetime as _dt
+import html
+import io
+import json
+import logging
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from citejudge.errors import CitejudgeError
+from citejudge.run.metrics import classification_summary, label_order
+
+__all__ = [
+    "ERROR_LABEL",
+    "Gold",
+    "ReportError",
+    "Row",
+    "RunData",
+    "View",
+    "build_report",
+    "cmd_report",
+    "load_gold",
+    "load_run",
+    "parse_gold_map",
+    "views_for",
+]
+
+log = logging.getLogger(__name__)
+
+ERROR_LABEL = "ERROR"
+NO_CATEGORY = "(none)"
+_MAX_EXAMPLES = 30
+
+
+class ReportError(CitejudgeError):
+    """The run directory or the gold labels cannot be read."""
+
+    exit_code = 2
+
+
+# ------------------------------------------------------------------------------ loading
+
+
+@dataclass
+class RunData:
+    """The parsed content of a run directory."""
+
+    path: Path
+    task: str
+    lines: list[dict[str, Any]]
+    manifest: dict[str, Any] | None
+    dropped_tail: bool = False
+
+
+def load_run(run_dir: Path) -> RunData:
+    """Read ``results.jsonl`` (a corrupted last line is dropped, as ``--resume`` does) and the manifest."""
+    run_dir = Path(run_dir)
+    results = run_dir / "results.jsonl"
+    if not results.is_file():
+        raise ReportError(f"{results} not found", hint="pass a run directory written by `citejudge run`")
+    lines: list[dict[str, Any]] = []
+    raw = results.read_bytes().splitlines()
+    dropped = False
+    for n, chunk in enumerate(raw, start=1):
+        if not chunk.strip():
+            continue
+        try:
+            obj = orjson.loads(chunk)
+        except orjson.JSONDecodeError as exc:
+            if n == len(raw):
+                log.warning("%s: dropping a corrupted last line", results)
+                dropped = True
+                break
+            raise ReportError(f"{results}:{n}: not JSON ({exc})", hint="the run directory is damaged") from exc
+        if not isinstance(obj, dict) or "id" not in obj:
+            raise ReportError(f"{results}:{n}: not a result line", hint="the run directory is damaged")
+        lines.append(obj)
+    manifest: dict[str, Any] | None = None
+    mpath = run_dir / "manifest.json"
+    if mpath.is_file():
+        try:
+            manifest = orjson.loads(mpath.read_bytes())
+        except orjson.JSONDecodeError as exc:
+            raise ReportError(f"{mpath}: not JSON ({exc})", hint="the run directory is damaged") from exc
+    task = (manifest or {}).get("task") or ((manifest or {}).get("config") or {}).get("task")
+    if not task:
+        task = next((str(x["task"]) for x in lines if x.get("task")), "references")
+    return RunData(run_dir, str(task), lines, manifest, dropped)
+
+
+# ------------------------------------------------------------------------------ views
+
+
+@dataclass
+class Row:
+    """One labelled unit of a view: an item, or one citation of an item."""
+
+    key: str
+    item_id: str
+    pred: str
+    explanation: str
+    extra: dict[str, Any]
+
+
+@dataclass
+class View:
+    """A labeling of the run's items (or citations) read from one result field."""
+
+    name: str
+    title: str
+    unit: str
+    labels: list[str]
+    rows: list[Row] = field(default_factory=list)
+    gold: bool = False
+
+
+def _prefix(value: Any) -> str:
+    text = str(value or "").strip()
+    head = text.split(".", 1)[0].strip()
+    return head if head in ("Yes", "No", "N/A") else (text or "(empty)")
+
+
+def _error_text(line: dict[str, Any]) -> str:
+    err = line.get("error") or {}
+    if isinstance(err, dict):
+        return f"{err.get('kind', 'error')}: {err.get('message', '')}"
+    return str(err)
+
+
+def views_for(run: RunData) -> list[View]:
+    """The views of a run's task, each with one row per item (or per citation)."""
+    task = run.task
+    if task == "references":
+        views = [View("reference_grounding", "Reference grounding", "item", ["Yes", "No", "N/A"], gold=True),
+                 View("hallucination", "Hallucination", "item", ["Yes", "No"])]
+    elif task == "rag-audit":
+        views = [View("verdict", "Verdict", "item", ["PASS", "FAIL"], gold=True)]
+        views += [View(f"dimension.{d}", f"Dimension: {d}", "item", ["PASS", "FAIL"])
+                  for d in ("exists", "accurate", "complete", "formatted")]
+    elif task == "citation-eval":
+        views = [View("citation_support", "Citation support", "citation",
+                      ["ENTAILMENT", "NEUTRAL", "CONTRADICTION"], gold=True),
+                 View("source_verification", "Source verification", "citation",
+                      ["VERIFIED", "UNCERTAIN", "LIKELY_FABRICATED"]),
+                 View("alignment", "Answer alignment", "item", ["CORRECT", "PARTIALLY_CORRECT", "INCORRECT"],
+                      gold=True)]
+    else:
+        raise ReportError(f"unknown task {task!r} in {run.path}",
+                          hint="expected references, rag-audit or citation-eval")
+    by_name = {v.name: v for v in views}
+    for line in run.lines:
+        item_id = str(line["id"])
+        extra = dict(((line.get("details") or {}).get("input_extra")) or {})
+        res = line.get("result")
+        if not isinstance(res, dict):
+            for v in views:
+                if v.unit == "item":
+                    v.rows.append(Row(item_id, item_id, ERROR_LABEL, _error_text(line), extra))
+            if task == "citation-eval":
+                for name in ("citation_support", "source_verification"):
+                    by_name[name].rows.append(Row(f"{item_id}#?", item_id, ERROR_LABEL, _error_text(line), extra))
+            continue
+        if task == "references":
+            rg = str(res.get("reference_grounding", ""))
+            by_name["reference_grounding"].rows.append(Row(item_id, item_id, _prefix(rg), rg, extra))
+            by_name["hallucination"].rows.append(
+                Row(item_id, item_id, _prefix(res.get("hallucination")), rg, extra))
+        elif task == "rag-audit":
+            by_name["verdict"].rows.append(
+                Row(item_id, item_id, str(res.get("verdict")), str(res.get("summary", "")), extra))
+            dims = res.get("dimensions") or {}
+            for d in ("exists", "accurate", "complete", "formatted"):
+                dd = dims.get(d) or {}
+                issues = "; ".join(str(x) for x in dd.get("issues") or [])
+                by_name[f"dimension.{d}"].rows.append(
+                    Row(item_id, item_id, str(dd.get("status")), issues, extra))
+        else:
+            for c in res.get("citation_evaluations") or []:
+                key = f"{item_id}#{c.get('citation_id')}"
+                sup = c.get("citation_support") or {}
+                ver = c.get("source_verification") or {}
+                by_name["citation_support"].rows.append(
+                    Row(key, item_id, str(sup.get("judgement")), str(sup.get("reasoning", "")), extra))
+                by_name["source_verification"].rows.append(
+                    Row(key, item_id, str(ver.get("judgement")), str(ver.get("reasoning", "")), extra))
+            ans = res.get("answer_evaluation") or {}
+            missing = "; ".join(str(x) for x in ans.get("missing_information") or [])
+            by_name["alignment"].rows.append(
+                Row(item_id, item_id, str(ans.get("alignment_judgement")),
+                    str(ans.get("correctness", "")) + (f" Missing: {missing}" if missing else ""), extra))
+    return views
+
+
+# ------------------------------------------------------------------------------ gold
+
+
+def parse_gold_map(text: str | None) -> dict[str, str]:
+    """``"VALID=Yes,HALLUCINATED=No"`` → ``{"VALID": "Yes", "HALLUCINATED": "No"}``."""
+    out: dict[str, str] = {}
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        src, sep, dst = part.partition("=")
+        if not sep or not src.strip() or not dst.strip():
+            raise ReportError(f"bad gold mapping entry {part!r}", hint="write it as GOLD=PRED,GOLD=PRED, "
+                                                                       "e.g. VALID=Yes,HALLUCINATED=No")
+        out[src.strip()] = dst.strip()
+    return out
+
+
+@dataclass
+class Gold:
+    """Gold labels: where they come from and how a row finds its label and category."""
+
+    source: str
+    mode: str
+    mapping: dict[str, str]
+    category_field: str | None
+    lookup: Callable[[Row], tuple[str, str | None] | None]
+
+
+def _looks_like_path(text: str) -> bool:
+    return "/" in text or "\\" in text or text.lower().endswith((".jsonl", ".csv", ".json", ".tsv"))
+
+
+def _read_gold_file(path: Path) -> dict[str, tuple[str, str | None]]:
+    out: dict[str, tuple[str, str | None]] = {}
+
+    def put(rec: dict[str, Any], where: str) -> None:
+        gid = rec.get("id")
+        lab = rec.get("label", rec.get("gold"))
+        if gid is None or lab is None or lab == "":
+            raise ReportError(f"{where}: a gold record needs 'id' and 'label'",
+                              hint="gold files have columns id,label[,category]")
+        cat = rec.get("category")
+        out[str(gid)] = (str(lab), None if cat in (None, "") else str(cat))
+
+    suffix = path.suffix.lower()
+    text = path.read_text(encoding="utf-8-sig")
+    if suffix in (".csv", ".tsv"):
+        reader = csv.DictReader(io.StringIO(text), delimiter="\t" if suffix == ".tsv" else ",")
+        for n, rec in enumerate(reader, start=2):
+            put(dict(rec), f"{path}:{n}")
+    elif suffix == ".json":
+        data = json.loads(text)
+        if isinstance(data, dict):
+            for k, v in data.items():
+                put({"id": k, **v} if isinstance(v, dict) else {"id": k, "label": v}, f"{path}[{k}]")
+        else:
+            for n, rec in enumerate(data):
+                put(rec, f"{path}[{n}]")
+    else:
+        for n, ln in enumerate(text.splitlines(), start=1):
+            if ln.strip():
+                try:
+                    put(json.loads(ln), f"{path}:{n}")
+                except json.JSONDecodeError as exc:
+                    raise ReportError(f"{path}:{n}: not JSON ({exc})", hint="gold JSONL: one object a line") from exc
+    return out
+
+
+def _category_of(extra: dict[str, Any], fieldname: str | None) -> str | None:
+    if not fieldname:
+        return None
+    v = extra.get(fieldname)
+    return None if v in (None, "") else str(v)
+
+
+def load_gold(gold: str | Path, views: Sequence[View], *, gold_map: str | None = None,
+              category: str | None = None) -> Gold:
+    """Resolve ``gold`` (a file of ``id,label[,category]`` or an input field name) into a lookup.
+
+    A file is keyed by item id (``ID#CITATION_ID`` for citation rows). A field name is looked up in
+    each row's ``details.input_extra``; for citation rows only a file can give labels. The mapping
+    renames gold labels; ``category`` names the ``input_extra`` field for per-category tables
+    (default ``hallucination_type`` when any item has it).
+    """
+    mapping = parse_gold_map(gold_map)
+    has_field = any("hallucination_type" in r.extra for v in views for r in v.rows)
+    cat_field = category or ("hallucination_type" if has_field else None)
+    text = str(gold)
+    path = Path(text)
+    if path.is_file():
+        table = _read_gold_file(path)
+
+        def from_file(row: Row) -> tuple[str, str | None] | None:
+            hit = table.get(row.key)
+            if hit is None:
+                return None
+            lab, cat = hit
+            return mapping.get(lab, lab), cat if cat is not None else _category_of(row.extra, cat_field)
+
+        if any(cat is not None for _, cat in table.values()):
+            cat_field = "category column of the gold file" + (f" (else {cat_field})" if cat_field else "")
+        return Gold(str(path), "file", mapping, cat_field, from_file)
+    if _looks_like_path(text):
+        raise ReportError(f"gold file {text} not found", hint="give an existing file, or an input field name")
+    if not any(text in r.extra for v in views for r in v.rows):
+        raise ReportError(f"no item has the field {text!r} in details.input_extra",
+                          hint="give a gold file, or the name of a field the input items carry (e.g. label)")
+
+    def from_field(row: Row) -> tuple[str, str | None] | None:
+        if row.key != row.item_id or row.extra.get(text) in (None, ""):
+            return None
+        lab = str(row.extra[text])
+        return mapping.get(lab, lab), _category_of(row.extra, cat_field)
+
+    return Gold(f"field {text}", "field", mapping, cat_field, from_field)
+
+
+# ------------------------------------------------------------------------------ numbers
+
+
+def _distribution(view: View) -> dict[str, int]:
+    counts = Counter(r.pred for r in view.rows)
+    order = label_order(list(counts), preferred=[x for x in view.labels if x in counts])
+    return {str(k): counts[str(k)] for k in order}
+
+
+def _rounded(obj: Any) -> Any:
+    if isinstance(obj, float):
+        return round(obj, 6)
+    if isinstance(obj, dict):
+        return {k: _rounded(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_rounded(v) for v in obj]
+    return obj
+
+
+def _gold_metrics(view: View, gold: Gold) -> dict[str, Any] | None:
+    pairs: list[tuple[Row, str, str | None]] = []
+    for r in view.rows:
+        hit = gold.lookup(r)
+        if hit is not None:
+            pairs.append((r, hit[0], hit[1]))
+    if not pairs:
+        return None
+    golds = [g for _, g, _ in pairs]
+    preds = [r.pred for r, _, _ in pairs]
+    preferred = list(view.labels) + ([ERROR_LABEL] if ERROR_LABEL in preds else [])
+    labels = label_order(golds, preds, preferred=preferred)
+    summary = classification_summary(golds, preds, labels, macro_exclude=[ERROR_LABEL])
+    warnings: list[str] = []
+    unknown = sorted(set(golds) - set(view.labels))
+    if unknown:
+        warnings.append(f"gold labels {unknown} are never predicted by this view (labels {view.labels}); "
+                        "map them with --gold-map, e.g. VALID=Yes,HALLUCINATED=No")
+    per_cat: dict[str, dict[str, Any]] = {}
+    if gold.category_field or any(c is not None for _, _, c in pairs):
+        groups: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for r, g, c in pairs:
+            groups[c if c is not None else NO_CATEGORY].append((g, r.pred))
+        for cat in sorted(groups, key=lambda c: (c == NO_CATEGORY, c)):
+            gp = groups[cat]
+            correct = sum(1 for g, p in gp if g == p)
+            per_cat[cat] = {"n": len(gp), "correct": correct, "accuracy": correct / len(gp),
+                            "gold": dict(sorted(Counter(g for g, _ in gp).items())),
+                            "predicted": dict(sorted(Counter(p for _, p in gp).items()))}
+    wrong = [{"key": r.key, "gold": g, "pred": r.pred, "category": c, "explanation": r.explanation}
+             for r, g, c in pairs if g != r.pred]
+    return {**summary, "unlabelled": len(view.rows) - len(pairs), "per_category": per_cat,
+            "misclassified": len(wrong), "misclassified_examples": wrong[:_MAX_EXAMPLES], "warnings": warnings}
+
+
+def _manifest_facts(m: dict[str, Any] | None) -> dict[str, Any]:
+    if not m:
+        return {}
+    judge = m.get("judge") or None
+    card = (judge or {}).get("card") or {}
+    idx = m.get("index") or {}
+    meta = idx.get("meta") or {}
+    code = m.get("code") or {}
+    return {
+        "run_id": m.get("run_id"), "status": m.get("status"), "task": m.get("task"),
+        "started_utc": m.get("started_utc"), "finished_utc": m.get("finished_utc"),
+        "code_commit": code.get("commit"), "code_dirty": code.get("dirty"),
+        "model": (card.get("name") or (judge or {}).get("name")) if judge else
+        "none (deterministic stage only)",
+        "model_revision": (judge or {}).get("revision") or card.get("revision"),
+        "backend": (judge or {}).get("backend") or card.get("backend"),
+        "sampling": (judge or {}).get("sampling"),
+        "index_path": idx.get("path"), "index_meta_sha256": idx.get("meta_sha256"),
+        "index_works": meta.get("works"), "index_schema_version": meta.get("schema_version"),
+        "config_sha256": m.get("config_sha256"), "schema_sha256": m.get("schema_sha256"),
+        "input_files": [{"path": f.get("path"), "sha256": f.get("sha256"), "items": f.get("items")}
+                        for f in (m.get("input") or {}).get("files", [])],
+        "versions": m.get("versions") or {}, "seeds": m.get("seeds"),
+        "counts": m.get("counts") or {}, "timings": m.get("timings") or {}, "tokens": m.get("tokens"),
+        "judge_stats": (judge or {}).get("stats"),
+    }
+
+
+def _compute(run: RunData, gold_spec: str | Path | None, gold_map: str | None,
+             category: str | None) -> tuple[dict[str, Any], list[View]]:
+    views = views_for(run)
+    gold = load_gold(gold_spec, views, gold_map=gold_map, category=category) if gold_spec else None
+    errors = [x for x in run.lines if x.get("error") is not None]
+    kinds = Counter(str((e.get("error") or {}).get("kind", "error")) if isinstance(e.get("error"), dict)
+                    else "error" for e in errors)
+    facts = _manifest_facts(run.manifest)
+    seconds = (facts.get("counts") or {}).get("seconds")
+    vout: dict[str, Any] = {}
+    for v in views:
+        entry: dict[str, Any] = {"title": v.title, "unit": v.unit, "n": len(v.rows), "distribution": _distribution(v)}
+        if gold is not None and v.gold:
+            entry["gold"] = _gold_metrics(v, gold)
+        vout[v.name] = entry
+    report: dict[str, Any] = {
+        "run_dir": str(run.path), "task": run.task,
+        "generated_utc": _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat(),
+        "items": len(run.lines), "errors": {"total": len(errors), "by_kind": dict(sorted(kinds.items())),
+                                            "examples": [{"id": e["id"], "error": e.get("error")}
+                                                         for e in errors[:_MAX_EXAMPLES]]},
+        "dropped_corrupted_tail": run.dropped_tail,
+        "throughput_items_per_s": round(len(run.lines) / seconds, 2) if seconds else None,
+        "manifest": facts,
+        "gold": None if gold is None else {"source": gold.source, "mode": gold.mode, "map": gold.mapping,
+                                           "category_field": gold.category_field},
+        "views": vout,
+    }
+    return _rounded(report), views
+
+
+# ------------------------------------------------------------------------------ plots
+
+
+def _png(fig: Any) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _plots_available() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        log.warning("matplotlib is not installed: the report has no plots (pip install matplotlib)")
+        return False
+    return True
+
+
+def _plot_confusion(row_labels: list[str], col_labels: list[str], cm: list[list[int]], title: str) -> str:
+    from matplotlib.figure import Figure
+
+    kr, kc = len(row_labels), len(col_labels)
+    unit = 0.9
+    fig = Figure(figsize=(min(3.2 + unit * kc, 10.0), min(2.2 + unit * kr, 9.0)))
+    ax = fig.add_subplot()
+    total = max((max(r) for r in cm), default=0) or 1
+    im = ax.imshow(cm, cmap="Blues", vmin=0, vmax=total)
+    for i in range(kr):
+        for j in range(kc):
+            ax.text(j, i, str(cm[i][j]), ha="center", va="center", fontsize=11,
+                    color="white" if cm[i][j] > total / 2 else "#1a1a1a")
+    long = max(len(x) for x in col_labels) > 6
+    ax.set_xticks(range(kc), col_labels, rotation=30 if long else 0, ha="right" if long else "center")
+    ax.set_yticks(range(kr), row_labels)
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("gold")
+    ax.set_title(title)
+    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    return _png(fig)
+
+
+def _plot_barh(names: list[str], values: list[float], notes: list[str], title: str, xlabel: str,
+               xmax: float | None = None, width: float = 7.0) -> str:
+    from matplotlib.figure import Figure
+
+    height = max(1.6, 0.38 * len(names) + 1.0)
+    fig = Figure(figsize=(width, height))
+    ax = fig.add_subplot()
+    ypos = list(range(len(names)))[::-1]
+    ax.barh(ypos, values, color="#4a7ab5")
+    ax.set_yticks(ypos, names)
+    top = xmax if xmax is not None else (max(values, default=1.0) or 1.0) * 1.18
+    ax.set_xlim(0, top)
+    if xmax is not None:
+        ax.set_xticks([x / 5 for x in range(6)])
+    for y, v, note in zip(ypos, values, notes, strict=True):
+        ax.text(v + top * 0.01, y, note, va="center", fontsize=9)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.spines[["top", "right"]].set_visible(False)
+    return _png(fig)
+
+
+# ------------------------------------------------------------------------------ HTML
+
+_CSS = """
+body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;margin:0;color:#1d232b;
+background:#f4f6f8;line-height:1.45}
+main{max-width:1180px;margin:0 auto;padding:24px 28px 60px}
+h1{font-size:1.6em;margin:.2em 0 .1em}h2{font-size:1.25em;margin:1.6em 0 .5em;border-bottom:2px solid #d6dde5;
+padding-bottom:.2em}h3{font-size:1.05em;margin:1.1em 0 .4em}
+.sub{color:#5a6673;margin-bottom:1em}
+.cards{display:flex;flex-wrap:wrap;gap:12px;margin:14px 0}
+.card{background:#fff;border:1px solid #d6dde5;border-radius:8px;padding:10px 16px;min-width:120px}
+.card .v{font-size:1.5em;font-weight:600}.card .k{color:#5a6673;font-size:.85em}
+.box{background:#fff;border:1px solid #d6dde5;border-radius:8px;padding:14px 18px;margin:12px 0}
+.row{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}.row>div{flex:1 1 420px;min-width:0}
+.scroll{overflow-x:auto}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));gap:12px}.grid>.box{margin:0}
+table{border-collapse:collapse;font-size:.9em;margin:6px 0}
+th,td{border:1px solid #d6dde5;padding:4px 9px;text-align:left;vertical-align:top}
+th{background:#eef2f6}tr:nth-child(even) td{background:#fafbfc}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+td.diag{background:#dcebdc!important;font-weight:600}
+table.facts th{width:190px}table.facts td{word-break:break-all}
+td.expl{max-width:560px;word-break:break-word}
+code{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:.92em}
+img{max-width:100%;height:auto}
+.warn{background:#fff4e0;border:1px solid #e9b949;border-radius:6px;padding:8px 12px;margin:8px 0}
+.ok{color:#2f7d32}.bad{color:#b3261e}
+"""
+
+
+def _e(x: Any) -> str:
+    return html.escape("" if x is None else str(x))
+
+
+def _fmt(x: Any) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, float):
+        return f"{x:.3f}"
+    return _e(x)
+
+
+def _table(head: list[str], rows: list[list[str]], numeric: set[int] | None = None, cls: str = "") -> str:
+    numeric = numeric or set()
+    th = "".join(f"<th class='n'>{_e(h)}</th>" if i in numeric else f"<th>{_e(h)}</th>" for i, h in enumerate(head))
+    body = "".join("<tr>" + "".join(f"<td class='n'>{c}</td>" if i in numeric else f"<td>{c}</td>"
+                                    for i, c in enumerate(r)) + "</tr>" for r in rows)
+    return f"<div class='scroll'><table class='{cls}'><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table></div>"
+
+
+def _img(b64: str | None, alt: str) -> str:
+    return f"<img alt='{_e(alt)}' src='data:image/png;base64,{b64}'>" if b64 else ""
+
+
+def _facts_html(f: dict[str, Any]) -> str:
+    if not f:
+        return "<div class='warn'>No manifest.json in this run directory: provenance unknown.</div>"
+    dirty = f.get("code_dirty")
+    commit = f.get("code_commit") or "unknown"
+    code = f"<code>{_e(commit)}</code> " + ("<span class='bad'>(uncommitted changes)</span>" if dirty
+                                            else "<span class='ok'>(clean)</span>" if dirty is False else "")
+    model = _e(f.get("model"))
+    if f.get("model_revision") or f.get("backend"):
+        model += f" — revision <code>{_e(f.get('model_revision'))}</code>, backend {_e(f.get('backend'))}"
+    idx = (f"<code>{_e(f.get('index_path'))}</code><br>meta sha256 <code>{_e(f.get('index_meta_sha256'))}</code>, "
+           f"{_e(f.get('index_works'))} works, schema v{_e(f.get('index_schema_version'))}"
+           if f.get("index_path") else "none")
+    inputs = "<br>".join(f"<code>{_e(i['path'])}</code> ({_e(i['items'])} items)<br>sha256 <code>{_e(i['sha256'])}</code>"
+                         for i in f.get("input_files", []))
+    versions = ", ".join(f"{_e(k)} {_e(v)}" for k, v in (f.get("versions") or {}).items() if v)
+    rows = [["Run id", f"<code>{_e(f.get('run_id'))}</code> — status {_e(f.get('status'))}"],
+            ["Task", _e(f.get("task"))],
+            ["Started / finished (UTC)", f"{_e(f.get('started_utc'))} / {_e(f.get('finished_utc'))}"],
+            ["Code revision", code], ["Model", model],
+            ["Sampling", f"<code>{_e(json.dumps(f.get('sampling'), sort_keys=True))}</code>"
+             if f.get("sampling") else "–"],
+            ["Index", idx], ["Config sha256", f"<code>{_e(f.get('config_sha256'))}</code>"],
+            ["Result schema sha256", f"<code>{_e(f.get('schema_sha256'))}</code>"],
+            ["Input", inputs or "–"], ["Seeds", _e(json.dumps(f.get("seeds"), sort_keys=True))],
+            ["Versions", versions or "–"]]
+    if f.get("judge_stats"):
+        rows.append(["Judge stats", f"<code>{_e(json.dumps(f['judge_stats'], sort_keys=True))}</code>"])
+    if f.get("tokens"):
+        rows.append(["Tokens", f"<code>{_e(json.dumps(f['tokens'], sort_keys=True))}</code>"])
+    body = "".join(f"<tr><th>{_e(k)}</th><td>{v}</td></tr>" for k, v in rows)
+    return f"<div class='scroll'><table class='facts'><tbody>{body}</tbody></table></div>"
+
+
+def _gold_rows(m: dict[str, Any]) -> list[int]:
+    """Rows of the confusion matrix to show: every label but the ERROR pseudo-label without gold items."""
+    return [i for i, lab in enumerate(m["labels"]) if lab != ERROR_LABEL or sum(m["confusion"][i])]
+
+
+def _confusion_html(m: dict[str, Any]) -> str:
+    labels = m["labels"]
+    head = "<th>gold \\ predicted</th>" + "".join(f"<th class='n'>{_e(x)}</th>" for x in labels) + \
+        "<th class='n'>total</th>"
+    body = ""
+    for i in _gold_rows(m):
+        lab = labels[i]
+        cells = "".join(f"<td class='n{' diag' if i == j else ''}'>{c}</td>" for j, c in enumerate(m["confusion"][i]))
+        body += f"<tr><th>{_e(lab)}</th>{cells}<td class='n'>{sum(m['confusion'][i])}</td></tr>"
+    cols = [sum(r[j] for r in m["confusion"]) for j in range(len(labels))]
+    body += "<tr><th>total</th>" + "".join(f"<td class='n'>{c}</td>" for c in cols) + \
+        f"<td class='n'>{sum(cols)}</td></tr>"
+    return f"<div class='scroll'><table class='confusion'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+
+
+def _gold_html(name: str, v: dict[str, Any], plots: bool) -> str:
+    m = v["gold"]
+    if m is None:
+        return "<p>No gold label matches a row of this view.</p>"
+    out = "".join(f"<div class='warn'>{_e(w)}</div>" for w in m["warnings"])
+    out += "<div class='cards'>" + "".join(
+        f"<div class='card'><div class='v'>{_fmt(m[k])}</div><div class='k'>{lab}</div></div>"
+        for k, lab in [("n", "labelled " + v["unit"] + "s"), ("accuracy", "accuracy"),
+                       ("balanced_accuracy", "balanced accuracy"), ("macro_f1", "macro F1"),
+                       ("kappa", "Cohen's κ"), ("unlabelled", "without gold")]) + "</div>"
+    pc = m["per_class"]
+    per = _table(["label", "precision", "recall", "F1", "gold n", "predicted n"],
+                 [[_e(k), _fmt(s["precision"]), _fmt(s["recall"]), _fmt(s["f1"]), _fmt(int(s["support"])),
+                   _fmt(int(s["predicted"]))] for k, s in pc.items()], numeric={1, 2, 3, 4, 5})
+    shown = _gold_rows(m)
+    heat = _plot_confusion([m["labels"][i] for i in shown], m["labels"], [m["confusion"][i] for i in shown],
+                           f"{v['title']}: confusion matrix") if plots else None
+    out += (f"<div class='row'><div><h3>Confusion matrix</h3>{_confusion_html(m)}<h3>Per label</h3>{per}</div>"
+            f"<div>{_img(heat, 'confusion matrix ' + name)}</div></div>")
+    cats = m["per_category"]
+    if cats:
+        rows = [[_e(c), _fmt(s["n"]), _fmt(s["correct"]), _fmt(s["accuracy"]),
+                 _e(", ".join(f"{k}: {n}" for k, n in s["gold"].items())),
+                 _e(", ".join(f"{k}: {n}" for k, n in s["predicted"].items()))] for c, s in cats.items()]
+        bar = _plot_barh(list(cats), [s["accuracy"] for s in cats.values()],
+                         [f"{s['accuracy']:.2f} (n={s['n']})" for s in cats.values()],
+                         f"{v['title']}: accuracy per category", "accuracy", xmax=1.25) if plots else None
+        out += ("<h3>Per category</h3>" + _table(["category", "n", "correct", "accuracy", "gold", "predicted"],
+                                                 rows, numeric={1, 2, 3}) + _img(bar, "accuracy per category"))
+    ex = m["misclassified_examples"]
+    if ex:
+        out += (f"<h3>Misclassified ({m['misclassified']}; first {len(ex)} shown)</h3>"
+                + _table(["id", "gold", "predicted", "category", "explanation"],
+                         [[f"<code>{_e(x['key'])}</code>", _e(x["gold"]), _e(x["pred"]), _e(x["category"] or ""),
+                           f"<span>{_e(x['explanation'])}</span>"] for x in ex]).replace("<td><span>",
+                                                                                        "<td class='expl'><span>"))
+    return out
+
+
+def _render_html(rep: dict[str, Any], plots: bool) -> str:
+    f = rep["manifest"]
+    counts = f.get("counts") or {}
+    cards = [(rep["items"], "items"), (rep["errors"]["total"], "errors"),
+             (counts.get("decided_without_model", "–"), "decided without a model"),
+             (counts.get("seconds", "–"), "seconds (last session)"),
+             (f"{rep['throughput_items_per_s']:,.1f}" if rep["throughput_items_per_s"] is not None else "–",
+              "items / s")]
+    parts = [f"<h1>citejudge report — {_e(rep['task'])}</h1>",
+             f"<div class='sub'>Run directory <code>{_e(rep['run_dir'])}</code>; generated "
+             f"{_e(rep['generated_utc'])}</div>",
+             "<div class='cards'>" + "".join(f"<div class='card'><div class='v'>{_fmt(v)}</div>"
+                                             f"<div class='k'>{_e(k)}</div></div>" for v, k in cards) + "</div>"]
+    if rep["dropped_corrupted_tail"]:
+        parts.append("<div class='warn'>results.jsonl ended in a corrupted line; it was ignored.</div>")
+    if f.get("status") not in (None, "finished"):
+        parts.append(f"<div class='warn'>The run's status is <b>{_e(f.get('status'))}</b>: numbers may be "
+                     "incomplete.</div>")
+    parts.append("<h2>Run</h2><div class='box'>" + _facts_html(f) + "</div>")
+    g = rep["gold"]
+    if g:
+        mp = ", ".join(f"{k}→{v}" for k, v in g["map"].items()) or "none"
+        parts.append(f"<h2>Gold labels</h2><div class='box'>Source: <code>{_e(g['source'])}</code>; label mapping: "
+                     f"{_e(mp)}; category field: {_e(g['category_field'] or '–')}</div>")
+    for name, v in rep["views"].items():
+        if "gold" in v:
+            parts.append(f"<h2>{_e(v['title'])} vs gold <small>({_e(v['unit'])}s)</small></h2><div class='box'>"
+                         + _gold_html(name, v, plots) + "</div>")
+    parts.append("<h2>Verdict distribution</h2><div class='grid'>")
+    for name, v in rep["views"].items():
+        dist = v["distribution"]
+        total = sum(dist.values()) or 1
+        tab = _table(["label", "n", "share"], [[_e(k), str(n), f"{n / total:.1%}"] for k, n in dist.items()],
+                     numeric={1, 2})
+        bar = _plot_barh(list(dist), [float(n) for n in dist.values()],
+                         [f"{n} ({n / total:.0%})" for n in dist.values()], v["title"],
+                         f"{v['unit']}s", width=5.0) if plots and dist else None
+        parts.append(f"<div class='box'><h3>{_e(v['title'])} <small>({v['n']} {_e(v['unit'])}s)</small></h3>"
+                     f"{tab}{_img(bar, 'distribution ' + name)}</div>")
+    parts.append("</div>")
+    err = rep["errors"]
+    parts.append("<h2>Errors</h2><div class='box'>")
+    if err["total"]:
+        parts.append(_table(["kind", "n"], [[_e(k), str(n)] for k, n in err["by_kind"].items()], numeric={1}))
+        parts.append(f"<h3>First {len(err['examples'])}</h3>" + _table(
+            ["id", "kind", "message"],
+            [[f"<code>{_e(x['id'])}</code>", _e((x['error'] or {}).get('kind') if isinstance(x['error'], dict) else ''),
+              _e((x['error'] or {}).get('message') if isinstance(x['error'], dict) else x['error'])]
+             for x in err["examples"]]))
+    else:
+        parts.append("<p>No item failed.</p>")
+    parts.append("</div>")
+    timings = {**(f.get("timings") or {})}
+    if timings:
+        parts.append("<h2>Timings</h2><div class='box'>" + _table(
+            ["what", "value"], [[_e(k), _fmt(v)] for k, v in timings.items()], numeric={1}) + "</div>")
+    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+            "<meta name='viewport' content='width=device-width,initial-scale=1'>"
+            f"<title>citejudge report {_e(f.get('run_id') or rep['run_dir'])}</title><style>{_CSS}</style></head>"
+            f"<body><main>{''.join(parts)}</main></body></html>")
+
+
+# ------------------------------------------------------------------------------ entry points
+
+
+def build_report(run_dir: Path, gold: str | Path | None = None, out_html: Path | None = None, *,
+                 gold_map: str | None = None, category: str | None = None, plots: bool = True) -> dict[str, Any]:
+    """Compute the report of ``run_dir``, write the HTML page and ``report.json`` beside it, return the numbers.
+
+    ``gold``: None, a gold file (``id,label[,category]``) or an input field name; ``gold_map``:
+    label renaming such as ``VALID=Yes,HALLUCINATED=No``; ``category``: the input field for
+    per-category tables (default ``hallucination_type`` when present); ``plots=False`` leaves the
+    plots out (the tables carry the same numbers).
+    """
+    run = load_run(Path(run_dir))
+    rep, _ = _compute(run, gold, gold_map, category)
+    out = Path(out_html) if out_html is not None else run.path / "report.html"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    page = _render_html(rep, plots and _plots_available())
+    out.write_text(page, encoding="utf-8")
+    rep_path = out.with_name("report.json") if out.suffix == ".html" else out.with_suffix(".json")
+    rep["html"], rep["json"] = str(out), str(rep_path)
+    rep_path.write_bytes(orjson.dumps(rep, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
+    return rep
+
+
+def _short(rep: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"html": rep["html"], "json": rep["json"], "task": rep["task"], "items": rep["items"],
+                           "errors": rep["errors"]["total"]}
+    for name, v in rep["views"].items():
+        m = v.get("gold")
+        if m:
+            out[name] = {k: m[k] for k in ("n", "accuracy", "balanced_accuracy", "macro_f1", "kappa")}
+        elif "gold" not in v and name in ("reference_grounding", "verdict", "citation_support", "alignment"):
+            out[name] = v["distribution"]
+    return out
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """``citejudge report RUN_DIR [--gold FILE|FIELD] [--gold-map MAP] [--category FIELD] [--html OUT]``."""
+    html_out = getattr(args, "html", None)
+    rep = build_report(Path(args.run_dir), getattr(args, "gold", None), Path(html_out) if html_out else None,
+                       gold_map=getattr(args, "gold_map", None), category=getattr(args, "category", None),
+                       plots=not getattr(args, "no_plots", False))
+    print(json.dumps(_short(rep), ensure_ascii=False))
+    return 0
