@@ -19,7 +19,7 @@ import random
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -72,6 +72,7 @@ def run_bench(works_path: Path, *, sample: int | None = None, per_work: int | No
         per_style_faithful: dict[str, list[bool]] = defaultdict(list)
         per_fault: dict[str, list[bool]] = defaultdict(list)
         errs: list[dict[str, Any]] = []
+        misses: Counter[str] = Counter()
         t1 = time.perf_counter()
         for n, it in enumerate(items):
             data: dict[str, Any] = {k: it[k] for k in ("full_citation", "metadata") if k in it}
@@ -84,6 +85,10 @@ def run_bench(works_path: Path, *, sample: int | None = None, per_work: int | No
             if not gold_no:
                 per_style_faithful[it["style"]].append(ok)
             per_fault[it["fault"] or "faithful"].append(ok)
+            if not ok and not gold_no:
+                bad = sorted(f["field"] for f in line.details.get("fields", []) if not f["ok"])
+                status = line.details.get("match", {}).get("status")
+                misses[f"fields:{'+'.join(bad)}" if status == "matched" else f"resolve:{status}"] += 1
             if not ok:
                 errs.append({**it, "verdict": line.result["reference_grounding"] if line.result else line.error,
                              "details": {k: line.details.get(k) for k in ("cited", "match", "fields", "candidates")}})
@@ -100,6 +105,7 @@ def run_bench(works_path: Path, *, sample: int | None = None, per_work: int | No
         "per_style": {k: {**_acc(v), "faithful_accuracy": _acc(per_style_faithful[k])["accuracy"]}
                       for k, v in sorted(per_style.items())},
         "per_fault": {k: _acc(v) for k, v in sorted(per_fault.items())},
+        "faithful_misses_by_reason": dict(misses.most_common()),
         "errors": len(errs),
         "seconds": {"build": round(build_s, 2), "check": round(check_s, 2),
                     "refs_per_s_single_process": round(len(items) / check_s, 1) if check_s else 0.0},

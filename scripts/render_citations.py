@@ -71,8 +71,8 @@ FAULTS: tuple[str, ...] = (
     "other_doi", "fabricated_doi", "fabricated_title", "preprint_year",
 )
 
-_PARTICLES = frozenset({"van", "von", "de", "der", "den", "del", "della", "da", "di", "du", "le", "la", "dos",
-                        "das", "ten", "ter", "vander", "zu", "y"})
+_PARTICLES = frozenset({"van", "von", "de", "der", "den", "del", "della", "da", "di", "du", "do", "le", "la", "dos",
+                        "das", "des", "dei", "degli", "ten", "ter", "vander", "zu", "zur", "zum", "vom", "y"})
 _SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
 #: Names of organisations, not people: printed whole, never inverted or abbreviated.
 _ORG_RE = re.compile(r"\b(?:bank|organi[sz]ation|community|group|consortium|committee|institute|society|agency|"
@@ -136,14 +136,19 @@ class Pool:
     """Values of the whole set that faults borrow: real venues and real DOIs, by work id."""
 
     venues: tuple[tuple[str, str, tuple[str, ...]], ...]  # (work id, venue, that work's venue names)
-    dois: tuple[tuple[str, str], ...]  # (work id, DOI)
+    dois: tuple[tuple[str, str, str, str], ...]  # (work id, DOI, folded title, authors/year/venue signature)
 
     @classmethod
     def of(cls, works: Iterable[Work]) -> Pool:
         """Collect venues and DOIs from ``works`` (in a stable order)."""
         ws = sorted(works, key=lambda w: w.id)
         return cls(tuple((w.id, w.venue, tuple(x for x in [w.venue, *w.venue_alt] if x)) for w in ws if w.venue),
-                   tuple((w.id, w.doi) for w in ws if w.doi))
+                   tuple((w.id, w.doi, _fold(w.title or ""), _signature(w)) for w in ws if w.doi))
+
+
+def _signature(w: Work) -> str:
+    """Authors, year and venue of ``w``, folded: what a title-less citation of it shows."""
+    return "|".join([*(_fold(a.name) for a in w.authors), str(w.year), _fold(w.venue or "")])
 
 
 # ------------------------------------------------------------------------------------- names
@@ -183,9 +188,13 @@ def initials(given: Sequence[str], *, dots: bool = True, space: bool = True) -> 
     """Initials of given-name tokens: ``["Jean-Pierre", "M."]`` → ``"J.-P. M."`` (or ``"J-PM"``)."""
     out: list[str] = []
     for tok in given:
+        if tok.lower() in _PARTICLES and tok.islower():
+            continue  # "Juan de Dios" → "J. D."
+        if tok.isalpha() and tok.isupper() and 1 < len(tok) <= 3:
+            tok = ".".join(tok)  # "RD" is two initials
         for piece in (p for p in tok.split(".") if p):
             parts = [p for p in piece.split("-") if p]
-            letters = [p[0] for p in parts if p[0].isalpha()]
+            letters = [p[0].upper() for p in parts if p[0].isalpha()]
             if not letters:
                 continue
             if dots:
@@ -611,7 +620,9 @@ def apply_fault(work: Work, c: Cite, fault: str, rng: random.Random, pool: Pool)
         venues = sorted({v for wid, v, _ in pool.venues if wid != work.id and _venues_differ(v, own)})
         return replace(c, venue=rng.choice(venues)) if venues else None
     if fault == "other_doi":
-        dois = [d for wid, d in pool.dois if wid != work.id and d != work.doi]
+        # another work's DOI, from a work a reader could tell apart (not a duplicate record of this one)
+        title, sig = _fold(work.title or ""), _signature(work)
+        dois = [d for wid, d, t, g in pool.dois if wid != work.id and d != work.doi and t != title and g != sig]
         return replace(c, doi=rng.choice(dois)) if dois else None
     if fault == "fabricated_doi":
         prefix = rng.randrange(1000, 99999)

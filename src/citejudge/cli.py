@@ -252,6 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--gold-map", metavar="MAP", help="label mapping, e.g. VALID=Yes,HALLUCINATED=No")
     rep.add_argument("--category", metavar="FIELD", help="field for per-category tables (e.g. hallucination_type)")
     rep.add_argument("--html", metavar="OUT", help="output HTML (default RUN_DIR/report.html)")
+    rep.add_argument("--no-plots", action="store_true", help="tables only (no matplotlib figures)")
     rep.set_defaults(func=cmd_report)
 
     cmpp = sub.add_parser("compare", help="agreement, kappa and flipped items between two run directories")
@@ -266,6 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
     ml.set_defaults(func=cmd_models_list)
     mv = msub.add_parser("verify", help="check the sha256 of every weight file of the cards (exit 1 on mismatch)")
     mv.add_argument("names", nargs="*", metavar="NAME", help="cards to verify (default: all)")
+    for m in (ml, mv):
+        m.add_argument("--models-dir", metavar="DIR", help="folder of model cards (default: models/ or $CITEJUDGE_MODELS)")
     mv.set_defaults(func=cmd_models_verify)
 
     sch = sub.add_parser("schema", help="print the JSON Schema of a task's result")

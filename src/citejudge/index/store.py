@@ -100,6 +100,10 @@ STOPWORDS = frozenset(
 MAX_QUERY_TERMS = 12
 FUZZY_MIN_LEN = 4
 FUZZY_BOOST = 2.0
+MAX_FUZZY = 3  # unknown words matched within one edit, at most
+RARE_MAX_TERMS = 16  # longer queries (whole citation strings) use the broad OR only
+RARE_MIN_TERMS = 4  # queries with fewer known terms go straight to the broad OR
+RARE_MUST = 3  # a first-pass candidate contains at least two of this many rarest terms
 
 
 def query_terms(text: str) -> list[str]:
@@ -265,9 +269,11 @@ class WorldIndex:
         """Candidate work ids for a (possibly noisy) title, best first, at most ``k``.
 
         Works whose exact title key matches come first (score :data:`EXACT_TITLE_SCORE`), then
-        BM25 over the title words (an OR of term queries, stopwords left out), ordered by score
-        descending then id. Never parses ``text`` as a query language. ``exact=False`` skips
-        the title-key lookup (BM25 only).
+        BM25 over the title words (stopwords left out), ordered by score descending then id.
+        Words no title contains (typos) match within one edit. For a title-length query the
+        first pass only considers works containing two of its three rarest words (fast at
+        scale); when none does, an OR of all the words is run. Never parses ``text`` as a
+        query language. ``exact=False`` skips the title-key lookup (BM25 only).
         """
         if k <= 0:
             return []
@@ -290,18 +296,43 @@ class WorldIndex:
                 # keep the rarest terms: they carry the evidence, and a shorter OR is faster
                 keep = set(sorted(known, key=lambda t: (dfs[t], t))[:MAX_QUERY_TERMS])
                 known = [t for t in known if t in keep]
-            occ = tantivy.Occur.Should
-            clauses = [(occ, tantivy.Query.term_query(schema, "title", t)) for t in known]
+            should = tantivy.Occur.Should
+            term_q = {t: tantivy.Query.term_query(schema, "title", t) for t in known}
             # a word no title has is most likely misspelt: match it within one edit
-            for t in terms:
-                if not dfs[t] and len(t) >= FUZZY_MIN_LEN:
-                    fq = tantivy.Query.fuzzy_term_query(schema, "title", t, distance=1)
-                    clauses.append((occ, tantivy.Query.boost_query(fq, FUZZY_BOOST)))
-            if not clauses:
+            fuzzy = [
+                (
+                    should,
+                    tantivy.Query.boost_query(
+                        tantivy.Query.fuzzy_term_query(schema, "title", t, distance=1), FUZZY_BOOST
+                    ),
+                )
+                for t in [u for u in terms if not dfs[u] and len(u) >= FUZZY_MIN_LEN][:MAX_FUZZY]
+                if len(terms) <= RARE_MAX_TERMS  # a long query is a citation string, not a title
+            ]
+            if not known and not fuzzy:
                 return sorted(out.items(), key=lambda t: (-t[1], t[0]))[:k]
-            query = tantivy.Query.boolean_query(clauses)
             limit = k + 5
-            hits = searcher.search(query, limit, count=False).hits
+            hits: list[tuple[float, Any]] = []
+            words = [t for t in known if not t.isdigit()]  # years, volumes, pages: no gate
+            if len(words) >= RARE_MIN_TERMS and len(terms) <= RARE_MAX_TERMS:
+                # rare-term conjunctions first: two of the three rarest words must match (a
+                # typo that makes another real word breaks one pair only), all words score.
+                # BM25 of a document is the same under this query and the broad OR, so a work
+                # found here ranks no lower than it would there; fall back when none match.
+                rare = sorted(words, key=lambda t: (dfs[t], t))[:RARE_MUST]
+                must = tantivy.Occur.Must
+                pairs = [
+                    (should, tantivy.Query.boolean_query([(must, term_q[a]), (must, term_q[b])]))
+                    for i, a in enumerate(rare)
+                    for b in rare[i + 1 :]
+                ]
+                gate = tantivy.Query.const_score_query(tantivy.Query.boolean_query(pairs), 0.0)
+                clauses = [(must, gate)] + [(should, term_q[t]) for t in known]
+                query = tantivy.Query.boolean_query(clauses + fuzzy)
+                hits = searcher.search(query, limit, count=False).hits
+            if not hits:
+                query = tantivy.Query.boolean_query([(should, term_q[t]) for t in known] + fuzzy)
+                hits = searcher.search(query, limit, count=False).hits
             scored: list[tuple[float, str]] = []
             for score, addr in hits:
                 wid = searcher.doc(addr)["id"][0]
