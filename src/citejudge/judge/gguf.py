@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 #: File written last into a materialized folder: its presence means the folder is complete.
 MARKER = "citejudge-materialized.json"
 
-#: Extra install commands for the conversion (not in the ``cpu-model`` extra yet).
+#: Install commands for the conversion (both are in the ``cpu-model`` extra).
 _HINTS = {
     "gguf": "pip install 'gguf>=0.10' (needed once, to convert the GGUF file into a model folder)",
     "accelerate": "pip install accelerate (needed once, to convert the GGUF file into a model folder)",

@@ -34,6 +34,7 @@ import numpy.typing as npt
 from citejudge.judge.prompts import defuse
 
 __all__ = [
+    "CALIBRATION_DIR",
     "CHOICES",
     "LABEL_PREFIX",
     "PROMPT_VARIANTS",
@@ -41,6 +42,7 @@ __all__ = [
     "Embedder",
     "SupportScorer",
     "build_prompt",
+    "calibration_path",
     "default_embedder",
     "embedding_features",
     "lexical_features",
@@ -48,6 +50,19 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+#: Default calibration folder: ``configs/calibration`` of the source tree (override:
+#: CITEJUDGE_CALIBRATION).
+CALIBRATION_DIR = Path(__file__).resolve().parents[3] / "configs" / "calibration"
+
+
+def calibration_path(name: str) -> Path:
+    """A calibration file from a name in the calibration folder, or a path as given."""
+    p = Path(os.path.expanduser(name))
+    if p.suffix == ".json" or p.is_absolute() or os.sep in name:
+        return p
+    return Path(os.environ.get("CITEJUDGE_CALIBRATION", CALIBRATION_DIR)) / f"{name}.json"
+
 
 #: JSON prefix after which the label's log-probability is read (verdict-first answer).
 LABEL_PREFIX = '{"label": "'

@@ -68,6 +68,7 @@ __all__ = [
     "CitationEvalTask",
     "JudgeSupportDecider",
     "ParsedCitation",
+    "ScorerSupportDecider",
     "SupportCase",
     "SupportDecider",
     "SupportDecision",
@@ -489,6 +490,32 @@ class JudgeSupportDecider:
         return out
 
 
+@dataclass
+class ScorerSupportDecider:
+    """Support labels from a calibrated scorer (``score(pairs)`` and ``threshold``).
+
+    A two-way scorer cannot tell contradiction from silence: below its threshold the label is
+    NEUTRAL (support score 0.5 is then an upper bound), at or above it ENTAILMENT.
+    """
+
+    scorer: Any
+
+    def decide(self, cases: Sequence[SupportCase]) -> list[SupportDecision]:
+        """Score every case in one batch."""
+        if not cases:
+            return []
+        name = getattr(self.scorer, "name", "scorer")
+        try:
+            probs = self.scorer.score([(c.claim, c.content) for c in cases])
+        except Exception as exc:  # an unusable scorer leaves every citation undecided (per-item error)
+            return [SupportDecision(None, "", None, f"{type(exc).__name__}: {exc}") for _ in cases]
+        thr = float(self.scorer.threshold)
+        return [SupportDecision("ENTAILMENT" if p >= thr else "NEUTRAL",
+                                f"calibrated scorer {name}: support probability {p:.3f} "
+                                f"({'at or above' if p >= thr else 'below'} threshold {thr:.3f})")
+                for p in probs]
+
+
 _SOURCE_MAP = {"FROM_SOURCE": "VERIFIED", "NOT_IN_SOURCE": "UNCERTAIN", "CONTRADICTS_SOURCE": "LIKELY_FABRICATED"}
 
 
@@ -616,4 +643,4 @@ def make_stage(opts: Any, manifest: dict[str, Any]) -> CitationEvalStage:
     validate_options(opts)
     judge = make_judge(opts, manifest, [SUPPORT_TEMPLATE, SOURCE_TEMPLATE, CORRECTNESS_TEMPLATE],
                        [SupportAnswer, SourceCheckAnswer, CorrectnessAnswer])
-    return CitationEvalStage(judge)
+    return CitationEvalStage(judge, ScorerSupportDecider(judge.scorer) if judge.scorer is not None else None)

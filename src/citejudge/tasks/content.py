@@ -156,6 +156,19 @@ def _prompt(sub: str, case: ContentCase) -> tuple[str, list[str]]:
                   claim=sub), passages
 
 
+def _scored(scorer: Any, flat: list[tuple[int, str, str, list[str]]]) -> list[dict[str, Any]]:
+    """Sub-claim records decided by a calibrated scorer over the selected passages."""
+    if not flat:
+        return []
+    name, thr = getattr(scorer, "name", "scorer"), float(scorer.threshold)
+    try:
+        probs = scorer.score([(sub, "\n".join(passages)) for _, sub, _, passages in flat])
+    except Exception as exc:  # an unusable scorer: every sub-claim undecided (per-item error)
+        return [{"label": None, "missing": None, "error": f"{type(exc).__name__}: {exc}"} for _ in flat]
+    return [{"label": "SUPPORTED" if p >= thr else "NOT_SUPPORTED", "missing": None, "error": None,
+             "scorer": name, "score": round(float(p), 4), "threshold": round(thr, 4)} for p in probs]
+
+
 def judge_content(cases: Sequence[ContentCase], judge: Judge) -> list[ContentVerdict]:
     """Judge every case; all sub-claims of all cases go to the model in one batch."""
     flat: list[tuple[int, str, str, list[str]]] = []
@@ -163,17 +176,21 @@ def judge_content(cases: Sequence[ContentCase], judge: Judge) -> list[ContentVer
         for sub in split_subclaims(case.claim):
             prompt, passages = _prompt(sub, case)
             flat.append((ci, sub, prompt, passages))
-    outcomes = judge.ask([f[2] for f in flat], ClaimSupport) if flat else []
-    per_case: list[list[tuple[str, Any, list[str]]]] = [[] for _ in cases]
-    for (ci, sub, _, passages), out in zip(flat, outcomes, strict=True):
-        per_case[ci].append((sub, out, passages))
+    per_case: list[list[dict[str, Any]]] = [[] for _ in cases]
+    if judge.scorer is not None:
+        for (ci, sub, _, passages), rec in zip(flat, _scored(judge.scorer, flat), strict=True):
+            per_case[ci].append({"subclaim": sub, **rec, "passages": passages})
+    else:
+        outcomes = judge.ask([f[2] for f in flat], ClaimSupport) if flat else []
+        tmpl = template_sha256(TEMPLATE)[:12]
+        for (ci, sub, _, passages), o in zip(flat, outcomes, strict=True):
+            per_case[ci].append({"subclaim": sub, "label": o.answer.label if o.answer else None,
+                                 "missing": o.answer.missing if o.answer else None, "passages": passages,
+                                 "request_hash": o.request_hash, "error": o.error,
+                                 "template": f"{TEMPLATE}@{tmpl}"})
     verdicts: list[ContentVerdict] = []
-    tmpl = template_sha256(TEMPLATE)[:12]
-    for case, subs in zip(cases, per_case, strict=True):
+    for case, records in zip(cases, per_case, strict=True):
         where = "the abstract" if case.evidence.source == "abstract" else "the full text"
-        records = [{"subclaim": s, "label": o.answer.label if o.answer else None, "missing": o.answer.missing
-                    if o.answer else None, "passages": p, "request_hash": o.request_hash,
-                    "error": o.error, "template": f"{TEMPLATE}@{tmpl}"} for s, o, p in subs]
         failed = [r for r in records if r["label"] is None]
         if failed:
             verdicts.append(ContentVerdict("error", "", records, error=str(failed[0]["error"])))
@@ -187,8 +204,10 @@ def judge_content(cases: Sequence[ContentCase], judge: Judge) -> list[ContentVer
         else:
             first = missing[0]
             gap = f" (missing: {first['missing']})" if first["missing"] else ""
+            if first.get("score") is not None:
+                gap = f" (support score {first['score']:.2f}, below the calibrated {first['threshold']:.2f})"
             more = f"; {len(missing) - 1} more part(s) unsupported" if len(missing) > 1 else ""
             verdicts.append(ContentVerdict(
-                "No", f"No. {where.capitalize()} of {case.work.id} does not support \"{first['subclaim'][:160]}\""
+                "No", f"No. {where.capitalize()} of {case.work.id} does not support \"{first['subclaim'][:160].rstrip('.')}\""
                       f"{gap}{more}.", records))
     return verdicts

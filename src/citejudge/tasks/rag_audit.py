@@ -513,4 +513,4 @@ def make_stage(opts: Any, manifest: dict[str, Any]) -> RagAuditStage:
     from citejudge.tasks.registry import make_judge
 
     judge = make_judge(opts, manifest, [SUPPORT_TEMPLATE, NEED_TEMPLATE], [ChunkSupport, CitationNeed])
-    return RagAuditStage(judge)
+    return RagAuditStage(judge, support=support_from_scorer(judge.scorer) if judge.scorer is not None else None)
