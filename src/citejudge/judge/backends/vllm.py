@@ -107,9 +107,14 @@ def get_engine(model: str, engine_args_json: str) -> Any:
 
 @dataclass
 class VLLMBackend:
-    """A vLLM engine answering prompts with schema-constrained JSON (one ``generate`` per batch)."""
+    """A vLLM engine answering prompts with schema-constrained JSON (one ``generate`` per batch).
 
-    llm: Any
+    The engine starts on first use, not when the backend is made: a Ray driver that only
+    records the judge in the manifest (the judging runs in GPU actors) never loads the model.
+    """
+
+    model_dir: str
+    engine_args_json: str
     tokenizer: Any
     chat_template: str | None
     max_model_len: int
@@ -120,6 +125,14 @@ class VLLMBackend:
     last_output_tokens: list[int] = field(default_factory=list, repr=False)
     last_finish_reasons: list[str | None] = field(default_factory=list, repr=False)
     _schemas: dict[type[BaseModel], dict[str, Any]] = field(default_factory=dict, repr=False)
+    _llm: Any = field(default=None, repr=False)
+
+    @property
+    def llm(self) -> Any:
+        """The ``vllm.LLM`` engine (started, or reused from the process-wide cache, on first use)."""
+        if self._llm is None:
+            self._llm = get_engine(self.model_dir, self.engine_args_json)
+        return self._llm
 
     @classmethod
     def from_card(cls, card: ModelCard, models_dir: Path | None = None, **options: Any) -> VLLMBackend:
@@ -170,12 +183,12 @@ class VLLMBackend:
             if k in options:
                 args[k] = options[k]
         args.update(options.get("engine_args") or {})
-        llm = get_engine(str(path), canonical_json(args).decode())
-        tokenizer = llm.get_tokenizer()
+        tokenizer = _local_tokenizer(path)
         template = _chat_template(card, tokenizer, models_dir)
         tpl_hash = sha256_text(template)[:16] if template is not None else "none"
-        return cls(llm=llm, tokenizer=tokenizer, chat_template=template, max_model_len=max_len,
-                   name=f"vllm:{card.name}", revision=f"{card.revision}+chat:{tpl_hash}")
+        return cls(model_dir=str(path), engine_args_json=canonical_json(args).decode(), tokenizer=tokenizer,
+                   chat_template=template, max_model_len=max_len, name=f"vllm:{card.name}",
+                   revision=f"{card.revision}+chat:{tpl_hash}")
 
     def encode(self, prompt: str) -> list[int]:
         """Token ids of one user message wrapped in the chat template (no extra special tokens)."""
@@ -275,6 +288,13 @@ class VLLMBackend:
         return str(self.tokenizer.apply_chat_template([{"role": "user", "content": prompt}],
                                                       chat_template=self.chat_template,
                                                       add_generation_prompt=True, tokenize=False))
+
+
+def _local_tokenizer(path: Path) -> Any:
+    """The model folder's tokenizer, from local files only (the same one vLLM loads)."""
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(path), local_files_only=True)
 
 
 def _chat_template(card: ModelCard, tokenizer: Any, models_dir: Path | None) -> str | None:
