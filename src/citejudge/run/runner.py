@@ -19,9 +19,8 @@ import os
 import sys
 import time
 import uuid
-from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -32,7 +31,7 @@ from citejudge.hashing import code_revision, file_sha256, package_versions, sha2
 from citejudge.io import Item, ItemError, OutputLine, dumps_line, read_items
 from citejudge.run.config import RunConfig
 from citejudge.schema import schema_hash
-from citejudge.tasks.runner import CheckOptions, process_items, used_model
+from citejudge.tasks.runner import CheckOptions, CheckSummary, process_items, used_model
 
 __all__ = ["RunError", "RunSummary", "expand_inputs", "read_done", "run"]
 
@@ -46,23 +45,15 @@ class RunError(CitejudgeError):
 
 
 @dataclass
-class RunSummary:
-    """What a run did (also stored in the manifest)."""
+class RunSummary(CheckSummary):
+    """What a run did (also stored in the manifest): a check's counts plus where it resumed."""
 
-    items: int = 0
     resumed_from: int = 0
     processed: int = 0
-    errors: int = 0
-    decided_without_model: int = 0
-    verdicts: Counter[str] = field(default_factory=Counter)
-    seconds: float = 0.0
-    over_budget: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for the manifest."""
-        return {"items": self.items, "resumed_from": self.resumed_from, "processed": self.processed,
-                "errors": self.errors, "decided_without_model": self.decided_without_model,
-                "verdicts": dict(sorted(self.verdicts.items())), "seconds": round(self.seconds, 3)}
+        return {**super().to_dict(), "resumed_from": self.resumed_from, "processed": self.processed}
 
 
 def expand_inputs(patterns: list[str]) -> list[Path]:
