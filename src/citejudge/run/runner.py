@@ -110,13 +110,15 @@ class _Appender:
 
     def __init__(self, path: Path) -> None:
         self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self.size = os.fstat(self.fd).st_size  # this process is the only writer (run lock)
 
     def write(self, data: bytes) -> None:
-        start = os.lseek(self.fd, 0, os.SEEK_END)
+        start = self.size
         try:
             n = os.write(self.fd, data)
             if n != len(data):
                 raise OSError(errno.ENOSPC, "short write")
+            self.size += n
         except OSError as exc:
             os.ftruncate(self.fd, start)
             raise RunError(f"cannot write results: {exc.strerror or exc}",
@@ -326,13 +328,16 @@ def _consume(stream: Iterator[OutputLine], appender: _Appender, summary: RunSumm
                   TextColumn("errors: {task.fields[errors]}"), TimeRemainingColumn(),
                   console=console, disable=quiet or not sys.stderr.isatty(), transient=False) as progress:
         bar = progress.add_task(cfg.task, total=total, completed=done, rate="-", nomodel=0, errors=0)
-        last_log = time.perf_counter()
+        last_log = last_update = time.perf_counter()
         for n, line in enumerate(stream, start=1):
             d = line.to_dict()
             appender.write(dumps_line(d))
             summary.processed += 1
             _count(summary, cfg.task, d)
             now = time.perf_counter()
+            if now - last_update < 0.1 and done + n < total:  # redraws are throttled, counts are not
+                continue
+            last_update = now
             rate = n / max(now - t0, 1e-9)
             progress.update(bar, completed=done + n, rate=f"{rate:,.1f}", nomodel=summary.decided_without_model,
                             errors=summary.errors)
