@@ -18,6 +18,7 @@ from citejudge.sources import SourceStore, url_key
 from citejudge.tasks.citation_eval import (
     CitationEvalStage,
     CitationEvalTask,
+    ScorerSupportDecider,
     correctness_from_points,
     interpretability_score,
     overall_score,
@@ -243,6 +244,38 @@ def test_stage_batches_and_scores(world: WorldIndex) -> None:
     # supports (1, .5) → .75*.5; interps (.75, .25) → .5*.25; correctness .75*.25
     assert r1["overall_assessment"]["overall_score"] == 0.375 + 0.125 + 0.1875
     assert pairs[2][1].result is None
+
+
+class _FixedScorer:
+    name = "fixed"
+    threshold = 0.5
+
+    def __init__(self, p: float) -> None:
+        self.p = p
+
+    def score(self, pairs: list[tuple[str, str]]) -> list[float]:
+        return [self.p] * len(pairs)
+
+
+@pytest.mark.parametrize(("p", "support", "source"), [(0.9, "ENTAILMENT", "VERIFIED"),
+                                                      (0.1, "NEUTRAL", "UNCERTAIN")])
+def test_card_scorer_decides_support_and_source(world: WorldIndex, p: float, support: str, source: str) -> None:
+    backend = scripted()
+    stage = CitationEvalStage(Judge(backend, scorer=_FixedScorer(p)),
+                              ScorerSupportDecider(_FixedScorer(p)))
+    task = CitationEvalTask(world)
+    pairs = [(it, task.check(it)) for it in [item([cit(claim="ResNets were invented in 2015.",
+                                                       content="Transformers use attention only.",
+                                                       source="10.1109/cvpr.2016.90", cid="b")])]]
+    stage.apply(pairs)
+    res = pairs[0][1].result
+    assert res is not None and validate_result("citation-eval", res) == []
+    ev = res["citation_evaluations"][0]
+    assert ev["citation_support"]["judgement"] == support and "calibrated scorer fixed" in ev["citation_support"][
+        "reasoning"]
+    # a two-way scorer never calls a source fabricated: only the model or a rule can
+    assert ev["source_verification"]["judgement"] == source
+    assert [len(c) for c in backend.calls] == [1]  # only the correctness question went to the model
 
 
 def test_stage_no_gold_reweights(world: WorldIndex) -> None:

@@ -213,3 +213,11 @@ def test_backend_failure_retried_then_per_item_errors(tmp_path: Path, world: Pat
         assert s.errors == len(judged) and all(x["error"]["kind"] == "judge" for x in judged)
         assert "device lost" in judged[0]["error"]["message"]
     assert s.over_budget is over
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "configs").glob("*.yaml")), ids=lambda p: p.name)
+def test_shipped_configs_load(path: Path) -> None:
+    cfg = load_config(path)
+    assert cfg.out.is_absolute()
+    if cfg.task != "references" and "demo" in path.name:
+        assert all(Path(p).is_file() for p in cfg.input)  # the bundled demo inputs exist

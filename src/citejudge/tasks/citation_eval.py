@@ -536,6 +536,28 @@ class CitationEvalStage:
         self.templates = {t: f"{t}@{template_sha256(t)[:12]}" for t in
                           (SUPPORT_TEMPLATE, SOURCE_TEMPLATE, CORRECTNESS_TEMPLATE)}
 
+    def _source_checks(self, pairs: list[tuple[str, str]], prompts: list[str]) -> list[SupportDecision]:
+        """Is each quote from its source's passages? The card's scorer decides when it has one.
+
+        A two-way scorer says FROM_SOURCE at or above its threshold and NOT_IN_SOURCE below it
+        (never CONTRADICTS_SOURCE: LIKELY_FABRICATED needs clear evidence it cannot give).
+        """
+        if not prompts:
+            return []
+        scorer = self.judge.scorer
+        if scorer is not None:
+            try:
+                probs = scorer.score(pairs)
+            except Exception as exc:  # an unusable scorer: per-item errors, no guessed label
+                return [SupportDecision(None, "", None, f"{type(exc).__name__}: {exc}") for _ in pairs]
+            thr = float(scorer.threshold)
+            return [SupportDecision("FROM_SOURCE" if p >= thr else "NOT_IN_SOURCE",
+                                    f"calibrated scorer {scorer.name}: {p:.3f} vs threshold {thr:.3f}")
+                    for p in probs]
+        return [SupportDecision(o.answer.label, o.answer.reason, o.request_hash) if o.answer is not None
+                else SupportDecision(None, "", o.request_hash, o.error or "no valid answer")
+                for o in self.judge.ask(prompts, SourceCheckAnswer)]
+
     def apply(self, pairs: list[tuple[Item, OutputLine]]) -> None:
         """Judge and recompose the results of a batch of deterministic lines, in place."""
         live = [(it, ln, parse_citations(it.data.get("citations"))) for it, ln in pairs if ln.result is not None]
@@ -558,6 +580,7 @@ class CitationEvalStage:
         # 2. source checks the deterministic stage could not settle
         src_refs: list[tuple[int, int]] = []
         prompts: list[str] = []
+        src_pairs: list[tuple[str, str]] = []
         for k, (_, ln, cits) in enumerate(live):
             for j, c in enumerate(cits):
                 ver = ln.details["citations"][j]["verification"]
@@ -565,19 +588,19 @@ class CitationEvalStage:
                     src_refs.append((k, j))
                     prompts.append(render(SOURCE_TEMPLATE, source_name=ver["source_name"],
                                           source_text="\n".join(ver["passages"]), quote=c.content))
-        outs = self.judge.ask(prompts, SourceCheckAnswer) if prompts else []
-        for (k, j), o in zip(src_refs, outs, strict=True):
+                    src_pairs.append((c.content, "\n".join(ver["passages"])))
+        for (k, j), dec in zip(src_refs, self._source_checks(src_pairs, prompts), strict=True):
             ver = live[k][1].details["citations"][j]["verification"]
             st = live[k][1].details["citations"][j]
-            if o.answer is None:
-                failures.setdefault(k, f"citations[{j}] source check: {o.error}")
-                st["source_judge"] = {"error": o.error, "request_hash": o.request_hash}
+            if dec.label is None:
+                failures.setdefault(k, f"citations[{j}] source check: {dec.error}")
+                st["source_judge"] = {"error": dec.error, "request_hash": dec.request_hash}
                 continue
-            ver["judgement"] = _SOURCE_MAP[o.answer.label]
-            reason = o.answer.reason.strip().rstrip(".")
-            st["source_judge"] = {"label": o.answer.label, "request_hash": o.request_hash,
-                                  "template": self.templates[SOURCE_TEMPLATE],
-                                  "note": f"judged {o.answer.label} against the closest passages"
+            ver["judgement"] = _SOURCE_MAP[dec.label]
+            reason = dec.reasoning.strip().rstrip(".")
+            st["source_judge"] = {"label": dec.label, "request_hash": dec.request_hash,
+                                  "template": self.templates[SOURCE_TEMPLATE] if dec.request_hash else None,
+                                  "note": f"judged {dec.label} against the closest passages"
                                           + (f": {reason}." if reason else ".")}
         # 3. answer correctness
         ans_refs: list[int] = []
