@@ -259,6 +259,12 @@ def _interpretations(name: str) -> list[PersonName]:
         return out
     s = _clean(name)
     tokens = [t for t in s.split() if _key(t) not in _SUFFIXES]
+    if p.particles and len(tokens) >= 3 and tokens[-1][:1].isupper():
+        # "Maria das Graças Vale Barbosa", "Juan de Dios Figueroa": the particle may belong to a
+        # given name; the last word alone is then the family name.
+        given, initials = _given_parts([t for t in tokens[:-1] if not (_key(t) in _PARTICLES and t[:1].islower())])
+        last = _key(tokens[-1])
+        out.append(PersonName(s, last, last, given, initials, (), p.suffix, "given-first"))
     # compound family names ("Simon Peyton Jones", "Gabriel Garcia Marquez")
     for k in range(2, len(tokens)):
         fam_toks = tokens[len(tokens) - k :]
@@ -362,11 +368,12 @@ def compare_authors(cited: list[str], et_al: bool, record: list[Author]) -> Auth
     itself ends in "others" is truncated: positions past it cannot be checked and are accepted.
     A cited list shorter than the record without "et al." is a mismatch.
     """
-    names = [c.strip() for c in cited if c and c.strip()]
+    # a name with no letters ("", ".", "*") is no author, on either side
+    names = [c.strip() for c in cited if c and _key(c)]
     while names and _is_etal(names[-1]):
         names.pop()
         et_al = True
-    rec = list(record)
+    rec = [a for a in record if _key(a.name) or (a.raw_name and _key(a.raw_name))]
     rec_truncated = False
     while rec and _is_etal(rec[-1].name):
         rec.pop()

@@ -56,7 +56,7 @@ _PREPRINT_RE = re.compile(
 _ET_AL_RE = re.compile(r"\b(?:et\.?\s*al\b\.?|and\s+others\b|a\s+kol\b\.?|u\.\s*a\.)", re.I)
 _ELLIPSIS_RE = re.compile(r"\s*(?:…|\.\.\.)\s*")
 _PARTICLES = frozenset(
-    ["van", "von", "der", "den", "de", "del", "della", "da", "das", "dos", "du", "di", "la", "le", "ter", "ten", "bin", "ibn", "al", "el", "y", "zu", "af", "av", "v.", "v", "vd"]
+    ["van", "von", "der", "den", "de", "del", "della", "da", "das", "dos", "du", "di", "la", "le", "ter", "ten", "bin", "ibn", "al", "el", "y", "zu", "zur", "zum", "vom", "do", "dei", "degli", "af", "av", "v.", "v", "vd"]
 )
 # Words that never occur in personal names but are common in venues and titles.
 _NOT_NAME_WORDS = frozenset(
@@ -71,7 +71,7 @@ _MONTHS = (
 )
 _YEAR_RE = re.compile(r"(?<![\d/.:\-–])((?:1[6-9]|20)\d\d)([a-z])?(?![\d])(?!\s*[-–]\s*\d)")
 _YEAR_WORDS_RE = re.compile(
-    r"\b(in\s+press|n\.\s?d\.|no\s+date|forthcoming|in\s+preparation|submitted|accepted)", re.I
+    r"\b(in\s+press|(?-i:n\.\s?d\.)|no\s+date|forthcoming|in\s+preparation|submitted|accepted)", re.I
 )
 _QUOTES_OPEN = "“\"«„”"
 _QUOTE_PAIRS = {"“": "”", '"': '"', "«": "»", "„": "“", "”": "”"}
@@ -85,10 +85,12 @@ _ID_NOISE_KEYS = ("doi", "http", "10.", "arxiv", "pmid", "pmc", "available", "re
 _UNPRINTABLE_RE = re.compile(r"[^\n\t\x20-\x7e\u00a0-\ud7ff\ue000-\ufffc\U00010000-\U0010ffff]")
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _WS_RE = re.compile(r"\s+")
-_NUMBERING_RE = re.compile(r"^\s*(?:\[\s*\d{1,4}\s*\]|\(\s*\d{1,4}\s*\)|\d{1,4}\s*[.)]\s+|\d{1,3}\s+(?=[A-Z])|\d{1,3}(?=[A-Z][a-z]|[A-Z]\.))\s*")
-_INITIALS_RE = re.compile(r"^(?:(?:[A-Z]\.?|[A-Z][a-z]\.)\s*(?:-\s*)?){1,4}$")
-_COMPACT_INITIALS_RE = re.compile(r"^[A-Z]{1,3}$")
-_WORD_RE = re.compile(r"^[^\W\d_][\w'’`.\-\u2010\u2011\ufffd]*$")
+_NUMBERING_RE = re.compile(r"^\s*(?:\[\s*\d{1,4}\s*\]|\(\s*\d{1,4}\s*\)|(?!(?:1[6-9]|20)\d\d\b)\d{1,4}\s*[.)]\s+|\d{1,3}\s+(?=[A-Z])|\d{1,3}(?=[A-Z][a-z]|[A-Z]\.))\s*")
+# Capital letters for initials: ASCII plus Latin-1/Latin Extended-A capitals ("Â. F.", "Ö.").
+_UP = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x180)) if c.isupper() and len(c.lower()) == 1)
+_INITIALS_RE = re.compile(rf"^(?:(?:[{_UP}]\.?|[{_UP}][a-z]\.)\s*(?:-\s*)?){{1,4}}$")
+_COMPACT_INITIALS_RE = re.compile(rf"^[{_UP}]{{1,3}}$")
+_WORD_RE = re.compile(r"^[^\W\d_][\w'’`.\-\u2010\u2011\u2013\ufffd\u0300-\u036f]*$")
 
 
 def _bool_warn(warnings: list[str], msg: str) -> None:
@@ -102,7 +104,8 @@ def _clean(text: str) -> str:
 
 
 def _strip_italics(text: str) -> str:
-    s = re.sub(r"\*{1,2}([^*]+)\*{1,2}", r"\1", text)
+    # Markdown emphasis only around whole words: "Oncology*Biology*Physics" keeps its stars
+    s = re.sub(r"(?<![\w*])\*{1,2}(?=[^\s*])([^*]+?)\*{1,2}(?![\w*])", r"\1", text)
     s = re.sub(r"(?<!\w)_([^_]+)_(?!\w)", r"\1", s)
     return s.strip(" *_")
 
@@ -130,7 +133,12 @@ def _words(s: str) -> list[str]:
 
 
 def _is_initial_token(w: str) -> bool:
-    return bool(re.fullmatch(r"(?:[A-Z][a-z]?\.(?:\s*-\s*)?)+|[A-Z]\.?|[A-Z]\.?-[A-Z]\.?|-[A-Z]\.", w))
+    return bool(_INITIAL_TOKEN_RE.fullmatch(w))
+
+
+_INITIAL_TOKEN_RE = re.compile(rf"(?:[{_UP}][a-z]?\.(?:\s*-\s*)?)+|[{_UP}]\.?|[{_UP}]\.?-[{_UP}]\.?|-[{_UP}]\.")
+# Dotted initials followed by a word: "W. K. Malaria" (initials, then the title's first word).
+_INITIALS_THEN_WORD_RE = re.compile(rf"^((?:[{_UP}][a-z]?\.\s?-?\s?)*[{_UP}][a-z]?\.)\s+(?=[^\W\d_]{{2}}|A\s)")
 
 
 def _is_name_word(w: str) -> bool:
@@ -160,13 +168,22 @@ def _is_family(s: str) -> bool:
     return (len(ws) == 1 and ws[0][0].isupper()) or any(w.lower() not in _PARTICLES for w in ws)
 
 
+def _n_core(s: str) -> int:
+    """Words of ``s`` that are not lower-case particles ("Maria das Graças Vale" has 3)."""
+    return len([w for w in _words(s) if not (w.lower() in _PARTICLES and w[:1].islower())])
+
+
 def _is_given(s: str) -> bool:
     ws = _words(s)
-    return 1 <= len(ws) <= 3 and all(_is_name_word(w) or _is_initial_token(w) for w in ws)
+    return 1 <= _n_core(s) <= 3 and all(_is_name_word(w) or _is_initial_token(w) for w in ws)
 
 
-def _is_name(s: str) -> bool:
-    """A complete personal name in any order (``M. J. Shea``, ``Shea MJ``, ``Jacob Devlin``)."""
+def _is_name(s: str, max_full: int = 3) -> bool:
+    """A complete personal name in any order (``M. J. Shea``, ``Shea MJ``, ``Jacob Devlin``).
+
+    A name of only full words has at most ``max_full`` of them (more is a title or venue, unless
+    the list already has names: "Juan Pablo Pizarro Ruiz").
+    """
     s = s.strip()
     if not s or len(s) > 60 or any(ch.isdigit() for ch in s):
         return False
@@ -184,7 +201,21 @@ def _is_name(s: str) -> bool:
     if n_full == 0 and not (len(ws) == 1 and ws[0][0].isupper()):
         return False
     # "Physical Review B": several full words and no initials is a name only if short.
-    return not (n_full >= 4 and len(ws) == n_full)
+    return not (n_full > max_full and len(ws) == n_full)
+
+
+def _initials_then_title(s: str) -> tuple[str, int] | None:
+    """``"Rao, M. Protected Areas"`` -> (``"Rao, M."``, characters used); None if not that shape."""
+    if s.count(",") != 1:
+        return None
+    fam, given = s.split(",")
+    if not _is_family(fam) or _is_initials(given):
+        return None
+    g = given.lstrip()
+    m = _INITIALS_THEN_WORD_RE.match(g)
+    if not m:
+        return None
+    return f"{fam.strip()}, {m.group(1)}", len(fam) + 1 + (len(given) - len(g)) + len(m.group(1))
 
 
 def _is_inverted_name(s: str) -> bool:
@@ -198,7 +229,7 @@ def _is_inverted_name(s: str) -> bool:
 _SEP_RE = re.compile(
     r"\s*(?:,?\s*(?:…|\.\.\.)\s*|,\s*(?:and|&)\s+|\s+and\s+|\s+and(?=[A-Z]\.)|\s*&\s*|,|\s+und\s+|\s+u\.\s*|\s+y\s+|\s+et\s+(?!al))\s*"
 )
-_SEMI_SEP_RE = re.compile(r"\s*(?:;?\s*(?:…|\.\.\.)\s*|;\s*(?:and|&)?\s*|\s+and\s+|\s*&\s*)\s*", re.I)
+_SEMI_SEP_RE = re.compile(r"\s*(?:;?\s*(?:…|\.\.\.)\s*|;\s*(?:(?:and\b|&)\s*)?|\s+and\s+|\s*&\s*)\s*", re.I)
 
 
 def _chunks(seg: str, sep: re.Pattern[str]) -> list[tuple[str, int, int]]:
@@ -220,13 +251,26 @@ def _cut_sentence_name(chunk: str) -> str | None:
     return None
 
 
-def _split_names(seg: str) -> tuple[list[str], int]:
-    """Names in ``seg`` (an author segment) and how many leading characters they use."""
+def _split_names(seg: str, names_only: bool = False, quote_next: bool = False) -> tuple[list[str], int]:
+    """Names in ``seg`` (an author segment) and how many leading characters they use.
+
+    ``names_only``: the segment is known to hold only names (a quoted title or the year follows
+    it), so "Baird, J. Kevin" is a name, not initials followed by the title's first word.
+    ``quote_next``: a quoted title follows the segment, so a last one-word chunk is a mononym
+    author ("J. S. Kirti and Shipali, “Title,”"), not a venue.
+    """
     if ";" in seg:
         names: list[str] = []
         end = 0
-        for chunk, _s, e in _chunks(seg, _SEMI_SEP_RE):
+        semi = _chunks(seg, _SEMI_SEP_RE)
+        for k, (chunk, _s, e) in enumerate(semi):
             c = chunk.strip()
+            tcut = _initials_then_title(c)
+            if tcut and not names_only and not (k + 1 < len(semi) and _is_inverted_name(semi[k + 1][0].strip())):
+                # ACS "Rao, M. Protected Areas...": the initials end the list, a title follows
+                names.append(tcut[0])
+                end = _s + (len(chunk) - len(chunk.lstrip())) + tcut[1]
+                break
             if _is_inverted_name(c) or _is_name(c):
                 names.append(c)
                 end = e
@@ -247,10 +291,22 @@ def _split_names(seg: str) -> tuple[list[str], int]:
         c0, c1 = chunks[0][0].strip(), chunks[1][0].strip()
         if _is_family(c0) and _is_initials(c1):
             mode = "inverted-initials"
-        elif _is_family(c0) and len(_words(c0)) <= 2 and _is_given(c1) and not _is_initials(c0):
+        elif (
+            _is_family(c0)
+            and (len(_words(c0)) <= 2 or c0[:1].islower())
+            and _is_given(c1)
+            and not _is_initials(c0)
+        ):
             later = [c[0].strip() for c in chunks[2:4]]
-            # "Wang, Xiaoxiao, Shaoqing Guo" (first inverted only) or "Devlin, Jacob, Chang, Ming-Wei"
-            if len(_words(c0)) == 1 or (later and _is_initials(later[0])):
+            # "Wang, Xiaoxiao, Shaoqing Guo" (first inverted only) or "Devlin, Jacob, Chang, Ming-Wei";
+            # MLA/Chicago "von Schirnding, Yasmin" / "De Marchi, Massimo, Martino Cassandro": a
+            # lower-case particle or a one-word second chunk also marks the inverted first name.
+            if (
+                len(_words(c0)) == 1
+                or (later and _is_initials(later[0]))
+                or c0[:1].islower()
+                or len(_words(c1)) == 1
+            ):
                 mode = "inverted-given"
     first = True
     vancouver = bool(chunks) and bool(re.fullmatch(r"[^\s.,]+(?:\s[^\s.,]+)*\s[A-Z]{1,3}", chunks[0][0].strip()))
@@ -265,7 +321,13 @@ def _split_names(seg: str) -> tuple[list[str], int]:
             continue
         if mode != "natural" and nxt is not None and _is_family(c):
             pair_ok = _is_initials(nxt) if (mode == "inverted-initials" and not first) else (
-                _is_initials(nxt) or (_is_given(nxt) and (first or len(_words(c)) == 1) and len(_words(nxt)) <= 2)
+                _is_initials(nxt)
+                or (
+                    _is_given(nxt)
+                    and (first or len(_words(c)) == 1)
+                    and _n_core(nxt) <= (3 if first else 2)
+                    and (names_only or not _INITIALS_THEN_WORD_RE.match(nxt))
+                )
             )
             if first and mode == "inverted-initials":
                 pair_ok = True
@@ -276,22 +338,42 @@ def _split_names(seg: str) -> tuple[list[str], int]:
                 first = False
                 continue
         if nxt is not None and _is_family(c) and (first or mode != "natural"):
-            im = re.match(r"^((?:[A-Z][a-z]?\.?\s?-?\s?){1,3}?[A-Z][a-z]?\.)\s+(?=[^\W\d_])", nxt) or re.match(
-                r"^([A-Z]{1,3})\.\s+(?=[^\W\d_])", nxt
+            im = _INITIALS_THEN_WORD_RE.match(nxt) or re.match(r"^([A-Z]{1,3})\.\s+(?=[^\W\d_])", nxt)
+            # "Reisen, W. K. Malaria": initials then the title's first word, unless the list goes on
+            # with another "Family, Given" pair ("Smith, J. Robert, Doe, K.").
+            list_goes_on = i + 3 < len(chunks) and _is_family(chunks[i + 2][0].strip()) and (
+                _is_initials(chunks[i + 3][0].strip()) or _is_given(chunks[i + 3][0].strip())
             )
-            if im and not _is_name(nxt) and not _is_initials(nxt):
+            # (only after a bare family name: "Anamika Rani, S. Singh" is two natural names)
+            bare_family = len(_words(c)) == 1 or c[:1].islower()
+            title_may_follow = first and bare_family and not list_goes_on and not names_only
+            if im and (not _is_name(nxt) or title_may_follow) and not _is_initials(nxt):
                 names.append(f"{c}, {im.group(1)}")
                 end = chunks[i + 1][1] + len(im.group(1))
                 break
         vm = re.match(r"^([^.]+?\s[A-Z]{1,3})\.\s+(?=\S)", c)
         rem_words = _words(c[vm.end() :]) if vm else []
+        # "Buckley R. Environmental Opportunities and Risks in Finance": the "and" is the title's
+        runs_on = (
+            vm is not None
+            and nxt is not None
+            and bool(re.fullmatch(r"\s+and\s+", seg[e : chunks[i + 1][1]]))
+            and not _is_name(nxt, max_full=5)
+        )
         if (
             vm
             and _is_name(vm.group(1))
-            and (len(rem_words) >= 2 or vancouver)
+            and (len(rem_words) >= 2 or vancouver or runs_on)
             and not _is_initial_token(rem_words[0])
             and rem_words[0].rstrip(".") not in ("Jr", "Sr")
-            and (vancouver or not (_is_family(c[vm.end() :]) and len(rem_words) <= 2))
+            and (
+                vancouver
+                or runs_on
+                or not (
+                    _is_family(c[vm.end() :])
+                    and len([w for w in rem_words if not (w.lower() in _PARTICLES and w[:1].islower())]) <= 2
+                )
+            )
         ):
             names.append(vm.group(1))
             end = _s + (len(chunk) - len(chunk.lstrip())) + len(vm.group(1))
@@ -300,10 +382,20 @@ def _split_names(seg: str) -> tuple[list[str], int]:
             mode == "natural"
             and names
             and re.match(r"[A-Z][a-z]?\.", names[0])
-            and not any(_is_initial_token(w) or _COMPACT_INITIALS_RE.match(w) for w in _words(c.replace(".", ". ")))
+            and not any(
+                _is_initial_token(w) or (_COMPACT_INITIALS_RE.match(w) and len(w) <= 2)
+                for w in _words(c.replace(".", ". "))
+            )
+            # a one-word name inside the list ("S. B. Siwach, Jagdish, S. Lahri") or at the end of a
+            # list known to hold only names is a mononym author
+            and not (
+                len(_words(c)) == 1
+                and _is_name(c)
+                and (quote_next or (nxt is not None and any(_is_initial_token(w) for w in _words(nxt))))
+            )
         ):
             break  # "Y. LeCun, Y. Bengio, Nuclear Instruments": the venue, not a name
-        if _is_name(c):
+        if _is_name(c, max_full=5 if names else 3):
             names.append(c)
             end = e
             i += 1
@@ -323,6 +415,7 @@ def split_author_string(text: str) -> list[str]:
     if not s:
         return []
     s = _ELLIPSIS_RE.sub(" ", _ET_AL_RE.sub("", s)).strip(" ,;")
+    s = _AUTHOR_MARK_RE.sub(r"\1", s).strip(" ,;")
     names, _ = _split_names(s)
     if not names:
         return [p.strip() for p in re.split(r"\s*(?:;|\band\b|&)\s*", s) if p.strip()]
@@ -334,8 +427,12 @@ def split_author_string(text: str) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
-def _year_candidates(s: str) -> list[tuple[int, int, int, str]]:
-    """(score, start, end, raw) of every plausible year in ``s``."""
+def _year_candidates(s: str, quoted: tuple[int, int] | None = None) -> list[tuple[int, int, int, str]]:
+    """(score, start, end, raw) of every plausible year in ``s``.
+
+    A year inside the quoted title span ``quoted`` or written as part of a running date inside a
+    sentence ("... from March to August 2006.") is a title word, not the publication year.
+    """
     out: list[tuple[int, int, int, str]] = []
     for m in _YEAR_RE.finditer(s):
         y = int(m.group(1))
@@ -351,10 +448,18 @@ def _year_candidates(s: str) -> list[tuple[int, int, int, str]]:
             score += 3
         if re.match(r"\s*;", after):
             score += 2
-        if re.search(r"(?:[.,:]|\))\s*$", before) and re.match(r"\s*(?:[.,):;]|$)", after):
+        if (re.search(r"(?:[.,:]|\))\s*$", before) or st == 0) and re.match(r"\s*(?:[.,):;]|$)", after):
             score += 1
         if re.search(_MONTHS + r"\.?\s*\d{0,2},?\s*$", before, re.I):
-            score += 1
+            ctx = s[max(0, st - 40) : st]
+            mm = re.search(r"\b" + _MONTHS + r"\.?\s*\d{0,2},?\s*$", ctx, re.I)
+            pre = re.sub(r"\d{1,2}(?:\s*[-–]\s*\d{1,2})?$", "", ctx[: mm.start()].rstrip()).rstrip() if mm else ""
+            # "Nature, 19 March 2020" / "(March 2020)" is a date; "... to August 2006" is title text
+            score += 1 if not pre or pre[-1] in "(,.;:" else -1
+        if re.match(r"\s+(?!" + _MONTHS + r"\b)[^\W\d_]{2}", s[en : en + 12], re.I) and not re.search(r"\(\s*$", before):
+            score -= 1  # "18–19 November 2008 Washington": running text goes on after the year
+        if quoted is not None and quoted[0] <= st < quoted[1]:
+            score -= 5
         if re.search(r"\b(?:pp?|vol|no)\.?\s*$", before, re.I):
             score -= 3
         if re.match(r"\s*[-–]\s*\d", after) or re.search(r"\d\s*[-–:]\s*$", before):
@@ -363,8 +468,8 @@ def _year_candidates(s: str) -> list[tuple[int, int, int, str]]:
     return out
 
 
-def _best_year(s: str) -> tuple[int, int, int, str] | None:
-    cands = [c for c in _year_candidates(s) if c[0] >= 0]
+def _best_year(s: str, quoted: tuple[int, int] | None = None) -> tuple[int, int, int, str] | None:
+    cands = [c for c in _year_candidates(s, quoted) if c[0] >= 0]
     if not cands:
         return None
     return max(cands, key=lambda c: (c[0], -c[1]))
@@ -401,8 +506,14 @@ def _sentences(s: str) -> list[tuple[int, int]]:
     return spans
 
 
+# A number that is not an ordinal ("Proceedings of the 16th Workshop" goes on).
+_NUM = r"\d(?!\d*(?:st|nd|rd|th)\b)(?!\d{3}\s+(?!" + _MONTHS + r"\b)[A-Z][a-z])"
 _VENUE_END_RE = re.compile(
-    r"(?:,\s*|\s+)(?:vol(?:ume)?\.?\s*\d|no\.\s*\d|pp?\.\s*\d|\d)|\s*\(\s*(?:pp?\.\s*)?\d|\s*[;:]\s*\d|,\s*(?:" + _MONTHS + r")\b|\s+\d|(?<=[a-z])\d|,\s*\(",
+    r"(?:,\s*|\s+)(?:vol(?:ume)?\.?\s*\d|no\.\s*\d|pp?\.\s*\d|" + _NUM + r")|\s*\(\s*(?:pp?\.\s*)?\d|\s*[;:]\s*\d|,\s*(?:"
+    + _MONTHS
+    + r")\b|\s+"
+    + _NUM
+    + r"|(?<=[a-z])\d|,\s*\(",
     re.I,
 )
 _PUBLISHER_WORDS_RE = re.compile(
@@ -413,12 +524,17 @@ _PUBLISHER_WORDS_RE = re.compile(
 )
 
 
+# "In: X", "in X", "InX" (glued, capital after): only a separate "In" is the prefix, never the
+# start of a word ("International", "Information", "Innovation").
+_IN_PREFIX_RE = re.compile(r"^(?:(?i:in)\s*:\s*|(?i:in)\s+|In(?=[A-Z]))")
+
+
 def _venue_fields(part: str, work: CitedWork) -> None:
     """Fill venue, volume, pages and publisher from the text after the title."""
     s = part.strip(" .,;")
     if not s:
         return
-    s = re.sub(r"^(?:in\s*:?\s*|in(?=[A-Z]))", "", s, flags=re.I)
+    s = _IN_PREFIX_RE.sub("", s, count=1)
     # editors: "Crawford R.M.M. (ed.), Plant life ..." / "O'Connor F, editor. Title"
     s = re.sub(r"^.{0,120}?\((?:eds?|hrsg|editors?)\.?\)\s*[,.:]?\s*", "", s, flags=re.I)
     s = re.sub(r"^.{0,120}?,\s*(?:eds?|editors?)\.\s*", "", s, flags=re.I)
@@ -507,12 +623,14 @@ def _scan_ids(text: str, work: CitedWork) -> None:
 
 def _find_quote(s: str) -> tuple[int, int, int] | None:
     """(open, close, after) of the first quoted span that looks like a title."""
-    for n_tried, m in enumerate(re.finditer(r"[“\"«„]|(?<![\w])[‘'](?=[A-Z])", s)):
+    for n_tried, m in enumerate(re.finditer(r"[“\"«„]|(?<![\w])[‘'](?=[A-Z\[(])", s)):
         if n_tried >= 20:
             break
         o = m.start()
         ch = s[o]
         closers = {"“": "”\"", '"': '"”', "«": "»", "„": "“”\"", "‘": "’", "'": "'"}[ch]
+        if ch == "“" and "”" in s[o + 1 : o + 600]:
+            closers = "”"  # “... the project "100 fields" ...”: inner straight quotes do not close it
         close = -1
         for k in range(o + 1, min(len(s), o + 600)):
             if s[k] in closers and (ch not in "‘'" or k + 1 >= len(s) or not s[k + 1].isalpha()):
@@ -557,6 +675,8 @@ def _strip_leading_year(rest: str) -> tuple[str, bool]:
     return (rest[m.end() :], True) if m else (rest, False)
 
 
+# Corresponding-author / affiliation marks after a name: "Jane Doe*, Richard Roe†".
+_AUTHOR_MARK_RE = re.compile(r"(?<=[^\W\d_])(\.?)[*†‡]+(?=[\s,;.]|$)")
 _EDS_BEFORE_YEAR_RE = re.compile(
     r"[\s,]*\(?\b(?:eds?|editors?|hrsg|coords?)\.?\)?(?=\s*[,.]?\s*\(?(?:1[6-9]|20)\d\d)", re.I
 )
@@ -569,10 +689,13 @@ def _parse_structure(s: str, work: CitedWork) -> None:
         s = _ID_NOISE_RE.sub(" ", s)
     s = _WS_RE.sub(" ", s).strip(" ,;")
     s = _EDS_BEFORE_YEAR_RE.sub("", s, count=1)
+    if "*" in s or "†" in s or "‡" in s:
+        s = _AUTHOR_MARK_RE.sub(r"\1", s)
     if not s:
         return
-    # year
-    best = _best_year(s)
+    # year (never one inside the quoted title)
+    quote = _find_quote(s)
+    best = _best_year(s, (quote[0], quote[1]) if quote else None)
     if best is not None:
         work.year = int(best[3][:4])
         work.year_raw = best[3]
@@ -590,7 +713,6 @@ def _parse_structure(s: str, work: CitedWork) -> None:
     yw2 = _YEAR_WORDS_RE.search(s)
     if yw2:
         landmarks.append(max(0, yw2.start() - (1 if s[yw2.start() - 1 : yw2.start()] == "(" else 0)))
-    quote = _find_quote(s)
     if quote:
         landmarks.append(quote[0])
     et = _ET_AL_RE.search(s)
@@ -603,7 +725,22 @@ def _parse_structure(s: str, work: CitedWork) -> None:
         landmarks.append(colon.start())
     end = min(landmarks) if landmarks else len(s)
     seg = s[:end]
-    names, used = _split_names(seg)
+    after = s[end : end + 12].lstrip(" .,;:")
+    names_only = bool(re.match(r"[“\"«„‘']|\(?(?:1[6-9]|20)\d\d\b", after))
+    names, used = _split_names(seg, names_only, quote_next=bool(re.match(r"[“\"«„‘']", after)))
+    corporate = seg.strip(" .,;")
+    tail, _ = _strip_leading_year(s[end:].lstrip(" .,;:"))
+    if (
+        not names
+        and names_only
+        and (_find_quote(tail) is not None or len(_sentences(tail)) >= 2)
+        and corporate[:1].isupper()
+        and len(corporate) <= 80
+        and len(_words(corporate)) <= 8
+        and not re.search(r"\d", corporate)
+    ):
+        # "World Bank. 2003. “Title.”": an organisation as author (a quoted title or the year follows)
+        names, used = [corporate], end
     rest = s[used:]
     if et and et.start() >= used and re.fullmatch(r"[\s,;.]*", s[used : et.start()]):
         work.et_al = True
@@ -632,8 +769,12 @@ _VENUE_WORDS_RE = re.compile(
 _JOURNAL_START_RE = re.compile(
     r"^\s*(?:the\s+)?(?:proceedings|journal|transactions|annals|bulletin|archives|acta)\b", re.I
 )
+# "In: X" / "In X" (capital) / "Journal 12(3)": a venue sentence. "In vitro ..." and "A 12-Year
+# Analysis" are titles (the number runs on into a word).
 _VENUE_SENT_RE = re.compile(
-    r"^\s*(?:in\b|[^\W\d_][^\d]{1,150}?(?:,\s*|\s+)(?:vol\.?\s*|volume\s*)?[A-Z]?\d+\s*(?:\(|[,:;.]|\s*[-–]|$))", re.I
+    r"^\s*(?:(?-i:[Ii]n\s*:|In\s+(?=[A-Z]))|[^\W\d_][^\d]{1,150}?(?:,\s*|\s+)(?:vol\.?\s*|volume\s*)?[A-Z]?\d+\s*"
+    r"(?:\(|[,:;.]|\s*[-–](?![^\W\d_])|$))",
+    re.I,
 )
 
 
@@ -665,6 +806,8 @@ def _title_and_venue(rest: str, best: tuple[int, int, int, str] | None, work: Ci
             k = i
             break
     first = rest[sents[0][0] : sents[0][1]]
+    if k == 0 and len(texts) >= 2 and any(re.match(r"\s*[^\W\d_]{2}", t) for t in texts[1:]):
+        k = None  # words follow the "venue" sentence: it was a title with a number in it
     if k is not None and k >= 1 and not author_date and _JOURNAL_START_RE.match(first):
         _venue_fields(rest, work)  # "Proceedings of the X. Series B, 17, 109": no title
     elif k is not None and k >= 1:
@@ -700,7 +843,27 @@ def _title_and_venue(rest: str, best: tuple[int, int, int, str] | None, work: Ci
         else:
             _venue_fields(rest, work)
     if work.title and best is not None and not author_date:
-        work.title = _tidy(re.sub(r"[\s,.]*\(?\b" + re.escape(best[3]) + r"\)?\s*$", "", work.title))
+        _title_year(rest, best, work)
+
+
+def _title_year(rest: str, best: tuple[int, int, int, str], work: CitedWork) -> None:
+    """Decide whether a year ending the title is a title word or the publication year.
+
+    "Title, 2009." -> "Title" (the year follows the title). But "World Indicators 2006. Venue.
+    2006." keeps its title, and "Meeting, 10–15 December 1975. Venue. 1976." keeps it and takes
+    the later year (the title was a dated event).
+    """
+    title = work.title or ""
+    m = re.search(r"[\s,.]*\(?\b" + re.escape(best[3]) + r"\)?\s*$", title)
+    if not m:
+        return
+    at = rest.find(title)
+    later = _best_year(rest[at + len(title) :]) if at >= 0 else None
+    if later is not None:
+        if later[3] != best[3]:
+            work.year, work.year_raw = int(later[3][:4]), later[3]
+        return
+    work.title = _tidy(title[: m.start()])
 
 
 def parse_citation_string(text: str) -> CitedWork:

@@ -14,6 +14,7 @@ Search-based matching with validation (as Crossref's SBMV and biblio-glutton do)
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -31,7 +32,7 @@ from citejudge.match.citation import CitedWork
 from citejudge.match.fields import compare_title, compare_year
 from citejudge.match.names import compare_authors, family_key
 from citejudge.match.normalize import fold, title_key
-from citejudge.match.venues import compare_venue
+from citejudge.match.venues import compare_venue, venue_tokens
 from citejudge.records import Redirect, Work
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "ids_from_urls",
     "record_ids",
     "resolve",
+    "title_in_text",
     "validate",
 ]
 
@@ -82,6 +84,9 @@ class Candidate:
     year_agrees: bool
     score: float
     via: str
+    #: whole-string retrieval only: the record's title occurs in the citation text (modulo case,
+    #: punctuation, whitespace, markup and diacritics).
+    title_in_text: bool = False
 
     def brief(self) -> dict[str, Any]:
         """Short description for ``details`` and ambiguity messages."""
@@ -188,17 +193,32 @@ def _score(cited: CitedWork, work: Work, ctitle: str | None, via: str) -> Candid
 
 def _acceptable(c: Candidate, has_title: bool) -> bool:
     if not has_title:
-        # whole-string retrieval: demand title text containment plus author and year agreement
-        return c.author_agrees and c.year_agrees and c.title_score >= ACCEPT_TITLE_WITH_SUPPORT
+        # whole-string retrieval: the record's title must occur in the citation text (a similar
+        # string is not enough: a fabricated title by real authors would pass), plus author and
+        # year agreement
+        return c.author_agrees and c.year_agrees and c.title_in_text
     if c.title_score >= ACCEPT_TITLE:
         return True
     return c.title_score >= ACCEPT_TITLE_WITH_SUPPORT and (c.author_agrees or c.year_agrees)
 
 
 def _same_work(a: Work, b: Work) -> bool:
-    """Duplicate records of one work: same title key, first author and year."""
-    return (title_key(a.title) == title_key(b.title) and a.year == b.year
-            and family_key(a.authors[0].name if a.authors else "") == family_key(b.authors[0].name if b.authors else ""))
+    """Duplicate records of one work: same title key and year, and the same first author.
+
+    A record without authors (a common OpenAlex duplicate of books and reports) does not
+    contradict one with authors: same title key and year then suffice.
+    """
+    if title_key(a.title) != title_key(b.title) or a.year != b.year:
+        return False
+    if not a.authors or not b.authors:
+        return True
+    return family_key(a.authors[0].name) == family_key(b.authors[0].name)
+
+
+def title_in_text(title: str | None, text_key: str) -> bool:
+    """Whether ``title``'s :func:`title_key` occurs in ``text_key`` (a title key of a whole string)."""
+    key = title_key(title)
+    return key is not None and len(key) >= 4 and key in text_key
 
 
 # --------------------------------------------------------------------------- resolve
@@ -235,6 +255,8 @@ def _id_lookups(cited: CitedWork, world: WorldLookup, res: Resolution) -> dict[s
 def _title_candidates(cited: CitedWork, world: WorldLookup) -> list[Candidate]:
     ctitle = fold(cited.title) if cited.title else None
     seen: dict[str, Candidate] = {}
+    raw_fold = fold(cited.raw[:2000]) if ctitle is None else ""
+    raw_key = raw_fold.replace(" ", "")
     if cited.title:
         key = title_key(cited.title)
         if key:
@@ -251,8 +273,9 @@ def _title_candidates(cited: CitedWork, world: WorldLookup) -> list[Candidate]:
                 # partial alignment (the title is a substring of the citation string).
                 c = _score(cited, w, None, "string_search")
                 if w.title:
-                    c.title_score = fuzz.partial_ratio(fold(w.title), fold(cited.raw[:2000]), processor=None,
-                                                       score_cutoff=0)
+                    c.title_in_text = title_in_text(w.title, raw_key)
+                    c.title_score = 100.0 if c.title_in_text else fuzz.partial_ratio(
+                        fold(w.title), raw_fold, processor=None, score_cutoff=0)
                     c.score += c.title_score
                 seen[w.id] = c
             else:
@@ -372,6 +395,10 @@ def validate(cited: CitedWork, work: Work, *, today_year: int | None = None) -> 
     if cited.title:
         t = compare_title(cited.title, work.title)
         out.append(FieldResult("title", t.ok, cited.title, work.title, t.reason))
+    elif cited.form == "string" and work.title:
+        untitled = _untitled_string_check(cited, work)
+        if untitled is not None:
+            out.append(untitled)
     if cited.authors:
         a = compare_authors(cited.authors, cited.et_al, work.authors)
         out.append(FieldResult("authors", a.ok, cited.authors + (["et al."] if cited.et_al else []),
@@ -395,7 +422,70 @@ def validate(cited: CitedWork, work: Work, *, today_year: int | None = None) -> 
         else:
             out.append(FieldResult("venue", True, cited.venue, None,
                                    f"record {work.id} has no venue; the cited venue could not be checked"))
+    if cited.publisher and re.search(r"[^\W\d_]{2}", cited.publisher):
+        out.append(_compare_publisher(cited.publisher, work))
     return out
+
+
+def _untitled_string_check(cited: CitedWork, work: Work) -> FieldResult | None:
+    """Check a citation string whose title could not be parsed out: is the record's title in it.
+
+    If the record's title occurs in the string (modulo case, punctuation and markup), it is the
+    cited title. If not, and the text read as the venue is not the record's venue, that text is
+    most likely a title the parser could not place (a numbered style without a venue:
+    "Wu Y. Land Reclamation in Mining. 2008. doi:..."), and it is not the record's title. With
+    neither (Elsevier style prints no title), there is no title to check.
+    """
+    if title_in_text(work.title, fold(cited.raw[:5000]).replace(" ", "")):
+        return FieldResult("title", True, None, work.title, "the record's title appears in the citation")
+    # the text read as venue or publisher ("City: Publisher" catches "Title: subtitle")
+    texts = [x for x in (cited.venue, cited.publisher) if x and (x == cited.venue or len(x.split()) >= 3)]
+    if not texts:
+        return None
+    names = [v for v in [work.venue, *work.venue_alt] if v]
+    if cited.venue and names and compare_venue(cited.venue, names).status == "match":
+        return None
+    if cited.publisher and names and _compare_publisher(cited.publisher, work).ok:
+        return None
+    text = max(texts, key=len)
+    t = compare_title(text, work.title)
+    if t.ok:
+        return FieldResult("title", True, text, work.title, t.reason)
+    return FieldResult("title", False, text, work.title,
+                       f"the record's title does not appear in the citation ({t.reason})")
+
+
+def _publisher_key(name: str) -> tuple[str, ...]:
+    toks = [t for t in venue_tokens(name) if t not in _PUBLISHER_NOISE]
+    return tuple(toks)
+
+
+_PUBLISHER_NOISE = frozenset({"ebooks", "books", "inc", "ltd", "limited", "llc", "gmbh", "co", "bv", "ag", "sa",
+                              "publishing", "publishers", "publisher", "publications", "verlag", "press", "group",
+                              "the", "and"})
+
+
+def _contains(seq: tuple[str, ...], part: tuple[str, ...]) -> bool:
+    return any(seq[i : i + len(part)] == part for i in range(len(seq) - len(part) + 1))
+
+
+def _compare_publisher(cited: str, work: Work) -> FieldResult:
+    """The cited publisher against every name the record gives (venue, host, publisher)."""
+    names = [v for v in [work.venue, *work.venue_alt] if v]
+    if not names:
+        return FieldResult("publisher", True, cited, None,
+                           f"record {work.id} names no publisher; the cited publisher could not be checked")
+    v = compare_venue(cited, names)
+    if v.status == "match":
+        return FieldResult("publisher", True, cited, v.matched, v.reason)
+    # "Cambridge University Press" ~ "Cambridge University Press eBooks"; "Research Papers in
+    # Economics" ~ "RePEc: Research Papers in Economics" (a whole part of the record's name)
+    ck = _publisher_key(cited)
+    for n in names:
+        nk = _publisher_key(n)
+        if ck and nk and (ck == nk or (len(ck) >= 2 and _contains(nk, ck)) or (len(nk) >= 2 and ck[: len(nk)] == nk)):
+            return FieldResult("publisher", True, cited, n, "same publisher")
+    return FieldResult("publisher", False, cited, names[0], f"cited '{cited}', record names '{'; '.join(names[:3])}'")
 
 
 def _join_reasons(bad: list[FieldResult]) -> str:

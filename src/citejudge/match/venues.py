@@ -36,6 +36,16 @@ _ORDINALS = frozenset(
     }
 )
 _ORDINAL_RE = re.compile(r"^\d+(st|nd|rd|th)$|^(19|20)\d\d$|^'?\d\d$")
+# Words that say what kind of venue it is but not which one: a cited venue made only of them
+# ("Journal", "Proceedings of the", "International Conference") names no particular venue.
+_GENERIC_WORDS = frozenset(
+    {
+        "journal", "j", "proceedings", "proc", "conference", "conf", "transactions", "trans",
+        "symposium", "workshop", "annual", "international", "intl", "national", "meeting", "congress",
+        "ieee", "acm", "series", "volume", "vol", "part", "edition",
+    }
+    | _FUNCTION_WORDS
+)
 _QUALIFIERS = frozenset({"workshop", "workshops", "findings", "companion", "demo", "demonstrations", "student", "tutorial", "tutorials", "abstracts", "extended", "supplement", "adjunct", "posters", "doctoral"})
 # ISO 4 / NLM word abbreviations that are not prefixes of the word they abbreviate.
 _WORD_ABBREV: dict[str, tuple[str, ...]] = {
@@ -145,6 +155,7 @@ _VENUES: dict[str, tuple[str, ...]] = {
     "jcp_chem": ("J. Chem. Phys.", "Journal of Chemical Physics", "JCP"),
     "jcp_comp": ("J. Comput. Phys.", "Journal of Computational Physics", "JCP"),
 }
+_VOLUME_RE = re.compile(r"\bvol(?:ume)?\.?\s*\d+[a-z]?\b", re.I)
 # Publisher prefixes some OpenAlex/PMLR venue names carry.
 _PUBLISHER_TAIL = re.compile(r"\b(pmlr|lncs|lnai|ceur|volume \d+|vol \d+|v \d+)\b")
 
@@ -173,6 +184,8 @@ def venue_tokens(venue: str) -> tuple[str, ...]:
     "arXiv preprint arXiv:2101.00001" becomes ``("arxiv",)``.
     """
     s = venue.replace("&", " and ")
+    if "ol" in s:  # "The China Environment Yearbook, Volume 4": the volume is not part of the name
+        s = _VOLUME_RE.sub(" ", s)
     s = re.sub(r"\barxiv:\s*\S+", "arxiv", s, flags=re.I)
     s = re.sub(r"\(([^()]*)\)", r" , \1 , ", s) if "(" in s else s
     toks = fold(s).split()
@@ -205,6 +218,8 @@ def _aligns(abbr: tuple[str, ...], full: tuple[str, ...]) -> bool:
 
     Function words may be skipped on either side; all of ``full``'s content words must be used.
     """
+    if abbr and full and not (_lead_letters(abbr) & _lead_letters(full)) and not _FUNCTION_WORDS.issuperset(full):
+        return False  # the first matched pair of words must share its first letter
 
     @cache
     def go(i: int, j: int) -> bool:
@@ -219,6 +234,16 @@ def _aligns(abbr: tuple[str, ...], full: tuple[str, ...]) -> bool:
         return False
 
     return go(0, 0)
+
+
+def _lead_letters(toks: tuple[str, ...]) -> set[str]:
+    """First letters of the words up to and including the first content word (cheap pre-filter)."""
+    out: set[str] = set()
+    for t in toks:
+        out.add(t[:1])
+        if t not in _FUNCTION_WORDS:
+            break
+    return out
 
 
 def _aligns_prefix(abbr: tuple[str, ...], full: tuple[str, ...]) -> bool:
@@ -252,6 +277,7 @@ def _segments(venue: str) -> list[tuple[str, ...]]:
     return [t for t in out if t]
 
 
+@lru_cache(maxsize=1 << 14)
 def canonical_venue_ids(venue: str) -> frozenset[str]:
     """Ids of the short-name table entries the venue names exactly (whole string or one part)."""
     ids: set[str] = set()
@@ -268,6 +294,7 @@ def canonical_venue_ids(venue: str) -> frozenset[str]:
     return frozenset(ids)
 
 
+@lru_cache(maxsize=1 << 14)
 def _abbrev_ids(venue: str) -> frozenset[str]:
     """Table entries the venue abbreviates (ISO 4 rule), e.g. "J. Mach. Learn. Res." -> jmlr."""
     toks = venue_tokens(venue)
@@ -287,6 +314,7 @@ def _has_abbrev(venue: str) -> bool:
     return "." in venue or any(t in _WORD_ABBREV for t in venue_tokens(venue))
 
 
+@lru_cache(maxsize=1 << 14)
 def _compare_one(cited: str, rec: str) -> tuple[Status, str]:
     ct, rt = venue_tokens(cited), venue_tokens(rec)
     if not ct or not rt:
@@ -328,8 +356,12 @@ def compare_venue(cited: str, record_venues: list[str]) -> VenueCheck:
     the record's venue but is not unambiguous; else "mismatch".
     """
     names = [v for v in record_venues if v and v.strip()]
-    if not cited or not cited.strip() or not venue_tokens(cited):
+    if not cited or not re.search(r"[^\W\d_]", cited):
         return VenueCheck("match", "no venue cited")
+    if all(t in _GENERIC_WORDS for t in venue_tokens(cited)) and not any(
+        venue_tokens(cited) == venue_tokens(n) for n in names
+    ):
+        return VenueCheck("ambiguous", f"cited venue '{cited}' names no particular venue")
     if not names:
         return VenueCheck("mismatch", "record has no venue")
     results = [(_compare_one(cited, r), r) for r in names]
