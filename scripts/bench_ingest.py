@@ -5,6 +5,10 @@ Usage: bench_ingest.py --works N [--keep DIR] [--workers W] [--seed S]
 
 With ``--keep DIR`` the snapshot (DIR/snapshot) and the index (DIR/index) are kept, and an
 existing DIR/snapshot with the same number of records is reused.
+
+Besides wall-clock works/s the output gives the CPU time of the build (this process, its
+Tantivy threads and the worker processes): on a shared machine ``cpu_us_per_work`` is the
+steadier figure to compare builds by.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import argparse
 import importlib.util
 import json
 import logging
+import resource
 import shutil
 import sys
 import tempfile
@@ -56,6 +61,13 @@ def ensure_snapshot(snap: Path, works: int, seed: int) -> float:
     return time.monotonic() - t
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (the build's workers)."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def dir_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
@@ -80,9 +92,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         gen_s = ensure_snapshot(snap, a.works, a.seed)
         shutil.rmtree(index, ignore_errors=True)
+        cpu = cpu_seconds()
         t = time.monotonic()
         report = build_index([snap], index, workers=a.workers)
         secs = time.monotonic() - t
+        cpu = cpu_seconds() - cpu
         size = dir_bytes(index)
         snap_size = dir_bytes(snap)
         n = report.works
@@ -97,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
             "snapshot_bytes": snap_size,
             "seconds": round(secs, 2),
             "works_per_s": round(rate),
+            "cpu_seconds": round(cpu, 2),
+            "cpu_us_per_work": round(cpu / n * 1e6, 1) if n else None,
             "index_bytes": size,
             "sqlite_bytes": (index / "works.sqlite").stat().st_size,
             "tantivy_bytes": dir_bytes(index / "tantivy"),

@@ -381,3 +381,47 @@ def test_later_part_wins_whatever_order_parts_arrive(tmp_path: Path) -> None:
     w1 = ix.get("W1")
     assert w1 is not None and w1.title == "From part two"
     assert ix.by_doi("10.1000/zero") == [] and len(ix.by_doi("10.1000/two")) == 1
+
+
+def _dump_index(path: Path) -> dict[str, list[tuple[object, ...]]]:
+    import sqlite3
+
+    db = sqlite3.connect(str(path / "works.sqlite"))
+    out = {
+        "works": db.execute("SELECT rowid, id, data FROM works ORDER BY rowid").fetchall(),
+        "lookup": db.execute("SELECT key, seq FROM lookup ORDER BY key, seq").fetchall(),
+        "redirects": db.execute("SELECT id, target, source FROM redirects ORDER BY id").fetchall(),
+        "schema": db.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall(),
+    }
+    db.close()
+    with WorldIndex.open(path) as ix:
+        out["title_docs"] = [(ix.info()["title_docs"],)]
+    return out
+
+
+def test_parallel_serial_and_in_memory_builds_agree(tmp_path: Path) -> None:
+    """The workers number rows and build insert tuples; every build path must give one index."""
+    from citejudge.snapshot import plan_source, read_part
+
+    synth = _synth()
+    snap = tmp_path / "snap"
+    synth.make_snapshot(snap, 1500, seed=7, parts=3, workers=1)
+    serial = build_index([snap], tmp_path / "serial", workers=1)
+    parallel = build_index([snap], tmp_path / "parallel", workers=2)
+    assert serial.works == parallel.works > 0
+    a, b = _dump_index(tmp_path / "serial"), _dump_index(tmp_path / "parallel")
+    assert a == b
+    # one part read into memory and built with build_index_from_works: same rows and rowids
+    one = tmp_path / "one.jsonl.gz"
+    part = plan_source(snap).parts[0]
+    one.write_bytes(part.path.read_bytes())
+    from_file = build_index([one], tmp_path / "from_file", workers=1)
+    works = [w for w in read_part(plan_source(one).parts[0]) if isinstance(w, Work)]
+    in_memory = build_index_from_works(works, tmp_path / "in_memory")
+    assert from_file.works == in_memory.works
+    c, d = _dump_index(tmp_path / "from_file"), _dump_index(tmp_path / "in_memory")
+    for table in ("works", "lookup", "schema", "title_docs"):
+        assert c[table] == d[table]
+    queries = [w.title for w in works[:30] if w.title]
+    with WorldIndex.open(tmp_path / "from_file") as x, WorldIndex.open(tmp_path / "in_memory") as y:
+        assert [x.search_title(q, 5) for q in queries] == [y.search_title(q, 5) for q in queries]

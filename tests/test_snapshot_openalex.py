@@ -8,7 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from citejudge.ids import norm_doi, norm_openalex, norm_pmcid, norm_pmid
 from citejudge.records import Author, ReadIssue, Version, Work
 from citejudge.snapshot import (
     OpenAlexRecordError,
@@ -18,6 +21,7 @@ from citejudge.snapshot import (
     decode_openalex_line,
     read_part,
 )
+from citejudge.snapshot import openalex as oa
 
 SHARED = Path(__file__).parents[2] / "shared" / "data"
 WORKS_JSONL = SHARED / "openalex" / "works.jsonl"
@@ -225,3 +229,103 @@ def test_shared_works_jsonl_reads_cleanly() -> None:
         decode_openalex_line(line)
     rate = len(lines) / (time.perf_counter() - t)
     assert rate > 500
+
+
+# --- fast paths of the ingest hot path agree with the plain implementations --------------------
+
+
+def _abstract_reference(index: dict[str, list[int]]) -> str | None:
+    """The plain definition: each word at each of its positions (the later word wins a shared
+    position), positions read in order, gaps skipped; then the markup/whitespace clean-up."""
+    placed: dict[int, str] = {}
+    for word, places in index.items():
+        for p in places:
+            placed[p] = word
+    text = " ".join(placed[p] for p in sorted(placed))
+    if "<" in text or "&" in text or "\n" in text or "  " in text:
+        return oa._clean(text)
+    return text.strip() or None
+
+
+_WORDS = st.text(
+    alphabet=st.sampled_from(list("abcXYZ019 <>&;\n\t\xa0é_-.")) | st.characters(codec="utf-8"),
+    min_size=0,
+    max_size=8,
+)
+_INVERTED = st.dictionaries(
+    _WORDS, st.lists(st.integers(min_value=0, max_value=40), max_size=4), max_size=30
+)
+
+
+def _well_formed(words: list[str]) -> dict[str, list[int]]:
+    index: dict[str, list[int]] = {}
+    for pos, w in enumerate(words):
+        index.setdefault(w, []).append(pos)
+    return index
+
+
+@settings(max_examples=400, deadline=None)
+@given(_INVERTED)
+def test_abstract_reconstruction_equals_reference(index: dict[str, list[int]]) -> None:
+    # gaps, repeated positions, positions past the end, empty position lists
+    expected = _abstract_reference(index)
+    assert abstract_from_inverted_index(index) == expected
+    assert abstract_from_inverted_index(json.dumps(index)) == expected
+    assert abstract_from_inverted_index({"IndexLength": 0, "InvertedIndex": index}) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_WORDS, max_size=60))
+def test_abstract_reconstruction_of_well_formed_index(words: list[str]) -> None:
+    index = _well_formed(words)
+    assert abstract_from_inverted_index(index) == _abstract_reference(index)
+    # through the typed snapshot decoder, as ingest does it
+    line = json.dumps(base(abstract_inverted_index=index))
+    assert decode_openalex_line(line).abstract == (_abstract_reference(index) or None)
+
+
+_URLISH = st.text(
+    alphabet=st.sampled_from([*"0123456789./%2fFabcXYZ()[];:,'\"-_ \t\n", "\u2010", "١", "²"])
+    | st.characters(codec="utf-8"),
+    max_size=25,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.sampled_from(["https://doi.org/", "https://doi.org/10.", "https://doi.org/10.1234/", ""]),
+    _URLISH,
+    st.sampled_from(["", ".", ")", ".png", ".JPEG", "%2F", " ", "\n"]),
+)
+def test_doi_fast_path_equals_norm_doi(prefix: str, body: str, suffix: str) -> None:
+    value = prefix + body + suffix
+    assert oa._doi(value) == norm_doi(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(
+        [
+            "https://openalex.org/W",
+            "https://pubmed.ncbi.nlm.nih.gov/",
+            "https://www.ncbi.nlm.nih.gov/pmc/articles/",
+            "",
+        ]
+    ),
+    _URLISH,
+)
+def test_id_fast_paths_equal_ids_module(prefix: str, body: str) -> None:
+    value = prefix + body
+    assert oa._openalex(value) == norm_openalex(value)
+    assert oa._pmid(value) == norm_pmid(value)
+    assert oa._pmcid(value) == norm_pmcid(value)
+
+
+def test_id_fast_paths_on_openalex_forms() -> None:
+    assert oa._doi("https://doi.org/10.1038/Nature14539") == "10.1038/nature14539"
+    assert oa._doi("https://doi.org/10.1038/nature14539.") == norm_doi("10.1038/nature14539.")
+    assert oa._openalex("https://openalex.org/W2741809807") == "W2741809807"
+    assert oa._pmid("https://pubmed.ncbi.nlm.nih.gov/000123") == "123"
+    assert oa._pmid(123) == "123"
+    assert oa._pmcid("https://www.ncbi.nlm.nih.gov/pmc/articles/00") == "PMC0"
+    assert oa._pmcid(7) == "PMC7"
