@@ -196,3 +196,35 @@ def test_server_backend_answers_two_prompts(tiny_dir: Path, tmp_path: Path) -> N
         assert all(o.ok for o in outcomes), [o.error for o in outcomes]
     finally:
         stop_server(proc)
+
+
+@vllm_test
+def test_cli_serve_prints_url_and_stops_on_sigterm(tiny_dir: Path, tmp_path: Path) -> None:
+    import json
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    import yaml
+
+    card = tiny_card(tiny_dir, backend="vllm-server")
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / f"{card.name}.yaml").write_text(yaml.safe_dump(card.model_dump(mode="json", exclude_none=True)))
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "citejudge.cli", "serve", "--model", card.name, "--port",
+                             str(port), "--models-dir", str(models), "--timeout", "240",
+                             "--log", str(tmp_path / "serve.log")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        info = json.loads(proc.stdout.readline())
+        assert info["url"] == f"http://127.0.0.1:{port}/v1" and info["card"] == card.name
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=10) as r:
+            assert r.status == 200
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -152,6 +152,13 @@ def cmd_models_verify(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """``citejudge serve --model CARD``."""
+    from citejudge.judge.models_cli import cmd_serve as run
+
+    return run(args)
+
+
 # ------------------------------------------------------------------------------ parser
 
 def _fraction_or_bool(value: str) -> float | bool:
@@ -270,6 +277,17 @@ def build_parser() -> argparse.ArgumentParser:
     for m in (ml, mv):
         m.add_argument("--models-dir", metavar="DIR", help="folder of model cards (default: models/ or $CITEJUDGE_MODELS)")
     mv.set_defaults(func=cmd_models_verify)
+
+    srv = sub.add_parser("serve", help="run vLLM's OpenAI-compatible server for a model card on 127.0.0.1",
+                         description="Start vLLM's OpenAI-compatible server for a vllm or vllm-server card on "
+                                     "loopback, print its URL as JSON once healthy, stop on Ctrl-C/SIGTERM. "
+                                     "Point a vllm-server card (base_url) at it for `check`/`run`.")
+    srv.add_argument("--model", required=True, metavar="CARD", help="card to serve (backend vllm or vllm-server)")
+    srv.add_argument("--port", type=int, default=None, help="port (default: the card's base_url port, else 8000)")
+    srv.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the server to be healthy")
+    srv.add_argument("--log", metavar="FILE", help="server log file (default: a temporary file, printed)")
+    srv.add_argument("--models-dir", metavar="DIR", help="folder of model cards (default: models/ or $CITEJUDGE_MODELS)")
+    srv.set_defaults(func=cmd_serve)
 
     sch = sub.add_parser("schema", help="print the JSON Schema of a task's result")
     sch.add_argument("task", choices=["references", "rag-audit", "citation-eval", "output_line"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -66,3 +67,45 @@ def cmd_models_verify(args: argparse.Namespace) -> int:
         report.append({"name": card.name, "ok": card_ok, "files": rows})
     sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     return 0 if ok else 1
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """``citejudge serve --model CARD``: vLLM's OpenAI-compatible server for a card, on loopback.
+
+    Prints one JSON line (``url``, ``pid``, ``log``) once the server is healthy and keeps it
+    running until interrupted (Ctrl-C or SIGTERM stop it cleanly). A ``vllm-server`` card is
+    served on the port of its ``base_url``; any ``vllm`` card on ``--port`` (default 8000).
+    """
+    import signal
+    import tempfile
+    from urllib.parse import urlparse
+
+    from citejudge.judge.backends.vllm_server import start_server, stop_server
+
+    card = load_card(args.model, _models_dir(args))
+    if card.backend not in ("vllm", "vllm-server"):
+        raise ConfigError(f"card {card.name!r} has backend {card.backend!r}; serve needs a vllm or vllm-server card")
+    port = args.port
+    if port is None:
+        url = card.options.get("base_url") if card.backend == "vllm-server" else None
+        port = (urlparse(str(url)).port if url else None) or 8000
+    if args.log:
+        log = Path(args.log)
+    else:
+        fd, name = tempfile.mkstemp(prefix="citejudge-serve-", suffix=".log")
+        os.close(fd)
+        log = Path(name)
+    proc = start_server(card, int(port), _models_dir(args), timeout=float(args.timeout), log_path=log)
+
+    def _stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _stop)
+    sys.stdout.write(json.dumps({"url": f"http://127.0.0.1:{port}/v1", "pid": proc.pid, "card": card.name,
+                                 "log": str(log)}) + "\n")
+    sys.stdout.flush()
+    try:
+        return int(proc.wait())
+    except KeyboardInterrupt:
+        stop_server(proc)
+        return 0
