@@ -171,6 +171,7 @@ def test_tiny_model_answers_are_schema_valid(tiny_backend: Any) -> None:
     outcomes = judge.ask(prompts, ClaimSupport)
     assert all(o.ok for o in outcomes), [o.error for o in outcomes]
     assert judge.stats["model_calls"] == 1
+    assert judge.stats["prompt_tokens"] > 0 and judge.stats["output_tokens"] > 0
     assert tiny_backend.revision.startswith("tiny-random-1+tmpl:")
     # Greedy decoding is deterministic: the loop path gives the same answers as the batch path.
     tiny_backend.batched = False

@@ -147,6 +147,8 @@ def test_batch_of_eight_schema_valid(backend: Any) -> None:
     assert len(outcomes) == 8
     assert all(o.ok for o in outcomes), [o.error for o in outcomes if not o.ok]
     assert judge.stats["model_calls"] == 1
+    assert judge.stats["prompt_tokens"] == sum(len(backend.encode(p)) for p in PROMPTS)
+    assert judge.stats["output_tokens"] == sum(backend.last_output_tokens) > 0
     assert backend.revision.startswith("tiny-test-1+chat:")
 
 

@@ -171,6 +171,10 @@ class Judge:
                     outcomes[i].error = f"backend error: {type(exc).__name__}: {exc}"
                     outcomes[i].attempts = attempt + 1
                 continue
+            usage = getattr(self.backend, "last_usage", None)  # (prompt, output) tokens, if counted
+            if usage:
+                self.stats["prompt_tokens"] = self.stats.get("prompt_tokens", 0) + int(usage[0])
+                self.stats["output_tokens"] = self.stats.get("output_tokens", 0) + int(usage[1])
             if len(raws) != len(batch):
                 for i in pending:
                     outcomes[i].error = f"backend returned {len(raws)} answers for {len(batch)} prompts"

@@ -273,7 +273,9 @@ def _run_locked(cfg: RunConfig, out: Path, *, resume: bool, quiet: bool, config_
                     timings={"seconds_this_session": round(summary.seconds, 3)})
     if stage is not None:
         manifest["judge"]["stats"] = dict(stage.judge.stats)
-        manifest["tokens"] = getattr(stage.judge.backend, "token_counts", None)
+        st = stage.judge.stats
+        manifest["tokens"] = ({"prompt": st["prompt_tokens"], "output": st.get("output_tokens", 0)}
+                              if "prompt_tokens" in st else None)
     _atomic_json(manifest_path, manifest)
     _write_report(out, cfg)
     return summary

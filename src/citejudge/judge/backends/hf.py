@@ -83,6 +83,8 @@ class TransformersBackend:
     batched: bool = True
     structured_backend: str | None = None
     load_seconds: float = 0.0
+    #: (prompt tokens, generated tokens, re-tokenized) of the last ``generate_batch``.
+    last_usage: tuple[int, int] = (0, 0)
     _outlines_model: Any = field(default=None, repr=False)
     _generators: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -209,7 +211,11 @@ class TransformersBackend:
                 for t in texts:
                     torch.manual_seed(sampling.seed)
                     out.append(gen(t, **kw))
-        return [str(o).strip() for o in out]
+        answers = [str(o).strip() for o in out]
+        tok = self.tokenizer
+        self.last_usage = (sum(len(tok(t, add_special_tokens=False)["input_ids"]) for t in texts),
+                           sum(len(tok(a, add_special_tokens=False)["input_ids"]) for a in answers))
+        return answers
 
     # --- classifier use -----------------------------------------------------------------
 

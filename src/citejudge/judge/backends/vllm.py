@@ -124,6 +124,8 @@ class VLLMBackend:
     #: reason ("stop", "length"; None for a prompt that was not sent). For benchmarks and logs.
     last_output_tokens: list[int] = field(default_factory=list, repr=False)
     last_finish_reasons: list[str | None] = field(default_factory=list, repr=False)
+    #: (prompt tokens, generated tokens) of the last ``generate_batch`` (the Judge sums them).
+    last_usage: tuple[int, int] = (0, 0)
     _schemas: dict[type[BaseModel], dict[str, Any]] = field(default_factory=dict, repr=False)
     _llm: Any = field(default=None, repr=False)
 
@@ -233,6 +235,7 @@ class VLLMBackend:
                 out[i] = c.text
                 self.last_output_tokens[i] = len(c.token_ids)
                 self.last_finish_reasons[i] = c.finish_reason
+        self.last_usage = (sum(len(b["prompt_token_ids"]) for b in batch), sum(self.last_output_tokens))
         return out
 
     def score_choices(self, prompts: Sequence[str], prefix: str, choices: Sequence[str]) -> list[dict[str, float]]:
