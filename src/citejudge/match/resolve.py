@@ -262,7 +262,9 @@ def _title_candidates(cited: CitedWork, world: WorldLookup) -> list[Candidate]:
         if key:
             for w in world.by_title_key(key):
                 seen[w.id] = _score(cited, w, ctitle, "title_key")
-        query = cited.title
+        # Works whose folded title equals the cited one outrank every other title, and all of
+        # them are here (ties included): full-text retrieval could only add lower candidates.
+        query = cited.title if not seen else ""
     else:
         query = cited.raw[:600]
     if query and query.strip():
