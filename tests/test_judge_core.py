@@ -232,3 +232,19 @@ def test_content_stage_end_to_end(tmp_path: Path) -> None:
     assert r3["reference_grounding"].startswith("No.") and r3["content_grounding"].startswith("No. Reference")
     assert r4["content_grounding"].startswith("N/A.")
     assert pairs[5][1].details["abstention_check"]["judge"]["answer"] == "no"
+
+
+def test_unavailable_backend_stops_the_run_instead_of_failing_items() -> None:
+    from citejudge.errors import BackendUnavailableError
+
+    class Dead:
+        name, revision = "dead", "0"
+        calls = 0
+
+        def generate_batch(self, prompts: Any, schema: Any, sampling: Any) -> list[str]:
+            Dead.calls += 1
+            raise BackendUnavailableError("engine could not start")
+
+    with pytest.raises(BackendUnavailableError):
+        Judge(Dead()).ask(["a", "b"], ClaimSupport)  # type: ignore[arg-type]
+    assert Dead.calls == 1  # not retried

@@ -230,3 +230,28 @@ def test_cli_serve_prints_url_and_stops_on_sigterm(tiny_dir: Path, tmp_path: Pat
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+@vllm_test
+def test_engine_start_failure_is_remembered_and_fatal(tmp_path: Path) -> None:
+    from citejudge.errors import BackendUnavailableError
+    from citejudge.judge.backends.vllm import VLLMBackend
+
+    b = VLLMBackend(model_dir=str(tmp_path / "no-model"), engine_args_json='{"enforce_eager": true}',
+                    tokenizer=None, chat_template=None, max_model_len=64)
+    with pytest.raises(BackendUnavailableError) as first:
+        _ = b.llm
+    with pytest.raises(BackendUnavailableError) as second:
+        _ = b.llm
+    assert second.value is first.value  # not started again
+
+
+def test_serve_refuses_a_port_in_use(tmp_path: Path) -> None:
+    from citejudge.judge.backends.vllm_server import ServerError, start_server
+
+    card = ModelCard(name="x", backend="vllm-server", model=str(tmp_path), revision="r")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        with pytest.raises(ServerError, match="in use"):
+            start_server(card, busy.getsockname()[1], log_path=tmp_path / "log")

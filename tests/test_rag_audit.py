@@ -12,7 +12,13 @@ from citejudge.io import Item, OutputLine
 from citejudge.judge.backends.scripted import ScriptedBackend, ScriptRule
 from citejudge.judge.core import Judge
 from citejudge.schema import validate_result
-from citejudge.tasks.rag_audit import RagAuditStage, analyse, audit_item, compose
+from citejudge.tasks.rag_audit import (
+    RagAuditStage,
+    analyse,
+    audit_item,
+    compose,
+    support_from_scorer,
+)
 from citejudge.tasks.rag_lang import detect_language, resolve_language
 from citejudge.tasks.rag_parse import citation_need, parse_citations, split_answer
 
@@ -300,14 +306,39 @@ def test_stage_one_ask_per_schema_for_the_whole_batch() -> None:
         assert ln.result is not None and validate_result("rag-audit", ln.result) == []
 
 
-def test_stage_invalid_answer_fails_as_unverified() -> None:
+def test_stage_invalid_answer_is_an_item_error_not_a_verdict() -> None:
     stage, _ = _stage([ScriptRule(("<sentence>",), '{"label":"MAYBE"}', "ChunkSupport")])
     it = _item("Plates move and grind against each other \\cite{chunk_1}.")
     line = audit_item(it)
     stage.apply([(it, line)])
-    r = line.result
-    assert r is not None and r["verdict"] == "FAIL"
+    assert line.result is None and line.error is not None and line.error["kind"] == "judge"
+    r = line.details["partial_result"]
+    assert r["verdict"] == "FAIL"
     assert "Could not verify" in r["dimensions"]["accurate"]["issues"][0]
+
+
+def test_failing_scorer_is_an_item_error() -> None:
+    def broken(pairs: list[tuple[str, str]]) -> list[bool]:
+        raise RuntimeError("embedder missing")
+
+    class Broken:
+        name = "broken"
+        decide = staticmethod(broken)
+
+    stage = RagAuditStage(judge=None, support=support_from_scorer(Broken()),
+                          need=lambda reqs: [{"needs_citation": "no"} for _ in reqs])
+    it = _item("Plates move and grind against each other \\cite{chunk_1}.")
+    line = audit_item(it)
+    stage.apply([(it, line)])
+    assert line.result is None and line.error is not None and "embedder missing" in line.error["message"]
+
+
+def test_item_without_requests_is_not_counted_as_judged() -> None:
+    stage = RagAuditStage(judge=None, support=lambda reqs: [], need=lambda reqs: [])
+    it = _item("Thanks for asking.")
+    line = audit_item(it)
+    stage.apply([(it, line)])
+    assert line.result is not None and line.details["judged"] is False
 
 
 def test_stage_swappable_decision_function() -> None:
@@ -411,5 +442,6 @@ def test_support_from_scorer_seam() -> None:
     for scorer, expected in ((Scorer(), 1), (Broken(), 2)):
         line = audit_item(it)
         RagAuditStage(judge=None, support=support_from_scorer(scorer), need=lambda r: []).apply([(it, line)])
-        assert line.result is not None
-        assert len(line.result["dimensions"]["accurate"]["issues"]) == expected
+        result = line.result if line.result is not None else line.details["partial_result"]
+        assert (line.error is None) == isinstance(scorer, Scorer)  # a failing scorer: an item error
+        assert len(result["dimensions"]["accurate"]["issues"]) == expected

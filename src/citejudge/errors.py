@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-__all__ = ["CitejudgeError", "ConfigError", "IndexError_", "InputError", "MissingDependencyError"]
+__all__ = ["BackendUnavailableError", "CitejudgeError", "ConfigError", "IndexError_", "InputError",
+           "MissingDependencyError"]
 
 
 class CitejudgeError(Exception):
@@ -37,3 +38,7 @@ class IndexError_(CitejudgeError):
 
 class MissingDependencyError(CitejudgeError):
     """An optional dependency is not installed; the hint names the install command."""
+
+
+class BackendUnavailableError(CitejudgeError):
+    """The model backend cannot run at all (its engine failed to start): fatal, never per item."""

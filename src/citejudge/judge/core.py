@@ -19,6 +19,7 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from citejudge.errors import BackendUnavailableError
 from citejudge.hashing import canonical_json, sha256_text
 from citejudge.judge.schemas import schema_sha256
 
@@ -165,6 +166,8 @@ class Judge:
             self.stats["model_calls"] += 1
             try:
                 raws = self.backend.generate_batch(batch, schema, self.sampling)
+            except BackendUnavailableError:
+                raise  # nothing can be judged: stop the run instead of failing every item
             except Exception as exc:
                 log.warning("backend %s failed on a batch of %d: %s", self.backend.name, len(batch), exc)
                 for i in pending:

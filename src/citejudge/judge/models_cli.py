@@ -95,17 +95,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
         fd, name = tempfile.mkstemp(prefix="citejudge-serve-", suffix=".log")
         os.close(fd)
         log = Path(name)
-    proc = start_server(card, int(port), _models_dir(args), timeout=float(args.timeout), log_path=log)
+    if not 0 < int(port) < 65536:
+        raise ConfigError(f"port {port} is out of range 1-65535")
 
     def _stop(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGTERM, _stop)  # before the start: a stop during start-up cleans up too
+    try:
+        proc = start_server(card, int(port), _models_dir(args), timeout=float(args.timeout), log_path=log)
+    except KeyboardInterrupt:
+        return 1
     sys.stdout.write(json.dumps({"url": f"http://127.0.0.1:{port}/v1", "pid": proc.pid, "card": card.name,
                                  "log": str(log)}) + "\n")
     sys.stdout.flush()
     try:
-        return int(proc.wait())
+        code = int(proc.wait())
     except KeyboardInterrupt:
         stop_server(proc)
         return 0
+    sys.stderr.write(f"citejudge: the vLLM server exited with code {code} (log: {log})\n")
+    return 1

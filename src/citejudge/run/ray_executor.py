@@ -89,12 +89,13 @@ def init_ray(address: str | None, num_cpus: int) -> bool:
     ray = _ray()
     if ray.is_initialized():
         return False
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # never report usage: citejudge runs offline
     kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "ignore_reinit_error": True,
                               "logging_level": logging.WARNING}
     if address:
         ray.init(address=address, **kwargs)
-    else:  # a local Ray stays on loopback: no port is opened to the network
+    else:  # the node address is loopback, but Ray's own services (GCS, raylet, workers) still
+        # listen on all interfaces, token-authenticated: run `executor: ray` on a trusted network
         ray.init(num_cpus=num_cpus, _node_ip_address="127.0.0.1", **kwargs)
     return True
 

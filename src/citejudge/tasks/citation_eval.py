@@ -625,7 +625,8 @@ class CitationEvalStage:
                        alignment_judgement=label, correctness=ok, missing_information=missing)
         # 4. recompose
         for k, (it, ln, cits) in enumerate(live):
-            ln.details["judged"] = True
+            # the model (or the card's scorer) was asked about this item's citations or answer
+            ln.details["judged"] = bool(cits) or ln.details["answer"].get("status") == "judged"
             if k in failures:
                 ln.details["partial_result"] = compose_result(cits, ln.details)
                 ln.result = None

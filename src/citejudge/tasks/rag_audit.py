@@ -25,7 +25,9 @@ Judged, with rules in front of the model:
 
 Bias toward FAIL ("a false PASS is worse than a false FAIL"): only an explicit SUPPORTED passes a
 sentence, and only an explicit "no" excuses an uncited undecided sentence. A missing or invalid
-judge answer fails its dimension with a "could not verify" issue (the item still gets a result).
+judge answer (or a failing scorer) makes the item a per-item error of kind "judge", counted against
+the error budget; the FAIL result it would have had (with a "could not verify" issue) is kept in
+``details.partial_result``.
 A decision function other than the LLM (e.g. a calibrated support scorer) plugs in through
 :class:`RagAuditStage`'s ``support`` and ``need`` callables, and must map its score to SUPPORTED
 only above its own calibrated threshold. At most :data:`MAX_JUDGED` sentences per item and
@@ -473,8 +475,16 @@ class RagAuditStage:
             s_dec, n_dec = sup[si:si + k], nee[ni:ni + m]
             si, ni = si + k, ni + m
             ln.result = compose(a, s_dec, n_dec)
-            ln.details["judged"] = True
+            ln.details["judged"] = bool(k or m)
             ln.details["judge"] = {"templates": templates, "support": s_dec, "need": n_dec}
+            failed = [d for d in (*s_dec, *n_dec)
+                      if d.get("label", d.get("needs_citation", "")) is None]
+            if failed:  # no valid decision for some sentence: an error, not a verdict
+                ln.error = {"kind": "judge", "field": "answer",
+                            "message": f"{len(failed)} sentence decision(s) without a valid answer: "
+                                       f"{failed[0].get('error') or 'no valid answer'}"}
+                ln.details["partial_result"] = ln.result
+                ln.result = None
 
 
 def support_from_scorer(scorer: Any) -> SupportFn:

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from citejudge.errors import ConfigError
+from citejudge.errors import BackendUnavailableError, ConfigError
 from citejudge.hashing import canonical_json, sha256_text
 from citejudge.judge.cards import ModelCard
 from citejudge.judge.core import Sampling
@@ -128,12 +128,25 @@ class VLLMBackend:
     last_usage: tuple[int, int] = (0, 0)
     _schemas: dict[type[BaseModel], dict[str, Any]] = field(default_factory=dict, repr=False)
     _llm: Any = field(default=None, repr=False)
+    _start_error: BackendUnavailableError | None = field(default=None, repr=False)
 
     @property
     def llm(self) -> Any:
-        """The ``vllm.LLM`` engine (started, or reused from the process-wide cache, on first use)."""
+        """The ``vllm.LLM`` engine (started, or reused from the process-wide cache, on first use).
+
+        A failed start is remembered and raised again as :class:`BackendUnavailableError`, which
+        stops the run (the engine is not retried for every batch).
+        """
+        if self._start_error is not None:
+            raise self._start_error
         if self._llm is None:
-            self._llm = get_engine(self.model_dir, self.engine_args_json)
+            try:
+                self._llm = get_engine(self.model_dir, self.engine_args_json)
+            except Exception as exc:
+                self._start_error = BackendUnavailableError(
+                    f"the vLLM engine for {self.model_dir} could not start: {type(exc).__name__}: {exc}",
+                    hint="check the card's engine options and the GPU/CPU memory")
+                raise self._start_error from exc
         return self._llm
 
     @classmethod
@@ -156,6 +169,9 @@ class VLLMBackend:
             close = difflib.get_close_matches(unknown[0], sorted(_OPTIONS), n=1)
             raise ConfigError(f"unknown vllm option(s) {unknown} on card {card.name!r}",
                               hint=f"did you mean {close[0]!r}?" if close else f"known: {', '.join(sorted(_OPTIONS))}")
+        from citejudge.judge.registry import require
+
+        require("vllm")  # fail at start-up, not on the first batch (the engine itself starts lazily)
         set_offline_env()
         if not card.gpu:
             set_cpu_env()

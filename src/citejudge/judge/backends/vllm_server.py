@@ -17,6 +17,7 @@ import ipaddress
 import json
 import logging
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -53,7 +54,8 @@ log = logging.getLogger(__name__)
 DEFAULT_URL = "http://127.0.0.1:8000/v1"
 
 _OPTIONS = frozenset({"base_url", "allow_remote", "concurrency", "timeout", "served_model_name", "api_key_env",
-                      "dtype", "max_model_len", "enforce_eager", "seed", "build"})
+                      "dtype", "max_model_len", "enforce_eager", "seed", "build", "tensor_parallel_size",
+                      "gpu_memory_utilization"})
 
 
 class ServerError(ConfigError):
@@ -192,6 +194,11 @@ def start_server(card: ModelCard, port: int, models_dir: Path | None = None, *, 
     from citejudge.judge.backends.vllm import CPU_ENV, OFFLINE_ENV, model_path
 
     opts = card.options
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as exc:  # another server there would answer our health check
+            raise ServerError(f"port {port} on 127.0.0.1 is in use", hint="choose another --port") from exc
     path = model_path(card, models_dir)
     if opts.get("build") == "tiny":
         from citejudge.judge.tiny import build_tiny_llama
@@ -211,6 +218,11 @@ def start_server(card: ModelCard, port: int, models_dir: Path | None = None, *, 
            "--enable-prefix-caching"]
     if opts.get("enforce_eager", not card.gpu):
         cmd.append("--enforce-eager")
+    for key, flag in (("tensor_parallel_size", "--tensor-parallel-size"),
+                      ("gpu_memory_utilization", "--gpu-memory-utilization"),
+                      ("served_model_name", "--served-model-name")):
+        if opts.get(key) is not None:
+            cmd.extend([flag, str(opts[key])])
     cmd.extend(extra_args)
     if log_path is None:
         fd, name = tempfile.mkstemp(prefix="citejudge-vllm-server-", suffix=".log")
@@ -221,14 +233,18 @@ def start_server(card: ModelCard, port: int, models_dir: Path | None = None, *, 
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env)
     health = f"http://127.0.0.1:{port}/health"
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            tail = log_path.read_text(encoding="utf-8", errors="replace")[-2000:]
-            raise ServerError(f"vLLM server exited with code {proc.returncode} during start-up:\n{tail}",
-                              hint=f"see {log_path}")
-        if _health(health):
-            return proc
-        time.sleep(0.5)
+    try:
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                tail = log_path.read_text(encoding="utf-8", errors="replace")[-2000:]
+                raise ServerError(f"vLLM server exited with code {proc.returncode} during start-up:\n{tail}",
+                                  hint=f"see {log_path}")
+            if _health(health) and proc.poll() is None:
+                return proc
+            time.sleep(0.5)
+    except BaseException:  # interrupted (Ctrl-C, SIGTERM) or failed: never leave the child behind
+        stop_server(proc)
+        raise
     stop_server(proc)
     raise ServerError(f"vLLM server on port {port} not healthy after {timeout:.0f} s", hint=f"see {log_path}")
 
