@@ -248,3 +248,14 @@ def test_unavailable_backend_stops_the_run_instead_of_failing_items() -> None:
     with pytest.raises(BackendUnavailableError):
         Judge(Dead()).ask(["a", "b"], ClaimSupport)  # type: ignore[arg-type]
     assert Dead.calls == 1  # not retried
+
+
+def test_non_finite_scorer_output_is_an_error_not_a_label() -> None:
+    class NaNScorer:
+        name, threshold = "nan", 0.5
+
+        def score(self, pairs: list[tuple[str, str]]) -> list[float]:
+            return [float("nan")] * len(pairs)
+
+    (v,) = judge_content([_case("Deep nets reach 90% accuracy.")], Judge(ScriptedBackend([]), scorer=NaNScorer()))
+    assert v.label == "error" and "non-finite" in (v.error or "")

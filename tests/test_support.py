@@ -234,3 +234,17 @@ def test_embed_only_balanced_accuracy_on_healthver(shared_data: Path) -> None:
     pred = s.decide([(r["claim"], r["evidence"]) for r in test])
     bacc = bench_support.balanced_accuracy([r["y"] for r in test], pred)
     assert bacc >= MEASURED_HEALTHVER_100 - 0.05
+
+
+@pytest.mark.model
+def test_scores_do_not_depend_on_batch_mates() -> None:
+    if importlib.util.find_spec("sentence_transformers") is None:
+        pytest.skip("sentence-transformers not installed")
+    from citejudge.judge.support import SupportScorer, calibration_path
+
+    scorer = SupportScorer.load(calibration_path("cpu-embed-only"))
+    pair = ("Aspirin lowers the risk of heart attack.", "Aspirin reduced myocardial infarction by 44% in men.")
+    others = [("Short.", "A much longer piece of evidence text that pads every batch it is in, " * 5)]
+    alone = scorer.score([pair])[0]
+    mixed = scorer.score([*others, pair, *others])[1]
+    assert alone == mixed

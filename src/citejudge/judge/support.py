@@ -291,9 +291,14 @@ def _normalise(m: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
 
 
 def embedding_features(
-    pairs: Sequence[tuple[str, str]], embedder: Embedder, k: int = 3, batch_size: int = 64,
+    pairs: Sequence[tuple[str, str]], embedder: Embedder, k: int = 3, batch_size: int = 1,
 ) -> tuple[list[dict[str, float]], list[list[int]]]:
-    """Cosine features per pair and the indices of its top-``k`` evidence sentences (document order)."""
+    """Cosine features per pair and the indices of its top-``k`` evidence sentences (document order).
+
+    ``batch_size`` 1 (the default) embeds every text on its own: padded mini-batches shift the
+    vectors in the last bits depending on which texts share a batch, and a score must not depend
+    on how a run was batched, sharded or resumed.
+    """
     sents = [split_sentences(ev) for _, ev in pairs]
     texts: list[str] = []
     index: dict[str, int] = {}

@@ -37,6 +37,7 @@ Decisions, each a rule in code:
 from __future__ import annotations
 
 import logging
+import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -490,6 +491,12 @@ class JudgeSupportDecider:
         return out
 
 
+def _check_scores(probs: Sequence[float], n: int) -> None:
+    """A scorer's output must be one finite probability per pair (else: per-item errors)."""
+    if len(probs) != n or not all(math.isfinite(p) for p in probs):
+        raise ValueError(f"scorer returned {len(probs)} scores for {n} pairs, or a non-finite one")
+
+
 @dataclass
 class ScorerSupportDecider:
     """Support labels from a calibrated scorer (``score(pairs)`` and ``threshold``).
@@ -507,6 +514,7 @@ class ScorerSupportDecider:
         name = getattr(self.scorer, "name", "scorer")
         try:
             probs = self.scorer.score([(c.claim, c.content) for c in cases])
+            _check_scores(probs, len(cases))
         except Exception as exc:  # an unusable scorer leaves every citation undecided (per-item error)
             return [SupportDecision(None, "", None, f"{type(exc).__name__}: {exc}") for _ in cases]
         thr = float(self.scorer.threshold)
@@ -548,6 +556,7 @@ class CitationEvalStage:
         if scorer is not None:
             try:
                 probs = scorer.score(pairs)
+                _check_scores(probs, len(pairs))
             except Exception as exc:  # an unusable scorer: per-item errors, no guessed label
                 return [SupportDecision(None, "", None, f"{type(exc).__name__}: {exc}") for _ in pairs]
             thr = float(scorer.threshold)

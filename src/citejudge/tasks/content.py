@@ -13,6 +13,7 @@ Deterministic around the model:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -163,6 +164,8 @@ def _scored(scorer: Any, flat: list[tuple[int, str, str, list[str]]]) -> list[di
     name, thr = getattr(scorer, "name", "scorer"), float(scorer.threshold)
     try:
         probs = scorer.score([(sub, "\n".join(passages)) for _, sub, _, passages in flat])
+        if len(probs) != len(flat) or not all(math.isfinite(p) for p in probs):
+            raise ValueError(f"scorer returned {len(probs)} scores for {len(flat)} pairs, or a non-finite one")
     except Exception as exc:  # an unusable scorer: every sub-claim undecided (per-item error)
         return [{"label": None, "missing": None, "error": f"{type(exc).__name__}: {exc}"} for _ in flat]
     return [{"label": "SUPPORTED" if p >= thr else "NOT_SUPPORTED", "missing": None, "error": None,

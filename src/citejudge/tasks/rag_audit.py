@@ -496,6 +496,8 @@ def support_from_scorer(scorer: Any) -> SupportFn:
         pairs = [(r["claim"], re.sub(r"^\[[^\]]*\] ", "", r["evidence"], flags=re.M)) for r in reqs]
         try:
             flags = scorer.decide(pairs)
+            if len(flags) != len(pairs):
+                raise ValueError(f"scorer returned {len(flags)} decisions for {len(pairs)} sentences")
         except Exception as exc:  # an unusable scorer leaves every sentence unverified (→ FAIL)
             log.warning("support scorer failed: %s", exc)
             return [{"label": None, "error": f"{type(exc).__name__}: {exc}"} for _ in reqs]

@@ -76,7 +76,10 @@ def make_judge(opts: CheckOptions, manifest: dict[str, Any], prompts: list[str],
         judge.scorer = _support_scorer(card.support_calibration, backend)
         manifest["judge"]["support_scorer"] = {
             "calibration": judge.scorer.name, "threshold": judge.scorer.threshold,
-            "sha256": file_sha256(calibration_path(card.support_calibration)),
+            # the calibration actually in use (a fallback when the card's needs a missing package)
+            "requested": card.support_calibration,
+            "sha256": file_sha256(calibration_path(card.support_calibration).with_name(
+                f"{judge.scorer.name}.json")),
             "uses_llm": judge.scorer.uses_llm}
     return judge
 

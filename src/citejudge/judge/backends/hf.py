@@ -83,7 +83,7 @@ class TransformersBackend:
     batched: bool = True
     structured_backend: str | None = None
     load_seconds: float = 0.0
-    #: (prompt tokens, generated tokens, re-tokenized) of the last ``generate_batch``.
+    #: (prompt tokens, generated tokens) of the last ``generate_batch``; the answers are re-tokenized.
     last_usage: tuple[int, int] = (0, 0)
     _outlines_model: Any = field(default=None, repr=False)
     _generators: dict[str, Any] = field(default_factory=dict, repr=False)
