@@ -37,7 +37,6 @@ Decisions, each a rule in code:
 from __future__ import annotations
 
 import logging
-import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -45,7 +44,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from citejudge.io import Item, OutputLine
-from citejudge.judge.core import Judge
+from citejudge.judge.core import Judge, score_pairs
 from citejudge.judge.prompts import render, template_sha256
 from citejudge.match.resolve import WorldLookup
 from citejudge.sources import (
@@ -491,12 +490,6 @@ class JudgeSupportDecider:
         return out
 
 
-def _check_scores(probs: Sequence[float], n: int) -> None:
-    """A scorer's output must be one finite probability per pair (else: per-item errors)."""
-    if len(probs) != n or not all(math.isfinite(p) for p in probs):
-        raise ValueError(f"scorer returned {len(probs)} scores for {n} pairs, or a non-finite one")
-
-
 @dataclass
 class ScorerSupportDecider:
     """Support labels from a calibrated scorer (``score(pairs)`` and ``threshold``).
@@ -509,19 +502,11 @@ class ScorerSupportDecider:
 
     def decide(self, cases: Sequence[SupportCase]) -> list[SupportDecision]:
         """Score every case in one batch."""
-        if not cases:
-            return []
-        name = getattr(self.scorer, "name", "scorer")
-        try:
-            probs = self.scorer.score([(c.claim, c.content) for c in cases])
-            _check_scores(probs, len(cases))
-        except Exception as exc:  # an unusable scorer leaves every citation undecided (per-item error)
-            return [SupportDecision(None, "", None, f"{type(exc).__name__}: {exc}") for _ in cases]
-        thr = float(self.scorer.threshold)
-        return [SupportDecision("ENTAILMENT" if p >= thr else "NEUTRAL",
-                                f"calibrated scorer {name}: support probability {p:.3f} "
-                                f"({'at or above' if p >= thr else 'below'} threshold {thr:.3f})")
-                for p in probs]
+        return [SupportDecision(None, "", None, s.error) if s.prob is None else
+                SupportDecision("ENTAILMENT" if s.supported else "NEUTRAL",
+                                f"calibrated scorer {s.scorer}: support probability {s.prob:.3f} "
+                                f"({'at or above' if s.supported else 'below'} threshold {s.threshold:.3f})")
+                for s in score_pairs(self.scorer, [(c.claim, c.content) for c in cases])]
 
 
 _SOURCE_MAP = {"FROM_SOURCE": "VERIFIED", "NOT_IN_SOURCE": "UNCERTAIN", "CONTRADICTS_SOURCE": "LIKELY_FABRICATED"}
@@ -552,17 +537,11 @@ class CitationEvalStage:
         """
         if not prompts:
             return []
-        scorer = self.judge.scorer
-        if scorer is not None:
-            try:
-                probs = scorer.score(pairs)
-                _check_scores(probs, len(pairs))
-            except Exception as exc:  # an unusable scorer: per-item errors, no guessed label
-                return [SupportDecision(None, "", None, f"{type(exc).__name__}: {exc}") for _ in pairs]
-            thr = float(scorer.threshold)
-            return [SupportDecision("FROM_SOURCE" if p >= thr else "NOT_IN_SOURCE",
-                                    f"calibrated scorer {scorer.name}: {p:.3f} vs threshold {thr:.3f}")
-                    for p in probs]
+        if self.judge.scorer is not None:
+            return [SupportDecision(None, "", None, s.error) if s.prob is None else
+                    SupportDecision("FROM_SOURCE" if s.supported else "NOT_IN_SOURCE",
+                                    f"calibrated scorer {s.scorer}: {s.prob:.3f} vs threshold {s.threshold:.3f}")
+                    for s in score_pairs(self.judge.scorer, pairs)]
         return [SupportDecision(o.answer.label, o.answer.reason, o.request_hash) if o.answer is not None
                 else SupportDecision(None, "", o.request_hash, o.error or "no valid answer")
                 for o in self.judge.ask(prompts, SourceCheckAnswer)]

@@ -13,7 +13,6 @@ Deterministic around the model:
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from citejudge.judge.core import Judge
+from citejudge.judge.core import Judge, score_pairs
 from citejudge.judge.prompts import render, template_sha256
 from citejudge.judge.schemas import ClaimSupport
 from citejudge.match.normalize import fold
@@ -159,17 +158,10 @@ def _prompt(sub: str, case: ContentCase) -> tuple[str, list[str]]:
 
 def _scored(scorer: Any, flat: list[tuple[int, str, str, list[str]]]) -> list[dict[str, Any]]:
     """Sub-claim records decided by a calibrated scorer over the selected passages."""
-    if not flat:
-        return []
-    name, thr = getattr(scorer, "name", "scorer"), float(scorer.threshold)
-    try:
-        probs = scorer.score([(sub, "\n".join(passages)) for _, sub, _, passages in flat])
-        if len(probs) != len(flat) or not all(math.isfinite(p) for p in probs):
-            raise ValueError(f"scorer returned {len(probs)} scores for {len(flat)} pairs, or a non-finite one")
-    except Exception as exc:  # an unusable scorer: every sub-claim undecided (per-item error)
-        return [{"label": None, "missing": None, "error": f"{type(exc).__name__}: {exc}"} for _ in flat]
-    return [{"label": "SUPPORTED" if p >= thr else "NOT_SUPPORTED", "missing": None, "error": None,
-             "scorer": name, "score": round(float(p), 4), "threshold": round(thr, 4)} for p in probs]
+    return [{"label": None, "missing": None, "error": s.error} if s.prob is None else
+            {"label": "SUPPORTED" if s.supported else "NOT_SUPPORTED", "missing": None, "error": None,
+             "scorer": s.scorer, "score": round(s.prob, 4), "threshold": round(s.threshold, 4)}
+            for s in score_pairs(scorer, [(sub, "\n".join(passages)) for _, sub, _, passages in flat])]
 
 
 def judge_content(cases: Sequence[ContentCase], judge: Judge) -> list[ContentVerdict]:
