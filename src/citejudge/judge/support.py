@@ -418,6 +418,7 @@ class _Calibration:
     whole_evidence: bool
     fallback: str | None
     raw: Mapping[str, Any]
+    path: Path
 
     @property
     def needs_llm(self) -> bool:
@@ -442,7 +443,7 @@ def _read_calibration(path: Path) -> _Calibration:
         coef=arr["coef"], intercept=float(data["intercept"]), threshold=float(data["threshold"]),
         k=int(data.get("evidence_k", 3)), prompt_variant=str(data.get("prompt_variant", "few")),
         whole_evidence=data.get("evidence_selection", "topk") == "whole",
-        fallback=data.get("fallback"), raw=data,
+        fallback=data.get("fallback"), raw=data, path=path,
     )
 
 
@@ -493,6 +494,11 @@ class SupportScorer:
     def name(self) -> str:
         """Name of the calibration in use."""
         return self._cal.name
+
+    @property
+    def calibration_file(self) -> Path:
+        """The calibration file in use (the fallback's when the requested one could not load)."""
+        return self._cal.path
 
     @property
     def threshold(self) -> float:

@@ -61,7 +61,6 @@ def make_judge(opts: CheckOptions, manifest: dict[str, Any], prompts: list[str],
     from citejudge.judge.prompts import template_sha256
     from citejudge.judge.registry import make_backend
     from citejudge.judge.schemas import schema_sha256
-    from citejudge.judge.support import calibration_path
 
     card = load_card(opts.model or "cpu-default")
     backend = make_backend(card)
@@ -78,8 +77,7 @@ def make_judge(opts: CheckOptions, manifest: dict[str, Any], prompts: list[str],
             "calibration": judge.scorer.name, "threshold": judge.scorer.threshold,
             # the calibration actually in use (a fallback when the card's needs a missing package)
             "requested": card.support_calibration,
-            "sha256": file_sha256(calibration_path(card.support_calibration).with_name(
-                f"{judge.scorer.name}.json")),
+            "sha256": file_sha256(judge.scorer.calibration_file),
             "uses_llm": judge.scorer.uses_llm}
     return judge
 
