@@ -413,8 +413,10 @@ def test_metadata() -> None:
 def test_metadata_wrong_types() -> None:
     w = parse_metadata({"title": 42, "authors": {"a": 1}, "year": [2015], "doi": "not a doi", "pmid": 3.5})
     assert w.title is None and w.authors == [] and w.year is None and w.doi == []
-    for field in ("title", "authors", "year", "doi", "pmid"):
+    for field in ("title", "authors", "year", "pmid"):
         assert any(x.startswith(field) for x in w.warnings), field
+    # a stated DOI that is not a DOI is kept, to be reported as a mismatch
+    assert w.bad_ids == [("doi", "not a doi")]
 
 
 def test_parse_item_citation() -> None:

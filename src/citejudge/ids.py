@@ -31,6 +31,7 @@ __all__ = [
     "norm_openalex",
     "norm_pmcid",
     "norm_pmid",
+    "strip_landing_suffix",
 ]
 
 # Hyphen-like characters, zero-width characters and other look-alikes people paste into ids.
@@ -84,7 +85,37 @@ def norm_doi(value: str | None) -> str | None:
     s = s.lower()
     # A DOI badge image URL ends in ".svg"/".png": the extension is not part of the DOI.
     s = re.sub(r"\.(?:svg|png|gif|jpe?g)$", "", s)
+    s = strip_landing_suffix(s)
     return s if _DOI_BODY.match(s) else None
+
+
+# What publishers' landing-page and PDF URLs append to a DOI (never part of a registered DOI):
+# Frontiers ``/full``, ``/abstract``, ``/pdf``; Wiley/T&F/ACM ``/epdf``, ``/full``; Springer and
+# many others ``.pdf``; bioRxiv/medRxiv ``v2``, ``v2.full``, ``v2.full.pdf``, ``.abstract``,
+# ``.article-info``, ``.supplementary-material``; any publisher: a query string or a fragment.
+_URL_TAIL = re.compile(r"[?#&].*$")
+_LANDING_TAIL = re.compile(
+    r"(?:[/.](?:full|abstract|pdf|epdf|fulltext|full-text|summary|meta|references|figures|tables|html|xml"
+    r"|article-info|article-metrics|supplementary-material|figures-only|full\.pdf|full-text\.pdf|pdf\+html))+$"
+)
+_RXIV_VERSION = re.compile(r"^(10\.1101/(?:\d{4}\.\d\d\.\d\d\.)?\d{6,})v\d+$")
+
+
+def strip_landing_suffix(doi: str) -> str:
+    """Remove what a landing-page or PDF URL adds after a (lower-case) DOI.
+
+    >>> strip_landing_suffix("10.3389/fpsyg.2020.01234/full")
+    '10.3389/fpsyg.2020.01234'
+    >>> strip_landing_suffix("10.1101/2020.03.01.123456v2.full.pdf")
+    '10.1101/2020.03.01.123456'
+    >>> strip_landing_suffix("10.1371/journal.pone.0123456&type=printable")
+    '10.1371/journal.pone.0123456'
+    """
+    s = _URL_TAIL.sub("", doi) if ("?" in doi or "#" in doi or "&type=" in doi) else doi
+    for _ in range(2):  # "v2.full.pdf": the landing tail, then the version
+        s = _LANDING_TAIL.sub("", s)
+        s = _RXIV_VERSION.sub(r"\1", s)
+    return s
 
 
 def norm_pmid(value: str | int | None) -> str | None:

@@ -40,3 +40,6 @@ class CitedWork(msgspec.Struct, omit_defaults=True):
     publisher: str | None = None
     entry_type: str | None = None  # bibtex/CSL type when known
     warnings: list[str] = msgspec.field(default_factory=list)  # parse problems, e.g. unbalanced braces
+    #: identifiers the citation states but that cannot be read as one (kind, text as written):
+    #: a mismatch, never ignored ("10.1016jcell.2019.01.001" lost its slash)
+    bad_ids: list[tuple[str, str]] = msgspec.field(default_factory=list)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -29,9 +30,12 @@ __all__ = [
     "PersonName",
     "compare_authors",
     "family_key",
+    "family_keys",
     "is_placeholder",
+    "name_variants",
     "parse_person",
     "same_person",
+    "transliterate",
 ]
 
 _PARTICLES = frozenset(
@@ -334,11 +338,45 @@ def _same_name(cited: str, other: str) -> bool:
     return len(ta) >= 2 and ta == tb and all(len(t) > 1 for t in ta)
 
 
+_TRANSLIT = str.maketrans(
+    {"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "å": "aa", "Å": "Aa",
+     "ø": "oe", "Ø": "Oe", "ß": "ss"}
+)
+_TRANSLIT_CHARS = frozenset("äöüÄÖÜåÅøØß")
+
+
+def transliterate(name: str) -> str:
+    """The ASCII spelling of a name's umlauts and Nordic letters ("Schölkopf" -> "Schoelkopf").
+
+    Citations often write names that way; folding alone would give "Scholkopf". Names with none
+    of these letters (after LaTeX decoding) are returned unchanged.
+    """
+    s = delatex(name) if "\\" in name else name
+    s = unicodedata.normalize("NFC", s)
+    return s.translate(_TRANSLIT) if not _TRANSLIT_CHARS.isdisjoint(s) else name
+
+
+def name_variants(name: str) -> tuple[str, ...]:
+    """``name`` and, when it differs, its transliteration."""
+    t = transliterate(name)
+    return (name,) if t == name else (name, t)
+
+
 def same_person(cited: str, record: Author) -> bool:
-    """True if the cited name and the record author (``name`` or ``raw_name``) are one person."""
-    if _same_name(cited, record.name):
+    """True if the cited name and the record author (``name`` or ``raw_name``) are one person.
+
+    Transliterated umlauts and Nordic letters are the same letters ("Mueller" = "Müller",
+    "Aasa" = "Åsa"), in either direction.
+    """
+    rec_names = [record.name] if record.raw_name is None else [record.name, record.raw_name]
+    if any(_same_name(cited, r) for r in rec_names):
         return True
-    return record.raw_name is not None and _same_name(cited, record.raw_name)
+    cv = name_variants(cited)
+    for r in rec_names:
+        rv = name_variants(r)
+        if len(cv) + len(rv) > 2 and any(_same_name(a, b) for a in cv for b in rv if (a, b) != (cited, r)):
+            return True
+    return False
 
 
 def is_placeholder(name: str) -> bool:
@@ -457,3 +495,8 @@ def family_key(name: str) -> str:
     if not name or not name.strip():
         return ""
     return parse_person(name).family
+
+
+def family_keys(name: str) -> frozenset[str]:
+    """:func:`family_key` of ``name`` and of its transliteration (umlauts spelt out)."""
+    return frozenset(k for k in (family_key(v) for v in name_variants(name)) if k)

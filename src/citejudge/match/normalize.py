@@ -10,51 +10,53 @@ import html
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Any
 
 from citejudge.ids import fold_confusables
 
 __all__ = ["delatex", "fold", "strip_markup", "title_key", "title_tokens"]
 
-# LaTeX accent commands -> combining characters (applied before NFKD stripping).
-_LATEX_ACCENTS = {
-    "`": "\u0300", "'": "\u0301", "^": "\u0302", "~": "\u0303", "=": "\u0304", "u": "\u0306",
-    ".": "\u0307", '"': "\u0308", "H": "\u030b", "v": "\u030c", "c": "\u0327", "k": "\u0328",
-    "r": "\u030a", "d": "\u0323", "b": "\u0331",
-}
-_LATEX_SYMBOLS = {
-    "ss": "ß", "o": "ø", "O": "Ø", "l": "ł", "L": "Ł", "ae": "æ", "AE": "Æ", "oe": "œ",
-    "OE": "Œ", "aa": "å", "AA": "Å", "i": "ı", "j": "ȷ", "&": "&", "%": "%", "_": "_", "$": "$",
-    "#": "#", "textendash": "–", "textemdash": "—", "textquoteright": "’", "textquoteleft": "‘",
-}
-_ACCENT_RE = re.compile(r"\\([`'^~=.\"]|[uvHckrdb](?![a-zA-Z]))\s*(?:\{\s*(\\?[a-zA-Z])\s*\}|(\\?[a-zA-Z]))")
-_SYMBOL_RE = re.compile(r"\\(ss|ae|AE|oe|OE|aa|AA|textendash|textemdash|textquoteright|textquoteleft|[oOlLij](?![a-zA-Z])|[&%_$#])")
-_CMD_WITH_ARG = re.compile(r"\\(?:emph|textit|textbf|textrm|textsc|texttt|mathrm|mathbf|mathit|mbox|text|url|href\{[^}]*\})\s*\{([^{}]*)\}")
-_OTHER_CMD = re.compile(r"\\[a-zA-Z]+\*?")
 _HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*(?:\s[^<>]*)?/?>")
 _MATHML = re.compile(r"<mml:math.*?</mml:math>", re.S)
+_BARE_PERCENT = re.compile(r"(?<!\\)%")
+_HREF = re.compile(r"\\href\s*\{[^{}]*\}")  # \href{url}{text}: the text is what is cited
+_URL_BRACKETS = re.compile(r"<((?:https?|ftp)://[^<>]*)>")
+
+
+@lru_cache(maxsize=1)
+def _latex_decoder() -> Any:
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    return LatexNodes2Text(math_mode="text", keep_comments=True, strict_latex_spaces=False)
 
 
 def delatex(text: str) -> str:
-    """Turn LaTeX accents and symbols into unicode and drop markup commands and braces."""
-    if "\\" not in text and "{" not in text and "$" not in text:
-        return text
+    """Decode LaTeX (accents, symbols, markup commands, braces) to plain unicode text.
 
-    def accent(m: re.Match[str]) -> str:
-        base = (m.group(2) or m.group(3) or "").lstrip("\\")
-        if base == "i":
-            base = "i"
-        return base + _LATEX_ACCENTS[m.group(1)]
+    Strings without a backslash only lose their braces, ``$`` and ``~`` (a tie); the others are
+    decoded by ``pylatexenc`` (memoised, since the same names and venues recur). A bare ``%`` is
+    text here, not a LaTeX comment ("50% of cases").
+    """
+    if "\\" not in text:
+        if "{" not in text and "$" not in text and "~" not in text:
+            return text
+        return text.replace("{", "").replace("}", "").replace("$", "").replace("~", " ")
+    return _delatex_cached(text) if len(text) <= 2048 else _delatex(text)
 
-    s = _ACCENT_RE.sub(accent, text)
-    s = _SYMBOL_RE.sub(lambda m: _LATEX_SYMBOLS.get(m.group(1), m.group(1)), s)
-    for _ in range(3):
-        s2 = _CMD_WITH_ARG.sub(r"\1", s)
-        if s2 == s:
-            break
-        s = s2
-    s = _OTHER_CMD.sub("", s)
-    s = s.replace("{", "").replace("}", "").replace("$", "").replace("~", " ")
-    return unicodedata.normalize("NFC", s)
+
+@lru_cache(maxsize=1 << 15)
+def _delatex_cached(text: str) -> str:
+    return _delatex(text)
+
+
+def _delatex(text: str) -> str:
+    try:
+        src = _HREF.sub("", _BARE_PERCENT.sub(r"\\%", text))
+        out: str = _URL_BRACKETS.sub(r"\1", _latex_decoder().latex_to_text(src))
+    except Exception:
+        out = re.sub(r"\\[a-zA-Z]+\*?", "", text)
+    out = out.replace("\u00a0", " ").replace("{", "").replace("}", "").replace("$", "")
+    return unicodedata.normalize("NFC", out)
 
 
 def strip_markup(text: str) -> str:

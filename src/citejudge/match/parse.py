@@ -76,7 +76,7 @@ _YEAR_WORDS_RE = re.compile(
 _QUOTES_OPEN = "“\"«„”"
 _QUOTE_PAIRS = {"“": "”", '"': '"', "«": "»", "„": "“", "”": "”"}
 _ID_NOISE_RE = re.compile(
-    r"(?:\bdoi\s*[:=]?\s*|\bhttps?://\S+|\b10\.\d{4,9}\s?/\S+|\barxiv\s*:\s*\S+(?:\s*\[[\w.\-]+\])?|"
+    r"(?:\bdoi\s*(?:[:=]\s*|(?=10\.\d)|$)|\bhttps?://\S+|\b10\.\d{4,9}\s?/\S+|\barxiv\s*:\s*\S+(?:\s*\[[\w.\-]+\])?|"
     r"\bpmid\s*[:=]?\s*\d+|\bpmcid\s*[:=]?\s*(?:pmc)?\s*\d+|\bpmc\d{3,}|\bavailable\s+(?:at|from|online)\s*:?|"
     r"\bretrieved\s+from\b|\[online\]\.?|\[\s*spires\s*\]|\burn:\S+|\bwww\.\S+)",
     re.I,
@@ -546,7 +546,8 @@ def _venue_fields(part: str, work: CitedWork) -> None:
     elif _PUBLISHER_WORDS_RE.search(s) and not re.search(r"\bjournal\b|\bproceedings\b", s, re.I):
         m = re.search(r"(?:^|[.,]\s*)([^.,;]*" + _PUBLISHER_WORDS_RE.pattern + r"[^.,;]*)", s, re.I)
         if m:
-            work.publisher = _tidy(m.group(1))
+            # LNCS ends with "Springer (2019)" / "Springer, Cham (2019)": the year is not the publisher's
+            work.publisher = _tidy(re.sub(r"\s*\(\s*(?:1[6-9]|20)\d\d[a-z]?\s*\)\s*$", "", m.group(1)))
             s = s[: m.start()].strip(" .,")
     if not s:
         return
@@ -605,9 +606,22 @@ def _extract_dois(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+# A DOI label or resolver followed by something that is not a DOI, or a DOI whose slash was lost
+# ("10.1016jcell.2019.01.001"): a stated identifier that cannot be read.
+_BAD_DOI_RE = re.compile(
+    r"(?:\bdoi\s*[:=]\s*|doi\.org/)(?!10\.\d{4,9}\s?/)(\S{4,})|(?<![\w./])(10\.\d{4,9}[a-z][\w.\-()]{3,})", re.I
+)
+
+
 def _scan_ids(text: str, work: CitedWork) -> None:
     text = _CONTROL_RE.sub(" ", text)
     work.doi = _extract_dois(text)
+    if not work.doi and ("doi" in text.lower() or "10." in text):
+        for m in _BAD_DOI_RE.finditer(text):
+            bad = (m.group(1) or m.group(2)).rstrip(".,;")
+            if bad and not ids.norm_doi(bad):
+                work.bad_ids.append(("doi", bad[:200]))
+                break
     work.pmid = ids.extract_pmid(text)
     work.pmcid = ids.extract_pmcid(text)
     work.arxiv = ids.extract_arxiv(text)
@@ -1043,7 +1057,7 @@ def _fill_from_bibtex_fields(fields: dict[str, str], work: CitedWork) -> None:
             if d:
                 dois.append(d)
             else:
-                work.warnings.append(f"doi field is not a DOI: {v[:80]!r}")
+                work.bad_ids.append(("doi", v[:200]))
     url = get("url")
     blob = " ".join(v for k, v in fields.items() if k in ("url", "note", "howpublished", "journal", "eprint", "biburl"))
     for d in ids.extract_dois(url or ""):
@@ -1154,7 +1168,7 @@ def parse_csl_item(item: dict[str, Any]) -> CitedWork:
     d = ids.norm_doi(doi) if doi else None
     work.doi = [d] if d else []
     if doi and not d:
-        work.warnings.append(f"DOI: not a DOI: {doi[:80]!r}")
+        work.bad_ids.append(("doi", doi[:200]))
     work.pmid = ids.norm_pmid(_as_str(item.get("PMID")) or None)
     work.pmcid = ids.norm_pmcid(_as_str(item.get("PMCID")) or None)
     url = _as_str(item.get("URL"))
@@ -1198,11 +1212,13 @@ def parse_metadata(meta: dict[str, Any]) -> CitedWork:
     work.title = _tidy(_strip_italics(delatex(strip_markup(title)))) if title else None
     authors = meta.get("authors")
     if isinstance(authors, str):
+        authors = delatex(authors)
         work.et_al = bool(_ET_AL_RE.search(authors))
         work.authors = split_author_string(authors)
     elif isinstance(authors, list):
         for a in authors:
             if isinstance(a, str) and a.strip():
+                a = delatex(a)
                 if _ET_AL_RE.fullmatch(a.strip()) or a.strip().lower() in ("others", "et al", "et al."):
                     work.et_al = True
                 else:
@@ -1236,28 +1252,28 @@ def parse_metadata(meta: dict[str, Any]) -> CitedWork:
         if d:
             work.doi = [d]
         else:
-            work.warnings.append(f"doi: not a DOI: {doi[:80]!r}")
+            work.bad_ids.append(("doi", doi[:200]))
     pmid = meta.get("pmid")
     if pmid is not None:
         if isinstance(pmid, (str, int)) and not isinstance(pmid, bool):
             work.pmid = ids.norm_pmid(pmid)
-            if work.pmid is None:
-                work.warnings.append(f"pmid: not a PMID: {str(pmid)[:40]!r}")
+            if work.pmid is None and str(pmid).strip():
+                work.bad_ids.append(("pmid", str(pmid)[:200]))
         else:
             work.warnings.append(f"pmid: expected a string, got {type(pmid).__name__}; ignored")
     pmcid = meta.get("pmcid")
     if pmcid is not None:
         if isinstance(pmcid, (str, int)) and not isinstance(pmcid, bool):
             work.pmcid = ids.norm_pmcid(pmcid)
-            if work.pmcid is None:
-                work.warnings.append(f"pmcid: not a PMCID: {str(pmcid)[:40]!r}")
+            if work.pmcid is None and str(pmcid).strip():
+                work.bad_ids.append(("pmcid", str(pmcid)[:200]))
         else:
             work.warnings.append(f"pmcid: expected a string, got {type(pmcid).__name__}; ignored")
     arxiv = text_field("arxiv")
     if arxiv:
         work.arxiv = ids.norm_arxiv(arxiv)
         if work.arxiv is None:
-            work.warnings.append(f"arxiv: not an arXiv id: {arxiv[:40]!r}")
+            work.bad_ids.append(("arxiv", arxiv[:200]))
     url = text_field("url")
     if url:
         work.urls = [url]

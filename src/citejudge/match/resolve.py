@@ -30,9 +30,9 @@ from citejudge.ids import (
 )
 from citejudge.match.citation import CitedWork
 from citejudge.match.fields import compare_title, compare_year
-from citejudge.match.names import compare_authors, family_key
+from citejudge.match.names import compare_authors, family_keys
 from citejudge.match.normalize import fold, title_key
-from citejudge.match.venues import compare_venue, venue_tokens
+from citejudge.match.venues import compare_venue, is_book_series, venue_tokens
 from citejudge.records import Redirect, Work
 
 __all__ = [
@@ -43,11 +43,14 @@ __all__ = [
     "Verdict",
     "WorldLookup",
     "check_citation",
+    "family_of",
     "ids_from_urls",
     "record_ids",
     "resolve",
+    "same_family",
     "title_in_text",
     "validate",
+    "validate_family",
 ]
 
 #: A title-retrieved candidate is taken as the intended work only from this folded-title
@@ -108,6 +111,8 @@ class Resolution:
     identifiers: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     message: str | None = None
+    #: the matched record first, then the other records of its version family
+    family: list[Work] = field(default_factory=list)
 
 
 @dataclass
@@ -119,10 +124,19 @@ class FieldResult:
     cited: Any
     record: Any
     reason: str
+    #: the record (family member) this field was checked against, when not the matched one
+    member: str | None = None
+    #: a stated identifier that no record contradicts and none confirms (see UNVERIFIABLE_KINDS)
+    unverified: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for ``details``."""
-        return {"field": self.field, "ok": self.ok, "cited": self.cited, "record": self.record, "reason": self.reason}
+        d = {"field": self.field, "ok": self.ok, "cited": self.cited, "record": self.record, "reason": self.reason}
+        if self.member:
+            d["member"] = self.member
+        if self.unverified:
+            d["unverified"] = True
+        return d
 
 
 @dataclass
@@ -137,14 +151,21 @@ class Verdict:
     def details(self) -> dict[str, Any]:
         """What explains the verdict, for the output line's ``details``."""
         res = self.resolution
-        return {
-            "match": {
-                "status": res.status, "work_id": res.work.id if res.work else None, "method": res.method,
-                "identifiers": res.identifiers, "notes": res.notes,
-            },
+        match: dict[str, Any] = {
+            "status": res.status, "work_id": res.work.id if res.work else None, "method": res.method,
+            "identifiers": res.identifiers, "notes": res.notes,
+        }
+        if len(res.family) > 1:
+            match["family"] = [w.id for w in res.family]
+        out: dict[str, Any] = {
+            "match": match,
             "fields": [f.to_dict() for f in self.fields],
             "candidates": [c.brief() for c in res.candidates[:5]],
         }
+        unverified = [f.field for f in self.fields if f.unverified]
+        if unverified:
+            out["unverified"] = unverified
+        return out
 
 
 # --------------------------------------------------------------------------- helpers
@@ -170,17 +191,14 @@ def record_ids(work: Work) -> dict[str, set[str]]:
     }
 
 
-def _first_family(names: list[str]) -> str | None:
-    return family_key(names[0]) if names else None
-
-
 def _score(cited: CitedWork, work: Work, ctitle: str | None, via: str) -> Candidate:
     tscore = 0.0
     if ctitle and work.title:
         tscore = fuzz.ratio(ctitle, fold(work.title), processor=None, score_cutoff=0)
-    fam = _first_family(cited.authors)
-    author_agrees = bool(fam) and any(fam == family_key(a.name) or (a.raw_name and fam == family_key(a.raw_name))
-                                      for a in work.authors[:3])
+    fams = family_keys(cited.authors[0]) if cited.authors else frozenset()
+    author_agrees = bool(fams) and any(not fams.isdisjoint(family_keys(a.name))
+                                       or (a.raw_name and not fams.isdisjoint(family_keys(a.raw_name)))
+                                       for a in work.authors[:3])
     year_agrees = cited.year is not None and work.year is not None and (
         cited.year == work.year or any(v.year == cited.year for v in work.versions))
     score = tscore + (6.0 if author_agrees else 0.0) + (3.0 if year_agrees else 0.0)
@@ -202,17 +220,54 @@ def _acceptable(c: Candidate, has_title: bool) -> bool:
     return c.title_score >= ACCEPT_TITLE_WITH_SUPPORT and (c.author_agrees or c.year_agrees)
 
 
-def _same_work(a: Work, b: Work) -> bool:
-    """Duplicate records of one work: same title key and year, and the same first author.
+#: Years a preprint and its published copy may lie apart and still be one version family.
+FAMILY_YEAR_WINDOW = 3
+#: Leading authors compared (in order) to put two records in one family.
+FAMILY_AUTHORS = 5
+#: Identifier kinds a record often lacks though the work has one: a stated id of these kinds
+#: that resolves to no work and that no family member contradicts is "unverified", not a
+#: mismatch (unless ``strict_identifiers``). DOIs stay strict: see the README ("How strict").
+UNVERIFIABLE_KINDS = ("arxiv", "pmid", "pmcid")
+_ID_FIELDS = frozenset({"doi", "arxiv", "pmid", "pmcid", "openalex"})
 
-    A record without authors (a common OpenAlex duplicate of books and reports) does not
-    contradict one with authors: same title key and year then suffice.
+
+def same_family(a: Work, b: Work) -> bool:
+    """Two records of one work: preprint and published copies, or duplicates.
+
+    Same normalised title, years at most :data:`FAMILY_YEAR_WINDOW` apart, the same leading
+    authors in the same order (transliterated names agree), and no PMID, PMCID or arXiv id that
+    differs. A record without authors (a common OpenAlex duplicate of books and reports) does
+    not contradict one with authors: same title and year then suffice.
     """
-    if title_key(a.title) != title_key(b.title) or a.year != b.year:
-        return False
-    if not a.authors or not b.authors:
+    if a.id == b.id:
         return True
-    return family_key(a.authors[0].name) == family_key(b.authors[0].name)
+    ka = title_key(a.title)
+    if ka is None or ka != title_key(b.title):
+        return False
+    if a.year is not None and b.year is not None and abs(a.year - b.year) > FAMILY_YEAR_WINDOW:
+        return False
+    for kind in ("pmid", "pmcid", "arxiv"):
+        x, y = getattr(a, kind), getattr(b, kind)
+        if x and y and x != y:
+            return False
+    if not a.authors or not b.authors:
+        return a.year == b.year
+    n = min(len(a.authors), len(b.authors), FAMILY_AUTHORS)
+    return all(not family_keys(x.name).isdisjoint(family_keys(y.name))
+               for x, y in zip(a.authors[:n], b.authors[:n], strict=True))
+
+
+def family_of(work: Work, world: WorldLookup, known: list[Work] | None = None) -> list[Work]:
+    """``work`` first, then every other record of its version family (by id)."""
+    members: dict[str, Work] = {}
+    key = title_key(work.title)
+    pool = list(known or [])
+    if key:
+        pool += world.by_title_key(key)
+    for w in pool:
+        if w.id != work.id and w.id not in members and same_family(work, w):
+            members[w.id] = w
+    return [work, *sorted(members.values(), key=lambda w: w.id)]
 
 
 def title_in_text(title: str | None, text_key: str) -> bool:
@@ -316,7 +371,7 @@ def resolve(cited: CitedWork, world: WorldLookup) -> Resolution:
         works = sorted(hits.values(), key=lambda w: w.id)
         distinct: list[Work] = []
         for w in works:
-            if not any(_same_work(w, d) for d in distinct):
+            if not any(same_family(w, d) for d in distinct):
                 distinct.append(w)
         ctitle = fold(cited.title) if cited.title else None
         cands = sorted((_score(cited, w, ctitle, "identifier") for w in works), key=lambda c: (-c.score, c.work.id))
@@ -330,7 +385,7 @@ def resolve(cited: CitedWork, world: WorldLookup) -> Resolution:
                     f"{k} → {', '.join(v)}" for k, v in sorted(id_map.items()))
                 return res
             best = cands[0]
-            if len(cands) > 1 and cands[1].score >= best.score - 1e-9 and not _same_work(cands[1].work, best.work):
+            if len(cands) > 1 and cands[1].score >= best.score - 1e-9 and not same_family(cands[1].work, best.work):
                 res.status = "ambiguous"
                 res.message = "the identifier is shared by several works: " + ", ".join(
                     c.work.id for c in cands[:5])
@@ -338,6 +393,7 @@ def resolve(cited: CitedWork, world: WorldLookup) -> Resolution:
         res.status, res.work, res.method = "matched", cands[0].work, cands[0].via
         kinds = sorted({k.split(":", 1)[0] for k, v in res.identifiers.items() if v})
         res.method = "+".join(kinds) or "identifier"
+        res.family = family_of(cands[0].work, world, works)
         return res
 
     # No identifier resolved: fall back to the title (or the whole string).
@@ -357,17 +413,15 @@ def resolve(cited: CitedWork, world: WorldLookup) -> Resolution:
             res.message = "no record in the world has a similar title"
         return res
     best = accepted[0]
-    rivals = [c for c in accepted[1:] if c.score >= best.score - 1e-9 and not _same_work(c.work, best.work)]
+    rivals = [c for c in accepted[1:] if c.score >= best.score - 1e-9 and not same_family(c.work, best.work)]
     if rivals:
         res.status = "ambiguous"
         res.message = "several records fit equally well: " + "; ".join(
             f"{c.work.id} ({c.work.year}, {c.work.authors[0].name if c.work.authors else 'no authors'})"
             for c in [best, *rivals][:5])
         return res
-    dups = [c.work.id for c in accepted[1:] if _same_work(c.work, best.work)]
-    if dups:
-        res.notes.append(f"duplicate records of the same work: {', '.join(dups)}")
     res.status, res.work, res.method = "matched", best.work, best.via
+    res.family = family_of(best.work, world, [c.work for c in accepted])
     return res
 
 
@@ -420,13 +474,68 @@ def validate(cited: CitedWork, work: Work, *, today_year: int | None = None) -> 
             venues = ["arXiv"]
         if venues:
             v = compare_venue(cited.venue, venues)
-            out.append(FieldResult("venue", v.status == "match", cited.venue, work.venue, v.reason))
+            if v.status != "match" and work.venue and is_book_series(work.venue):
+                out.append(FieldResult("venue", True, cited.venue, work.venue,
+                                       f"record {work.id} names only the book series '{work.venue}'; "
+                                       "the cited venue could not be checked"))
+            else:
+                out.append(FieldResult("venue", v.status == "match", cited.venue, work.venue, v.reason))
         else:
             out.append(FieldResult("venue", True, cited.venue, None,
                                    f"record {work.id} has no venue; the cited venue could not be checked"))
     if cited.publisher and re.search(r"[^\W\d_]{2}", cited.publisher):
         out.append(_compare_publisher(cited.publisher, work))
     return out
+
+
+def validate_family(cited: CitedWork, res: Resolution, *, today_year: int | None = None,
+                    strict_identifiers: bool = False) -> list[FieldResult]:
+    """Validate ``cited`` against the matched record's version family.
+
+    A stated identifier is right if any family member carries it (the arXiv id of the preprint
+    copy, the DOI of the proceedings copy). Title, authors, year, venue and publisher must all
+    fit one and the same member (the one that fits best; the matched record on a tie): a
+    proceedings venue with the preprint's year is still a mismatch unless the citation presents
+    itself as a preprint. Then an identifier of :data:`UNVERIFIABLE_KINDS` that no member has
+    a value of, and that resolves to no work in the index, is *unverified* (``ok``, flagged)
+    rather than mismatched, unless ``strict_identifiers``.
+    """
+    assert res.work is not None
+    members = res.family or [res.work]
+    per = [validate(cited, m, today_year=today_year) for m in members]
+    best_i = min(range(len(members)), key=lambda i: (sum(1 for f in per[i] if not f.ok and f.field not in _ID_FIELDS), i))
+    out: list[FieldResult] = []
+    for j, f in enumerate(per[best_i]):
+        if f.field in _ID_FIELDS and not f.ok:
+            ok_i = next((i for i in range(len(members)) if per[i][j].ok), None)
+            if ok_i is not None:
+                f = per[ok_i][j]
+                f.member = members[ok_i].id if ok_i else None
+            elif not strict_identifiers and f.field in UNVERIFIABLE_KINDS:
+                f = _unverified(f, members, res)
+        elif best_i:
+            f.member = members[best_i].id
+        out.append(f)
+    out.extend(_bad_ids(cited))
+    return out
+
+
+def _unverified(f: FieldResult, members: list[Work], res: Resolution) -> FieldResult:
+    """``f`` (a mismatched identifier) as unverified, when nothing contradicts it."""
+    kind = f.field
+    if any(record_ids(m)[kind] for m in members):
+        return f  # a member has another value of this kind: contradicted
+    if res.identifiers.get(f"{kind}:{f.cited}"):
+        return f  # the identifier belongs to another work
+    return FieldResult(kind, True, f.cited, None,
+                       f"cited {kind} {f.cited} could not be verified: no record of this work carries a {kind}, "
+                       "and no other work in the index has it", unverified=True)
+
+
+def _bad_ids(cited: CitedWork) -> list[FieldResult]:
+    """Stated identifiers that cannot be read as identifiers: always a mismatch."""
+    return [FieldResult(kind, False, text, None, f"cited {kind} '{text}' is not a well-formed {kind}")
+            for kind, text in cited.bad_ids]
 
 
 def _untitled_string_check(cited: CitedWork, work: Work) -> FieldResult | None:
@@ -467,6 +576,12 @@ _PUBLISHER_NOISE = frozenset({"ebooks", "books", "inc", "ltd", "limited", "llc",
                               "the", "and"})
 
 
+# Words too common in publisher names to identify one alone ("Springer" does, "American" does not).
+_GENERIC_PUBLISHER_WORDS = frozenset({"american", "international", "national", "royal", "society", "university",
+                                      "academic", "association", "institute", "science", "sciences", "media",
+                                      "nature", "research", "scientific", "medical", "health", "world", "global"})
+
+
 def _contains(seq: tuple[str, ...], part: tuple[str, ...]) -> bool:
     return any(seq[i : i + len(part)] == part for i in range(len(seq) - len(part) + 1))
 
@@ -485,7 +600,8 @@ def _compare_publisher(cited: str, work: Work) -> FieldResult:
     ck = _publisher_key(cited)
     for n in names:
         nk = _publisher_key(n)
-        if ck and nk and (ck == nk or (len(ck) >= 2 and _contains(nk, ck)) or (len(nk) >= 2 and ck[: len(nk)] == nk)):
+        if ck and nk and (ck == nk or (len(ck) >= 2 and _contains(nk, ck)) or (len(nk) >= 2 and ck[: len(nk)] == nk)
+                          or (len(ck) == 1 and len(ck[0]) >= 5 and ck[0] not in _GENERIC_PUBLISHER_WORDS and ck[0] in nk)):
             return FieldResult("publisher", True, cited, n, "same publisher")
     return FieldResult("publisher", False, cited, names[0], f"cited '{cited}', record names '{'; '.join(names[:3])}'")
 
@@ -499,7 +615,8 @@ def _join_reasons(bad: list[FieldResult]) -> str:
     return "; ".join(parts)
 
 
-def check_citation(cited: CitedWork, world: WorldLookup, *, today_year: int | None = None) -> Verdict:
+def check_citation(cited: CitedWork, world: WorldLookup, *, today_year: int | None = None,
+                   strict_identifiers: bool = False) -> Verdict:
     """Resolve and validate: the deterministic reference-grounding verdict."""
     res = resolve(cited, world)
     if res.status != "matched" or res.work is None:
@@ -514,12 +631,17 @@ def check_citation(cited: CitedWork, world: WorldLookup, *, today_year: int | No
                 if stated_ids else "Not found in the local world")
         return Verdict(False, f"{lead}; {res.message}.", res)
     work = res.work
-    fields = validate(cited, work, today_year=today_year)
+    fields = validate_family(cited, res, today_year=today_year, strict_identifiers=strict_identifiers)
     bad = [f for f in fields if not f.ok]
     if bad:
-        return Verdict(False, f"{_join_reasons(bad)} (record {work.id}).", res, fields)
+        expl = f"{_join_reasons(bad)} (record {work.id})"
+        if len(res.family) > 1 and any(f.field not in _ID_FIELDS for f in bad):
+            expl += (f"; no single record of this work ({', '.join(w.id for w in res.family)}: preprint, published "
+                     "or duplicate copies) has all the cited fields")
+        return Verdict(False, expl + ".", res, fields)
     checked = [f.field for f in fields]
-    notes = [f.reason for f in fields if "could not be checked" in f.reason or "not checked" in f.reason]
+    notes = [f.reason for f in fields if "could not be checked" in f.reason or "not checked" in f.reason
+             or f.unverified]
     expl = f"Matches {work.id} via {res.method}; checked {', '.join(checked) or 'nothing else'}"
     if notes:
         expl += "; " + "; ".join(notes)

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from citejudge.match.normalize import fold
 
-__all__ = ["VenueCheck", "canonical_venue_ids", "compare_venue", "venue_tokens"]
+__all__ = ["VenueCheck", "canonical_venue_ids", "compare_venue", "is_book_series", "venue_heads", "venue_tokens"]
 
 Status = Literal["match", "mismatch", "ambiguous"]
 
@@ -32,7 +32,9 @@ _ORDINALS = frozenset(
         "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
         "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
         "seventeenth", "eighteenth", "nineteenth", "twentieth", "thirtieth", "fortieth",
-        "fiftieth", "sixtieth",
+        "fiftieth", "sixtieth", "seventieth", "eightieth", "ninetieth", "hundredth",
+        # the tens of a compound ordinal ("Twenty-Eighth" folds to "twenty eighth")
+        "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
     }
 )
 _ORDINAL_RE = re.compile(r"^\d+(st|nd|rd|th)$|^(19|20)\d\d$|^'?\d\d$")
@@ -158,6 +160,49 @@ _VENUES: dict[str, tuple[str, ...]] = {
 _VOLUME_RE = re.compile(r"\bvol(?:ume)?\.?\s*\d+[a-z]?\b", re.I)
 # Publisher prefixes some OpenAlex/PMLR venue names carry.
 _PUBLISHER_TAIL = re.compile(r"\b(pmlr|lncs|lnai|ceur|volume \d+|vol \d+|v \d+)\b")
+
+
+# A parenthesised acronym after a name ("ACM Computing Surveys (CSUR)", "... Intervention (MICCAI)").
+_ACRONYM_PAREN = re.compile(r"\s*\(\s*[A-Z][A-Za-z0-9&\-]{1,11}\s*\)\s*$")
+# A subtitle that describes the venue instead of naming a part of it ("Econometrica: Journal of the
+# Econometric Society", "Neuron: an international journal"); "Series B", "Part A", "Conference
+# Series" are parts and are never dropped.
+_TAGLINE = re.compile(
+    r"\s*[:\-–—]\s*(?:(?:an?|the)\s+)?(?:(?:international|official|interdisciplinary|quarterly|monthly)\s+)*"
+    r"(?:journal|bulletin|organ|publication|review)\b(?!\s+(?:series|part|section)\b)[^:]*$",
+    re.I,
+)
+# Book series that host many conferences' proceedings: a record named only by one of these does
+# not say which conference it was.
+_BOOK_SERIES = (
+    "Lecture Notes in Computer Science", "Lecture Notes in Artificial Intelligence",
+    "Lecture Notes in Bioinformatics", "Lecture Notes in Networks and Systems",
+    "Lecture Notes in Electrical Engineering", "Communications in Computer and Information Science",
+    "Advances in Intelligent Systems and Computing", "Proceedings of Machine Learning Research", "PMLR",
+    "CEUR Workshop Proceedings", "ACM International Conference Proceeding Series",
+    "Studies in Computational Intelligence", "Smart Innovation, Systems and Technologies",
+    "IFIP Advances in Information and Communication Technology", "Leibniz International Proceedings in Informatics",
+    "LIPIcs", "Lecture Notes in Business Information Processing", "Springer Proceedings in Mathematics & Statistics",
+)
+
+
+def venue_heads(venue: str) -> frozenset[tuple[str, ...]]:
+    """Token forms of a venue name with a trailing acronym in brackets and a descriptive subtitle dropped."""
+    forms = {venue}
+    dropped = _ACRONYM_PAREN.sub("", venue)
+    forms.add(dropped)
+    for v in list(forms):
+        head = _TAGLINE.sub("", v)
+        if head != v and venue_tokens(head):
+            forms.add(head)
+    return frozenset(t for t in (venue_tokens(v) for v in forms) if t)
+
+
+@lru_cache(maxsize=1 << 12)
+def is_book_series(venue: str) -> bool:
+    """True if ``venue`` is a proceedings book series (LNCS, PMLR, CEUR...), not one conference."""
+    toks = venue_tokens(venue)
+    return any(toks == venue_tokens(s) for s in _BOOK_SERIES)
 
 
 @dataclass(frozen=True)
@@ -325,6 +370,8 @@ def _compare_one(cited: str, rec: str) -> tuple[Status, str]:
         return "mismatch", f"cited '{cited}' and record '{rec}' differ in kind ({', '.join(extra)})"
     if ct == rt or _strip_org(ct) == _strip_org(rt):
         return "match", "same venue name"
+    if venue_heads(cited) & venue_heads(rec):
+        return "match", "same venue name (bracketed acronym or descriptive subtitle aside)"
     ic, ir = canonical_venue_ids(cited), canonical_venue_ids(rec)
     if ic & ir:
         if len(ic) > 1 and len(ic - ir) >= 1:

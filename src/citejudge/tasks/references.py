@@ -107,6 +107,7 @@ def merge_citations(primary: CitedWork | None, meta: CitedWork | None) -> tuple[
         volume=primary.volume or meta.volume, pages=primary.pages or meta.pages,
         publisher=primary.publisher or meta.publisher, entry_type=primary.entry_type or meta.entry_type,
         warnings=primary.warnings + meta.warnings,
+        bad_ids=primary.bad_ids + [b for b in meta.bad_ids if b not in primary.bad_ids],
     )
     return merged, conflicts
 
