@@ -10,6 +10,7 @@ PubMed record without PMCID; a proceedings paper whose only venue is its book se
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -265,3 +266,22 @@ def test_conference_name_for_a_book_series_record_is_unchecked_not_wrong(world: 
         "and Computer Assisted Intervention – MICCAI 2019, pp. 1–9. Springer (2019)"), world)
     assert v.grounded, v.explanation
     assert "book series" in v.explanation
+
+
+def test_strict_identifiers_flag_end_to_end(world: WorldIndex, tmp_path: Path) -> None:
+    from citejudge.cli import main
+
+    item = {"id": "p1", "metadata": {"title": "Bootstrap resampling for teachers", "authors": ["Tim Hesterbergh"],
+                                     "year": 2015, "pmcid": "PMC4999999"}}
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps(item) + "\n", encoding="utf-8")
+    index = str(world.path)
+    lines = {}
+    for flag in ([], ["--strict-identifiers"]):
+        out = tmp_path / f"out{len(flag)}.jsonl"
+        assert main(["check", "references", str(items), "--index", index, "--out", str(out), "--no-llm", "-q",
+                     *flag]) == 0
+        lines[bool(flag)] = json.loads(out.read_text(encoding="utf-8"))
+    assert lines[False]["result"]["reference_grounding"].startswith("Yes.")
+    assert lines[False]["details"]["unverified"] == ["pmcid"]
+    assert lines[True]["result"]["reference_grounding"].startswith("No.")

@@ -94,6 +94,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         workers=args.workers, quiet=args.quiet, fail_on_error=args.fail_on_error, config=args.config,
         fulltext_dir=Path(args.fulltext) if getattr(args, "fulltext", None) else None,
         no_gold=getattr(args, "no_gold", False), batch_size=args.batch_size,
+        strict_identifiers=getattr(args, "strict_identifiers", False),
         cache_dir=Path(args.cache_dir) if args.cache_dir else None,
     )
     summary = run_check(opts)
@@ -236,6 +237,10 @@ def build_parser() -> argparse.ArgumentParser:
         c.add_argument("--batch-size", type=int, default=64, help="items per judge batch (default 64)")
         c.add_argument("--cache-dir", metavar="DIR", help="judge request cache folder (default: beside OUT)")
         c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+        if task == "references":
+            c.add_argument("--strict-identifiers", action="store_true",
+                           help="a stated arXiv id, PMID or PMCID that the matched work's records lack is a "
+                                "mismatch (default: reported as unverified when no other work has it)")
         if task == "citation-eval":
             c.add_argument("--no-gold", action="store_true", help="items have no gold answer: skip correctness")
         c.set_defaults(func=cmd_check, task=task)

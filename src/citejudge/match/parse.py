@@ -409,6 +409,10 @@ def _split_names(seg: str, names_only: bool = False, quote_next: bool = False) -
     return names, end
 
 
+_VANCOUVER_END = re.compile(r"\s[A-Z]{1,3}\s*$")  # "Smith JA": a Vancouver name, not "Smith, John"
+_NAME_HYPHENS = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013"})
+
+
 def split_author_string(text: str) -> list[str]:
     """Split a bare author list (``"A and B"``, ``"Last, F., Last2, G."``, ``"A; B"``) into names."""
     s = _clean(text)
@@ -416,6 +420,12 @@ def split_author_string(text: str) -> list[str]:
         return []
     s = _ELLIPSIS_RE.sub(" ", _ET_AL_RE.sub("", s)).strip(" ,;")
     s = _AUTHOR_MARK_RE.sub(r"\1", s).strip(" ,;")
+    s = s.translate(_NAME_HYPHENS)
+    parts = [p.strip(" ,;") for p in re.split(r"\s+and\s+", s)]
+    if len(parts) > 1 and all(p and (p.count(",") == 0 or (p.count(",") == 1 and not _VANCOUVER_END.search(
+            p.split(",")[0]))) for p in parts):
+        # BibTeX's "A and B and Last, First": every name is delimited by "and"
+        return parts
     names, _ = _split_names(s)
     if not names:
         return [p.strip() for p in re.split(r"\s*(?:;|\band\b|&)\s*", s) if p.strip()]

@@ -427,8 +427,38 @@ def resolve(cited: CitedWork, world: WorldLookup) -> Resolution:
 
 # --------------------------------------------------------------------------- validate
 
+def _regroup_authors_into_title(cited: CitedWork, work: Work) -> CitedWork:
+    """Undo a parse that left the end of the author list in the title, if the record explains it.
+
+    Corporate and all-caps authors ("World Bank. Title…", "CARLOS E. YOUNG. Title…") or a name
+    the author splitter stopped before ("R. E. Grumbine, Jianchu Xu. Title…") end up at the start
+    of the parsed title. When the parsed title is "<words>. <the record's title>" and the cited
+    authors plus <words>, read as an author list, match the record's authors in order, the
+    citation is read that way. Nothing is taken from the record: both fields are still checked.
+    """
+    if cited.form != "string" or not cited.title or not work.title or not work.authors:
+        return cited
+    if compare_title(cited.title, work.title).ok:
+        return cited
+    parts = re.split(r"(?<=[^\s.]{2}[.])\s+|(?<=\b[A-Z][.])\s+(?=[A-Z0-9“\"'\[(])", cited.title)
+    for k in range(1, min(len(parts), 4)):
+        rest = " ".join(parts[k:])
+        if not compare_title(rest, work.title).ok:
+            continue
+        from citejudge.match.parse import split_author_string
+
+        extra = split_author_string(" ".join(parts[:k]).rstrip("."))
+        names = [*cited.authors, *extra] if extra else []
+        if names and compare_authors(names, cited.et_al, work.authors).ok:
+            fixed = CitedWork(**{f: getattr(cited, f) for f in cited.__struct_fields__})
+            fixed.title, fixed.authors = rest, names
+            return fixed
+    return cited
+
+
 def validate(cited: CitedWork, work: Work, *, today_year: int | None = None) -> list[FieldResult]:
     """Compare every field ``cited`` states with ``work``; one :class:`FieldResult` each."""
+    cited = _regroup_authors_into_title(cited, work)
     out: list[FieldResult] = []
     rids = record_ids(work)
     for d in cited.doi:

@@ -163,7 +163,7 @@ _PUBLISHER_TAIL = re.compile(r"\b(pmlr|lncs|lnai|ceur|volume \d+|vol \d+|v \d+)\
 
 
 # A parenthesised acronym after a name ("ACM Computing Surveys (CSUR)", "... Intervention (MICCAI)").
-_ACRONYM_PAREN = re.compile(r"\s*\(\s*[A-Z][A-Za-z0-9&\-]{1,11}\s*\)\s*$")
+_ACRONYM_PAREN = re.compile(r"\s*\(\s*(?=[^\W\d_])(?=[^\W_]*[A-Z\u00c0-\u024f])[\w&\-]{1,11}\s*\)\s*$")
 # A subtitle that describes the venue instead of naming a part of it ("Econometrica: Journal of the
 # Econometric Society", "Neuron: an international journal"); "Series B", "Part A", "Conference
 # Series" are parts and are never dropped.

@@ -47,6 +47,8 @@ class RunConfig(BaseModel):
     no_gold: bool = Field(default=False, description="citation-eval: items have no gold answer.")
     today_year: int | None = Field(default=None, description="Year 'now' for future-date checks "
                                                              "(default: the current year; set it to reproduce).")
+    strict_identifiers: bool = Field(default=False, description="references: a stated arXiv id, PMID or PMCID "
+                                     "that the matched work's records lack is a mismatch (default: unverified).")
     seed: int = Field(default=0, description="Seed recorded in the manifest and used for sampling.")
     gold: str | None = Field(default=None, description="For the report: a gold file or an input field name.")
     gold_map: str | None = Field(default=None, description="For the report: label mapping, e.g. "

@@ -156,7 +156,8 @@ def _options(cfg: RunConfig, out: Path) -> CheckOptions:
         task=cfg.task, input=Path(cfg.input[0]), out=out / RESULTS, index=cfg.index,
         model=None if cfg.no_llm else cfg.model, no_llm=cfg.no_llm, workers=cfg.workers, quiet=True,
         fail_on_error=cfg.fail_on_error, fulltext_dir=cfg.fulltext_dir, no_gold=cfg.no_gold,
-        today_year=cfg.today_year, batch_size=cfg.batch_size, cache_dir=cfg.cache_dir or out / "cache",
+        today_year=cfg.today_year, strict_identifiers=cfg.strict_identifiers, batch_size=cfg.batch_size,
+        cache_dir=cfg.cache_dir or out / "cache",
     )
 
 

@@ -141,6 +141,7 @@ class ReferencesTask:
 
     world: WorldLookup
     today_year: int = _dt.date.today().year
+    strict_identifiers: bool = False
 
     def check(self, item: Item) -> OutputLine:
         """Evaluate one item (with content grounding left to the judge stage)."""
@@ -168,7 +169,8 @@ class ReferencesTask:
                               {"kind": "input", "message": "the item has neither 'full_citation' nor 'metadata'",
                                "field": "full_citation", "file": item.file, "line": item.line})
         details["cited"] = _cited_summary(cited)
-        verdict = check_citation(cited, self.world, today_year=self.today_year)
+        verdict = check_citation(cited, self.world, today_year=self.today_year,
+                                 strict_identifiers=self.strict_identifiers)
         details.update(verdict.details())
         if conflicts:
             details["conflicts"] = [c.to_dict() for c in conflicts]
@@ -292,7 +294,9 @@ def make_checker(opts: Any) -> Any:
     from citejudge.index import WorldIndex
 
     world = WorldIndex.open(opts.index)
-    task = ReferencesTask(world) if opts.today_year is None else ReferencesTask(world, opts.today_year)
+    task = ReferencesTask(world, strict_identifiers=bool(getattr(opts, "strict_identifiers", False)))
+    if opts.today_year is not None:
+        task.today_year = opts.today_year
     return task.check
 
 

@@ -48,6 +48,7 @@ class CheckOptions:
     fulltext_dir: Path | None = None
     no_gold: bool = False
     today_year: int | None = None
+    strict_identifiers: bool = False
     batch_size: int = 64
     cache_dir: Path | None = None
 
@@ -201,7 +202,7 @@ def _manifest(opts: CheckOptions, run_id: str, started: str) -> dict[str, Any]:
         "options": {"input": str(opts.input), "out": str(opts.out) if opts.out else "-",
                     "index": str(opts.index) if opts.index else None, "model": opts.model, "no_llm": opts.no_llm,
                     "workers": opts.workers, "fail_on_error": opts.fail_on_error,
-                    "today_year": opts.today_year},
+                    "today_year": opts.today_year, "strict_identifiers": opts.strict_identifiers},
         "input_sha256": file_sha256(opts.input), "schema_sha256": schema_hash(opts.task),
         "index": index_meta,
     }
