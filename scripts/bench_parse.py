@@ -26,7 +26,7 @@ from typing import Any
 from rapidfuzz import fuzz, utils
 
 from citejudge import ids
-from citejudge.match.normalize import fold
+from citejudge.match.normalize import fold, title_key
 from citejudge.match.parse import parse_citation_string
 
 PARTICLES = frozenset(["van", "von", "der", "den", "de", "del", "della", "da", "das", "dos", "du", "di", "la", "le", "ter", "ten"])
@@ -127,9 +127,13 @@ def bench_mixed(path: Path, agree: Agree, fails: list[dict[str, Any]]) -> int:
             agree.add("first_author_family", ok)
             if not ok:
                 fails.append({"f": "author", "s": text.strip()[:160], "got": w.authors[:2], "gold": ref["author"]})
+        if ref.get("journal-title"):
+            ok = w.venue is not None and fold(w.venue) == fold(ref["journal-title"])
+            agree.add("venue_exact", ok)
         if ref.get("article-title"):
             ok = title_ok(w.title, ref["article-title"])
             agree.add("title", ok)
+            agree.add("title_exact", title_key(w.title) == title_key(ref["article-title"]))
             if not ok:
                 fails.append({"f": "title", "s": text.strip()[:160], "got": w.title, "gold": ref["article-title"]})
     return n
@@ -159,6 +163,29 @@ def _degraded_fields(one: str, scrambled: str) -> dict[str, Any] | None:
     am = re.match(r"^[^,]+, (?:(?:[A-Z][a-z]?\.\s?-?)+)\. ", head) or re.match(r"^[^,]+, [^.]+\. ", head)
     title = head[am.end() :] if am else None
     return {"year": int(m.group(2)), "family": fold(fam_m.group(1)).split()[-1:] or None, "title": title}
+
+
+def _title_between(full: str, scrambled: str) -> str | None:
+    """The title of a degraded rendering: what differs from the same rendering with its title's words shuffled.
+
+    Both strings share the author list (up to a ". ") and the venue part (from a ". "); the
+    shared parts are backed off to those boundaries, so a shuffled title that starts or ends
+    with the same word does not eat into the title.
+    """
+    if full == scrambled:
+        return None
+    i = 0
+    while i < min(len(full), len(scrambled)) and full[i] == scrambled[i]:
+        i += 1
+    j = 0
+    while j < min(len(full), len(scrambled)) - i and full[-1 - j] == scrambled[-1 - j]:
+        j += 1
+    start = full.rfind(". ", 0, i + 1)
+    end = full.find(". ", len(full) - j - 1)
+    if start < 0 or end < 0 or end <= start:
+        return None
+    title = full[start + 2 : end].strip()
+    return title.rstrip(".") or None
 
 
 def _harvard_ieee_fields(harvard: str, ieee: str) -> dict[str, Any] | None:
@@ -213,6 +240,8 @@ def bench_artificial(
                 g = _harvard_ieee_fields(src["harvard3"], src["ieee"])
             elif "degraded_one_author" in src and "degraded_title_scrambled" in src:
                 g = _degraded_fields(src["degraded_one_author"], src["degraded_title_scrambled"])
+                if g and "degraded_all_authors" in src:
+                    g["title"] = _title_between(src["degraded_all_authors"], src["degraded_title_scrambled"])
             else:
                 g = None
             if not g:
@@ -229,7 +258,9 @@ def bench_artificial(
             if g["title"] and style not in NO_TITLE_STYLES:
                 ok = title_ok(w.title, g["title"])
                 agree.add("title", ok)
-                if not ok:
+                exact = title_key(w.title) == title_key(g["title"])
+                agree.add("title_exact", exact)
+                if not exact:
                     bad.append("title")
             if bad and failures is not None and len(failures) < 20000:
                 failures.append({"style": style, "bad": bad, "s": _text, "gold": g,
@@ -264,6 +295,8 @@ def main() -> int:
     out["artificial_doi"] = doi_a
     out["artificial_fields"] = fields_a
     out["artificial_strings_per_s"] = round(rate, 1)
+    out["summary_exact_title_per_style"] = {st: f["title_exact"]["agree"] for st, f in fields_a.items()
+                                            if "title_exact" in f}
     for f in fails[: args.failures]:
         print(json.dumps(f, ensure_ascii=False), file=sys.stderr)
     print(json.dumps(out, indent=1))

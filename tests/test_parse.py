@@ -433,3 +433,68 @@ def test_parse_item_citation() -> None:
 def test_canonical_dois_everywhere() -> None:
     for w in (parse_bibtex_entry(BERT_BIB), parse_citation_string("doi:10.1038/NATURE14539.")):
         assert all(norm_doi(d) == d for d in w.doi)
+
+
+# --------------------------------------------------------------------------- real reference-list forms
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "venue", "authors"),
+    [
+        # Springer LNCS: no quotes, "In: editors (eds.) container. Series"
+        ("Ronneberger, O., Fischer, P., Brox, T.: U-Net: Convolutional networks for biomedical image segmentation. "
+         "In: Navab, N., Hornegger, J., Wells, W.M., Frangi, A.F. (eds.) MICCAI 2015. LNCS, vol. 9351, pp. 234–241. "
+         "Springer, Cham (2015)",
+         "U-Net: Convolutional networks for biomedical image segmentation", "MICCAI 2015",
+         ["Ronneberger, O.", "Fischer, P.", "Brox, T."]),
+        # Elsevier without quotes, lower-case "in:"
+        ("K. He, X. Zhang, S. Ren, J. Sun, Deep residual learning for image recognition, in: Proceedings of the IEEE "
+         "Conference on Computer Vision and Pattern Recognition, 2016, pp. 770–778.",
+         "Deep residual learning for image recognition",
+         "Proceedings of the IEEE Conference on Computer Vision and Pattern Recognition",
+         ["K. He", "X. Zhang", "S. Ren", "J. Sun"]),
+        # German "In:" and "S." pages
+        ("Müller, T.: Eine Studie über Dinge. In: Meier, K. (Hrsg.) Handbuch der Dinge, S. 1–10. Springer, Berlin (2019)",
+         "Eine Studie über Dinge", "Handbuch der Dinge", ["Müller, T."]),
+        # numbered Vancouver
+        ("12. Smith J, Doe A, Roe B. Effects of coffee on sleep. J Sleep Res. 2020;29(3):e12345.",
+         "Effects of coffee on sleep", "J Sleep Res", ["Smith J", "Doe A", "Roe B"]),
+        # the rest of an inverted name is not the title's first sentence
+        ("Ohnishi, S. Tsuyoshi. EPR detection of ubiquinone in bovine heart. Biochimica et Biophysica Acta. 2010. 1797. . "
+         "21-22", "EPR detection of ubiquinone in bovine heart", "Biochimica et Biophysica Acta", ["Ohnishi, S. Tsuyoshi"]),
+        ("Smith, J. (2020). Malaria. A review of things. Journal X, 3, 4-5.", "Malaria. A review of things", "Journal X",
+         ["Smith, J."]),
+    ],
+)
+def test_reference_list_forms(text: str, title: str, venue: str, authors: list[str]) -> None:
+    w = parse_citation_string(text)
+    assert (w.title, w.venue, w.authors) == (title, venue, authors)
+
+
+def test_same_authors_dash_is_not_a_title() -> None:
+    w = parse_citation_string("———. 2004. The second book on things. Chicago: University of Chicago Press.")
+    assert w.title == "The second book on things"
+    assert w.authors == []
+    assert any("previous entry" in x for x in w.warnings)
+
+
+def test_editor_note_after_names_is_not_the_title() -> None:
+    w = parse_citation_string("Smith, John, ed. 2001. A Handbook of Things. Oxford: Oxford University Press.")
+    assert (w.authors, w.title) == (["Smith, John"], "A Handbook of Things")
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("Smith J (2019) DOI for datasets. Cell 3:1-4", "DOI for datasets"),
+        ("Smith J (2019) A URL shortener for science. Cell 3:1-4", "A URL shortener for science"),
+    ],
+)
+def test_doi_and_url_words_stay_in_titles(text: str, title: str) -> None:
+    assert parse_citation_string(text).title == title
+
+
+def test_unreadable_stated_doi_is_kept_as_bad_id() -> None:
+    w = parse_citation_string("Smith J. A thing. Cell. 2019;176:1-10. doi:10.1016jcell.2019.01.001")
+    assert w.doi == []
+    assert w.bad_ids == [("doi", "10.1016jcell.2019.01.001")]

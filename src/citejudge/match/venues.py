@@ -182,7 +182,7 @@ _BOOK_SERIES = (
     "CEUR Workshop Proceedings", "ACM International Conference Proceeding Series",
     "Studies in Computational Intelligence", "Smart Innovation, Systems and Technologies",
     "IFIP Advances in Information and Communication Technology", "Leibniz International Proceedings in Informatics",
-    "LIPIcs", "Lecture Notes in Business Information Processing", "Springer Proceedings in Mathematics & Statistics",
+    "LIPIcs", "Lecture Notes in Business Information Processing", "LNCS", "LNAI", "LNBI", "CCIS", "LNNS", "Springer Proceedings in Mathematics & Statistics",
 )
 
 
