@@ -285,3 +285,78 @@ def test_strict_identifiers_flag_end_to_end(world: WorldIndex, tmp_path: Path) -
     assert lines[False]["result"]["reference_grounding"].startswith("Yes.")
     assert lines[False]["details"]["unverified"] == ["pmcid"]
     assert lines[True]["result"]["reference_grounding"].startswith("No.")
+
+
+# --------------------------------------------------------------------------- record-guided reading
+# Shapes from the rendered benchmark on the real records: a parse that put a boundary in the wrong
+# place is read again only when the text, read the other way, is exactly the record's.
+
+from citejudge.index import build_index_from_works  # noqa: E402
+from citejudge.records import Author, Work  # noqa: E402
+
+SHAPES = [
+    Work(id="W901", title="Attacking Extreme Poverty", authors=[Author("World Bank")], year=2001,
+         venue="World Bank technical paper", doi="10.1596/0-8213-4939-2"),
+    Work(id="W902", title="Editorial", authors=[Author("Jonas Lemel")], year=2003, venue="Wildlife Biology",
+         doi="10.2981/wlb.2003.057"),
+    Work(id="W903", title="Index", authors=[], year=2021, venue="Emerald Publishing Limited eBooks",
+         doi="10.1108/978-1-80043-636-720211038"),
+    Work(id="W904", title="Anophelines found naturally infected with Malaria Parasites in Travancore",
+         authors=[Author("M. O. T. Iyengar")], year=1934, venue="Records of the Malaria. Survey of India"),
+    Work(id="W905", title="Chlorella vulgaris lectin kills Aedes aegypti larvae",
+         authors=[Author(n) for n in ("Vivianne Lays Ribeiro Cavalcanti", "Romero Marcos Pedrosa Brandão-Costa",
+                                      "Emmanuel Viana Pontual")], year=2021, venue="Algal Research"),
+    Work(id="W906", title="Nematode survey in Costa Rican conservation areas",
+         authors=[Author("Alejandro Esquivel"), Author("Hans Arias")], year=2004,
+         venue="Proceedings of the Fourth International Congress of Nematology, 8-13 June 2002, Tenerife, Spain"),
+    Work(id="W907", title="Towards a More Holistic Approach to Pollination", authors=[Author("Liliana Bravo-Monroy G")],
+         year=2017, venue="Agricultural Research & Technology Open Access Journal"),
+]
+
+
+@pytest.fixture(scope="module")
+def shapes(tmp_path_factory: pytest.TempPathFactory) -> WorldIndex:
+    path = tmp_path_factory.mktemp("shapes") / "world.index"
+    build_index_from_works(SHAPES, path)
+    return WorldIndex.open(path)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "World Bank. Attacking Extreme Poverty. World Bank technical paper. 2001. doi:10.1596/0-8213-4939-2",
+        "39. Lemel J. Editorial. Wildlife Biology. 2003. doi:10.2981/wlb.2003.057",
+        "Index. (2021). Emerald Publishing Limited eBooks. https://doi.org/10.1108/978-1-80043-636-720211038",
+        "Iyengar, M. O. T. (1934). Anophelines found naturally infected with Malaria Parasites in Travancore. "
+        "Records of the Malaria. Survey of India.",
+        "Vivianne Lays Ribeiro Cavalcanti, Romero Marcos Pedrosa Brandão-Costa, Emmanuel Viana Pontual. Chlorella "
+        "vulgaris lectin kills Aedes aegypti larvae. Algal Research. 2021.",
+        "Esquivel, A., & Arias, H. (2004). Nematode survey in Costa Rican conservation areas. Proceedings of the "
+        "Fourth International Congress of Nematology, 8-13 June 2002, Tenerife, Spain.",
+        "[19] L. B.-M. G, “Towards a More Holistic Approach to Pollination,” Agricultural Research & Technology Open "
+        "Access Journal, 2017.",
+    ],
+)
+def test_record_shapes_read_right(shapes: WorldIndex, text: str) -> None:
+    v = _check(parse_citation_string(text), shapes)
+    assert v.grounded, v.explanation
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a fabricated subtitle after the real title is not absorbed
+        "39. Lemel J. Editorial: a decade of moose. Wildlife Biology. 2003. doi:10.2981/wlb.2003.057",
+        # the venue read together with the title must be exactly the record's
+        "Iyengar, M. O. T. (1934). Anophelines found naturally infected with Malaria Parasites in Travancore. "
+        "Records of the Malaria. Survey of Pakistan.",
+        # an extra author is not hidden in the title
+        "World Bank, IMF. Attacking Extreme Poverty. World Bank technical paper. 2001. doi:10.1596/0-8213-4939-2",
+        # another congress is another venue
+        "Esquivel, A., & Arias, H. (2004). Nematode survey in Costa Rican conservation areas. Proceedings of the "
+        "Fourth International Congress of Entomology, 8-13 June 2002, Tenerife, Spain.",
+    ],
+)
+def test_record_guided_reading_stays_strict(shapes: WorldIndex, text: str) -> None:
+    v = _check(parse_citation_string(text), shapes)
+    assert not v.grounded, v.explanation

@@ -255,10 +255,18 @@ def parse_person(name: str) -> PersonName:
     return PersonName(s, fam, full, given, initials, particles, suffix, "given-first")
 
 
-def _interpretations(name: str) -> list[PersonName]:
+def _interpretations(name: str, record_side: bool = False) -> list[PersonName]:
     """The parse plus, for plain "A B C" names, the other family/given splits."""
     p = parse_person(name)
     out = [p]
+    if record_side and p.order == "vancouver" and len(p.given) == 1 and len(p.given[0]) == 1:
+        # a record's "Liliana Bravo-Monroy G" (records print given names first) may be a
+        # given-first name whose family name is "G"
+        tokens = _clean(name).split()
+        fam, full, particles = _family(tokens[-1:])
+        given, initials = _given_parts(tokens[:-1])
+        out.append(PersonName(p.raw, fam, full, given, initials, particles, p.suffix, "given-first"))
+        return out
     if p.order != "given-first":
         return out
     s = _clean(name)
@@ -330,7 +338,7 @@ def _same_name(cited: str, other: str) -> bool:
     if _key(cited) == _key(other):
         return True
     for pa in _interpretations(cited):
-        for pb in _interpretations(other):
+        for pb in _interpretations(other, record_side=True):
             if _family_equal(pa, pb) and _given_compatible(pa, pb):
                 return True
     # family-first order without a comma (CJK "Zhang Wei" for "Wei Zhang"): same full tokens

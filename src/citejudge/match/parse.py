@@ -409,6 +409,11 @@ def _split_names(seg: str, names_only: bool = False, quote_next: bool = False) -
     return names, end
 
 
+# "Romero Marcos Pedrosa Brandão-Costa", "Alexsandra Frazão de Andrade", "Thiago Moreno L. Souza"
+_GIVEN_FIRST_NAME = re.compile(
+    rf"^[{_UP}][\w'’\-]*\.?(?:\s+(?:[{_UP}][\w'’\-]*\.?|(?:de|da|das|do|dos|del|della|di|du|van|von|der|den|le|la|dias|y|e)))"
+    r"{1,6}$"
+)
 _VANCOUVER_END = re.compile(r"\s[A-Z]{1,3}\s*$")  # "Smith JA": a Vancouver name, not "Smith, John"
 _NAME_HYPHENS = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013"})
 
@@ -426,10 +431,21 @@ def split_author_string(text: str) -> list[str]:
             p.split(",")[0]))) for p in parts):
         # BibTeX's "A and B and Last, First": every name is delimited by "and"
         return parts
-    names, _ = _split_names(s)
+    names, end = _split_names(s)
+    rest = s[end:].strip(" ,;") if names else ""
     if not names:
-        return [p.strip() for p in re.split(r"\s*(?:;|\band\b|&)\s*", s) if p.strip()]
-    return names
+        names = [p.strip() for p in re.split(r"\s*(?:;|\band\b|&)\s*", s) if p.strip()]
+    if rest:
+        names.append(rest)
+    out: list[str] = []
+    for n in names:
+        # a run of given-first full names the splitter did not cut: "A B C, D E F, G H"
+        parts = [c.strip() for c in re.split(r",\s*(?:and\s+|&\s*)?", n) if c.strip()] if "," in n else [n]
+        if len(parts) >= 2 and all(_GIVEN_FIRST_NAME.match(c) for c in parts):
+            out.extend(parts)
+        elif (n is rest and not out) or n is not rest:
+            out.append(n)
+    return out
 
 
 # --------------------------------------------------------------------------------------------

@@ -340,6 +340,23 @@ def _title_candidates(cited: CitedWork, world: WorldLookup) -> list[Candidate]:
     return sorted(seen.values(), key=lambda c: (-c.score, c.work.id))
 
 
+def _title_tail_candidates(cited: CitedWork, world: WorldLookup) -> list[Candidate]:
+    """Exact-title candidates for the text after each ". " of the parsed title (longest first)."""
+    assert cited.title is not None
+    title = cited.title
+    for m in re.finditer(r"\.\s+", title):
+        tail = title[m.end() :]
+        key = title_key(tail)
+        if not key or len(tail.split()) < 2:
+            continue
+        works = world.by_title_key(key)
+        if works:
+            found = [_score(cited, w, fold(tail), "title_key") for w in works]
+            ok = [c for c in found if _acceptable(c, True) and (c.author_agrees or c.year_agrees)]
+            return sorted(ok, key=lambda c: (-c.score, c.work.id))
+    return []
+
+
 def ids_from_urls(cited: CitedWork) -> CitedWork:
     """Identifiers written as URLs (doi.org, arXiv, PubMed, PMC, OpenAlex) become stated ids."""
     if not cited.urls:
@@ -401,6 +418,12 @@ def resolve(cited: CitedWork, world: WorldLookup) -> Resolution:
     res.candidates = cands
     has_title = cited.title is not None
     accepted = [c for c in cands if _acceptable(c, has_title)]
+    if not accepted and cited.form == "string" and cited.title and ". " in cited.title:
+        # names the author splitter missed lead the parsed title ("M. KALACSKA, J. P. RODRÍGUEZ.
+        # Need for Integrated Research…"): look up what follows each full stop, exact titles only
+        accepted = _title_tail_candidates(cited, world)
+        if accepted:
+            res.candidates = accepted + [c for c in cands if c.work.id not in {a.work.id for a in accepted}]
     if not accepted:
         res.status = "not_found"
         if any(res.identifiers.values()) is False and res.identifiers:
@@ -456,9 +479,101 @@ def _regroup_authors_into_title(cited: CitedWork, work: Work) -> CitedWork:
     return cited
 
 
+def _regroup_title_venue(cited: CitedWork, work: Work) -> CitedWork:
+    """Move the title/venue boundary of a parsed string when the record shows where it is.
+
+    A title with an inner full stop ("… Travancore. Records of the Malaria. Survey of India") or
+    a venue with one ("Annals of the Entomol. Society") is cut at the wrong place by any parser.
+    When the parsed title and venue, read together, are exactly the record's title and one of
+    its venue names read together (modulo case, punctuation and spacing), the citation states
+    exactly those words and is read that way.
+    """
+    if cited.form != "string" or not work.title or not (cited.title or cited.venue):
+        return cited
+    both = (title_key(cited.title) or "") + (title_key(cited.venue) or "")
+    tkey = title_key(work.title) or ""
+    if not both.startswith(tkey) or both == tkey:
+        return cited
+    if cited.title and cited.venue and compare_title(cited.title, work.title).ok:
+        return cited
+    for name in [work.venue, *work.venue_alt]:
+        if name and both == tkey + (title_key(name) or ""):
+            fixed = CitedWork(**{f: getattr(cited, f) for f in cited.__struct_fields__})
+            fixed.title, fixed.venue = work.title, name
+            return fixed
+    return cited
+
+
+_LEAD_NUMBER = re.compile(r"^\s*(?:\[\s*\d{1,4}\s*\]|\(\s*\d{1,4}\s*\)|\d{1,4}\s*[.)]?)\s+")
+
+
+def _regroup_title_out_of_authors(cited: CitedWork, work: Work) -> CitedWork:
+    """Read the author list again when a short title was taken for a name.
+
+    "Lemel J. Editorial. Wildlife Biology. 2003." or "Harris, P. G. Environmental Change and Foreign
+    Policy. 2009." leave no title and put title words into the author list. When no title was
+    parsed, the record's title occurs in the text, and the text before it, read as an author
+    list, is the record's author list (or is empty for a record without authors), the citation
+    is read that way. An author-less record cited by its venue ("JAMA (1978)") likewise.
+    """
+    if cited.form != "string" or not cited.authors:
+        return cited
+    if work.authors and compare_authors(cited.authors, cited.et_al, work.authors).ok:
+        return cited
+    if not work.authors:
+        joined = title_key(" ".join(cited.authors)) or ""
+        venue_keys = {title_key(n) for n in [work.venue, *work.venue_alt] if n}
+        if joined in venue_keys and not cited.venue and not cited.title:
+            fixed = CitedWork(**{f: getattr(cited, f) for f in cited.__struct_fields__})
+            fixed.authors, fixed.venue = [], " ".join(cited.authors)
+            return fixed
+        if (joined and joined == title_key(work.title) and cited.title and not cited.venue
+                and title_key(cited.title) in venue_keys):
+            # APA puts the title first when there is no author: "Index. (2021). Publisher eBooks."
+            fixed = CitedWork(**{f: getattr(cited, f) for f in cited.__struct_fields__})
+            fixed.authors, fixed.title, fixed.venue = [], " ".join(cited.authors), cited.title
+            return fixed
+    if cited.title:
+        # only a title that lost its first words to the author list ("Nelson F. Conservation |
+        # and Aid: Designing …"): the parsed title must be the end of the record's title
+        ck, rk = title_key(cited.title) or "", title_key(work.title) or ""
+        if not ck or ck == rk or not rk.endswith(ck):
+            return cited
+    if not work.title:
+        return cited
+    words = fold(work.title).split()
+    if not words:
+        return cited
+    raw = _LEAD_NUMBER.sub("", cited.raw[:2000])
+    m = re.search(r"(?<![^\W_])" + r"[\W_]+".join(re.escape(w) for w in words) + r"(?![^\W_])", fold(raw))
+    if m is None:
+        return cited
+    # the folded text keeps word order and count: cut the original text before the same word
+    lead_words = len(fold(raw)[: m.start()].split())
+    tokens = re.findall(r"\S+", raw)
+    head, n = [], 0
+    for tok in tokens:
+        if n >= lead_words:
+            break
+        head.append(tok)
+        n += len(fold(tok).split())
+    author_text = " ".join(head).strip(" .,;:")
+    from citejudge.match.parse import split_author_string
+
+    names = split_author_string(author_text) if author_text else []
+    ok = (not names and not work.authors) or (
+        bool(names) and bool(work.authors) and compare_authors(names, cited.et_al, work.authors).ok)
+    if not ok:
+        return cited
+    fixed = CitedWork(**{f: getattr(cited, f) for f in cited.__struct_fields__})
+    fixed.authors, fixed.title = names, work.title
+    return fixed
+
+
 def validate(cited: CitedWork, work: Work, *, today_year: int | None = None) -> list[FieldResult]:
     """Compare every field ``cited`` states with ``work``; one :class:`FieldResult` each."""
-    cited = _regroup_authors_into_title(cited, work)
+    cited = _regroup_title_venue(_regroup_authors_into_title(cited, work), work)
+    cited = _regroup_title_out_of_authors(cited, work)
     out: list[FieldResult] = []
     rids = record_ids(work)
     for d in cited.doi:
@@ -543,6 +658,16 @@ def validate_family(cited: CitedWork, res: Resolution, *, today_year: int | None
                 f.member = members[ok_i].id if ok_i else None
             elif not strict_identifiers and f.field in UNVERIFIABLE_KINDS:
                 f = _unverified(f, members, res)
+        elif (f.field not in _ID_FIELDS and f.ok and "could not be checked" in f.reason
+              and not (isinstance(f.cited, str) and title_key(f.cited) == title_key(members[best_i].title))):
+            # a copy without this field cannot vouch for it when another copy contradicts it
+            contra = next((g for i, fs in enumerate(per) if i != best_i for g in fs
+                           if g.field == f.field and not g.ok), None)
+            if contra is not None:
+                contra.member = members[per.index(next(fs for fs in per if contra in fs))].id
+                f = contra
+            elif best_i:
+                f.member = members[best_i].id
         elif best_i:
             f.member = members[best_i].id
         out.append(f)

@@ -172,6 +172,12 @@ _TAGLINE = re.compile(
     r"(?:journal|bulletin|organ|publication|review)\b(?!\s+(?:series|part|section)\b)[^:]*$",
     re.I,
 )
+# The date and place of a meeting after its name: "…Congress of Nematology, 8-13 June 2002, Tenerife, Spain".
+_MEETING_NOTE = re.compile(
+    r",\s*(?:\d{1,2}(?:\s*[-–]\s*\d{1,2})?\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+    r"(?:\s+\d{1,2}(?:\s*[-–]\s*\d{1,2})?)?,?\s+(?:1[89]|20)\d\d\b.*$",
+    re.I,
+)
 # Book series that host many conferences' proceedings: a record named only by one of these does
 # not say which conference it was.
 _BOOK_SERIES = (
@@ -191,6 +197,9 @@ def venue_heads(venue: str) -> frozenset[tuple[str, ...]]:
     forms = {venue}
     dropped = _ACRONYM_PAREN.sub("", venue)
     forms.add(dropped)
+    dated = _MEETING_NOTE.sub("", venue)
+    if dated != venue:
+        forms.add(dated)
     for v in list(forms):
         head = _TAGLINE.sub("", v)
         if head != v and venue_tokens(head):
@@ -371,7 +380,7 @@ def _compare_one(cited: str, rec: str) -> tuple[Status, str]:
     if ct == rt or _strip_org(ct) == _strip_org(rt):
         return "match", "same venue name"
     if venue_heads(cited) & venue_heads(rec):
-        return "match", "same venue name (bracketed acronym or descriptive subtitle aside)"
+        return "match", "same venue name (bracketed acronym, descriptive subtitle or meeting date aside)"
     ic, ir = canonical_venue_ids(cited), canonical_venue_ids(rec)
     if ic & ir:
         if len(ic) > 1 and len(ic - ir) >= 1:
