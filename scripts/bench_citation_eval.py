@@ -7,6 +7,8 @@ abstract is cited
 * correctly, with the source as a DOI URL, an OpenAlex URL or a free-text reference → VERIFIED;
 * as the named work but with another work's DOI in the reference → LIKELY_FABRICATED;
 * with another work's bare DOI → not VERIFIED (deterministically UNCERTAIN, left to the judge);
+* with the DOI of another work whose abstract is indexed (the quote is misattributed) →
+  LIKELY_FABRICATED, naming the work the quote comes from;
 * with an unknown DOI or an unknown URL → UNCERTAIN.
 
 Citation support (judged) on claim/evidence pairs of ``claims/``: HealthVer (Supports /
@@ -77,6 +79,10 @@ def verification_cases(works: list[Work], n: int, rng: random.Random) -> list[tu
         cases.append(("correct_reference", _reference(w), q, {"VERIFIED"}))
         cases.append(("wrong_work_named", _reference(w, other.doi), q, {"LIKELY_FABRICATED"}))
         cases.append(("wrong_work_bare_doi", f"https://doi.org/{other.doi}", q, {"UNCERTAIN", "LIKELY_FABRICATED"}))
+        with_text = [v for v in with_doi if v.id != w.id and v.title != w.title and v.abstract]
+        if with_text:
+            donor = rng.choice(with_text)
+            cases.append(("misattributed_quote", f"https://doi.org/{donor.doi}", q, {"LIKELY_FABRICATED"}))
         cases.append(("unknown_doi", f"https://doi.org/10.99999/fake.{i}", q, {"UNCERTAIN"}))
         cases.append(("unknown_url", f"https://example.org/articles/{i}", q, {"UNCERTAIN"}))
     return cases

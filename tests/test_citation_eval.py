@@ -31,6 +31,10 @@ WORKS = [
          venue="CVPR", doi="10.1109/cvpr.2016.90", abstract=ABSTRACT),
     Work(id="W2", title="Deep learning", authors=[Author("Yann LeCun")], year=2015, venue="Nature",
          doi="10.1038/nature14539"),
+    Work(id="W3", title="Attention Is All You Need", authors=[Author("Ashish Vaswani")], year=2017,
+         venue="NeurIPS", doi="10.5555/3295222.3295349",
+         abstract="We propose a new simple network architecture, the Transformer, based solely on attention "
+                  "mechanisms, dispensing with recurrence and convolutions entirely."),
 ]
 QUOTE = "We present a residual learning framework to ease the training of networks"
 
@@ -115,6 +119,25 @@ def test_quote_not_in_text_stays_uncertain_without_judge(world: WorldIndex) -> N
     sv = verification(line)
     assert sv["judgement"] == "UNCERTAIN" and "not judged" in sv["reasoning"]
     assert line.details["citations"][0]["verification"]["pending_judge"] is True
+
+
+def test_quote_from_another_indexed_work_is_likely_fabricated(world: WorldIndex) -> None:
+    # the quote is the Transformer abstract, attributed to the ResNet paper
+    line = check(CitationEvalTask(world), item([cit(
+        content="the Transformer, based solely on attention mechanisms, dispensing with recurrence",
+        source="10.1109/cvpr.2016.90")]))
+    sv = verification(line)
+    assert sv["judgement"] == "LIKELY_FABRICATED"
+    assert "W3" in sv["reasoning"] and "wrong source" in sv["reasoning"]
+    assert line.details["citations"][0]["verification"]["found_elsewhere"]["source"].startswith("W3")
+
+
+def test_quote_from_a_stored_page_is_likely_fabricated(world: WorldIndex, store: SourceStore) -> None:
+    line = check(CitationEvalTask(world, store), item([cit(
+        content="coffee improves concentration in most adults", source="10.1109/cvpr.2016.90")]))
+    sv = verification(line)
+    assert sv["judgement"] == "LIKELY_FABRICATED"
+    assert "stored text" in sv["reasoning"]
 
 
 def test_resolved_without_text_and_no_index(world: WorldIndex) -> None:
@@ -318,3 +341,15 @@ def test_cli_run_with_scripted_card(tmp_path: Path, world: WorldIndex, repo: Pat
     assert summary.items == 2 and summary.errors == 1
     assert lines[0]["result"]["overall_assessment"]["overall_score"] == 0.9375
     assert lines[1]["error"]["field"] == "gold_answer"
+
+
+def test_quote_from_another_source_of_the_same_answer_is_named(world: WorldIndex) -> None:
+    # two citations: the second quotes the ResNet abstract but names the Transformer paper
+    line = check(CitationEvalTask(world), item([
+        cit(source="10.1109/cvpr.2016.90"),
+        cit(content="We present a residual learning framework to ease the training", source="10.5555/3295222.3295349",
+            cid=2),
+    ]))
+    sv = verification(line, 1)
+    assert sv["judgement"] == "LIKELY_FABRICATED"
+    assert "W1" in sv["reasoning"]

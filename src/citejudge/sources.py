@@ -39,6 +39,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,10 +67,12 @@ __all__ = [
     "MAX_SOURCE_CHARS",
     "QUOTE_FOUND",
     "TITLE_IN_REFERENCE",
+    "Elsewhere",
     "QuoteMatch",
     "SourceResolution",
     "SourceStore",
     "SourceText",
+    "find_elsewhere",
     "find_quote",
     "normalize_url",
     "read_source",
@@ -142,6 +145,7 @@ class SourceStore:
     root: Path
     urls: dict[str, str] = field(default_factory=dict)  # normalised URL → file relative to root
     issues: list[str] = field(default_factory=list)
+    _texts: list[tuple[str, str]] | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, root: Path) -> SourceStore:
@@ -172,6 +176,20 @@ class SourceStore:
         except ValueError:
             return None  # a path escaping the store is ignored
         return p if p.is_file() else None
+
+    def texts(self, limit: int) -> list[tuple[str, str]]:
+        """(file name, text) of the store's text files, in name order, at most ``limit`` (cached)."""
+        if self._texts is None:
+            out: list[tuple[str, str]] = []
+            for p in sorted(self.root.iterdir()) if self.root.is_dir() else []:
+                if len(out) >= limit:
+                    break
+                if p.is_file() and p.suffix in (".txt", ".md", ".html", ".htm"):
+                    text = _read_text(p)
+                    if text:
+                        out.append((p.name, text))
+            self._texts = out
+        return self._texts
 
     def text_for_url(self, url: str) -> SourceText | None:
         """The saved text of ``url`` (via ``index.jsonl``, then the sha256-named file), or None."""
@@ -393,6 +411,62 @@ def find_quote(quote: str, text: str, threshold: float = QUOTE_FOUND) -> QuoteMa
     score = min(scores)
     exact = all(p in ftext for p in pieces)
     return QuoteMatch(exact or score >= threshold, round(score, 1), exact)
+
+
+#: Candidate works retrieved by the quote's words when looking for the work a quote came from.
+ELSEWHERE_TOP_K = 20
+#: Store files scanned at most when looking for a quote elsewhere (their texts are cached).
+ELSEWHERE_MAX_FILES = 5000
+
+
+@dataclass(frozen=True)
+class Elsewhere:
+    """Where else a quote was found: a record of the index or a file of the source store."""
+
+    name: str
+    origin: str
+    score: float
+    exact: bool
+
+
+def find_elsewhere(quote: str, world: WorldLookup | None, store: SourceStore | None, *,
+                   exclude: set[str], siblings: Sequence[SourceText] = ()) -> Elsewhere | None:
+    """Another source that contains ``quote``, or None.
+
+    Looked at in this order: ``siblings`` (the texts of the other sources the same answer cites:
+    a quote is most often taken from one of them); the abstracts (and stored texts) of the index
+    records whose titles share the quote's words (Tantivy, top :data:`ELSEWHERE_TOP_K`); the
+    source store's files (at most :data:`ELSEWHERE_MAX_FILES`). ``exclude`` holds the stated
+    source's work ids and text origins. The first hit is returned.
+    """
+    for sib in siblings:
+        if sib.origin in exclude:
+            continue
+        qm = find_quote(quote, sib.text)
+        if qm.found:
+            return Elsewhere(sib.origin.replace("abstract of ", ""), sib.origin, qm.score, qm.exact)
+    if world is not None:
+        try:
+            hits = world.search_title(quote[:600], k=ELSEWHERE_TOP_K)
+        except Exception:
+            hits = []
+        for work in world.get_many([wid for wid, _ in hits if wid not in exclude]):
+            text = (store.text_for_work(work) if store is not None else None) or (
+                SourceText(work.abstract, f"abstract of {work.id}") if work.abstract else None)
+            if text is None or text.origin in exclude:
+                continue
+            qm = find_quote(quote, text.text)
+            if qm.found:
+                return Elsewhere(f"{work.id} '{(work.title or 'untitled')[:100]}'", text.origin, qm.score, qm.exact)
+    if store is not None:
+        for path, body in store.texts(ELSEWHERE_MAX_FILES):
+            origin = f"store:{path}"
+            if origin in exclude or f"fulltext:{path}" in exclude:
+                continue
+            qm = find_quote(quote, body)
+            if qm.found:
+                return Elsewhere(f"the stored text {path}", origin, qm.score, qm.exact)
+    return None
 
 
 def read_source(res: SourceResolution, store: SourceStore | None) -> SourceText | None:

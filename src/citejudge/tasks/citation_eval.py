@@ -7,8 +7,10 @@ Decisions, each a rule in code:
   looked for in the resolved text (stored full text or page, else the abstract). VERIFIED when
   it is found (folded substring, or rapidfuzz partial alignment ≥ 90); LIKELY_FABRICATED when
   the identifier resolves to a different work than the one the source names, or identifiers
-  resolve to different works; UNCERTAIN otherwise. When a text is available but the quote is not
-  in it, the judge decides whether the content is a paraphrase of that text (→ VERIFIED), is not
+  resolve to different works, or when the stated source's text does not contain the quote but
+  another source does (an index record retrieved by the quote's words, or a file of the source
+  store: the content is misattributed, and that source is named); UNCERTAIN otherwise. When a
+  text is available but the quote is in neither it nor elsewhere, the judge decides whether the content is a paraphrase of that text (→ VERIFIED), is not
   in it (→ UNCERTAIN) or contradicts it (→ LIKELY_FABRICATED). ``url_accessible`` means
   "resolves offline" (a record of the index, or a page of the store).
 * **Citation support** is a judged label (ENTAILMENT / NEUTRAL / CONTRADICTION) behind the
@@ -51,6 +53,8 @@ from citejudge.sources import (
     QUOTE_FOUND,
     SourceResolution,
     SourceStore,
+    SourceText,
+    find_elsewhere,
     find_quote,
     read_source,
     resolve_source,
@@ -264,8 +268,12 @@ def _plausibility(res: SourceResolution, origin: str | None, score: float | None
 
 
 def verify_source(source: str | None, quote: str, world: WorldLookup | None,
-                  store: SourceStore | None) -> Verification:
-    """Deterministic verification of one citation's source (see the module docstring)."""
+                  store: SourceStore | None, siblings: Sequence[SourceText] = ()) -> Verification:
+    """Deterministic verification of one citation's source (see the module docstring).
+
+    ``siblings``: texts of the other sources the same answer cites (a misattributed quote most
+    often comes from one of them).
+    """
     res = resolve_source(source, world)
     facts: dict[str, Any] = {"resolution": res.to_dict()}
     shown = res.shown
@@ -309,6 +317,16 @@ def verify_source(source: str | None, quote: str, world: WorldLookup | None,
         how = "verbatim" if qm.exact else f"similarity {qm.score:.0f}"
         return Verification("VERIFIED", f"{where}; the cited content is found in {in_what} ({how}).",
                             True, plaus, source_name=name, facts=facts)
+    exclude = {text.origin} | ({res.work.id} if res.work is not None else set())
+    other = find_elsewhere(quote, world, store, exclude=exclude, siblings=siblings)
+    if other is not None:
+        how = "verbatim" if other.exact else f"similarity {other.score:.0f}"
+        facts["found_elsewhere"] = {"source": other.name, "text": other.origin, "similarity": other.score}
+        return Verification(
+            "LIKELY_FABRICATED",
+            f"{where}; the cited content is not in {in_what} (best similarity {qm.score:.0f}) but is in "
+            f"{other.name} ({other.origin}, {how}): it is attributed to the wrong source.",
+            True, plaus + f" The quoted text belongs to {other.name}.", source_name=name, facts=facts)
     passages = select_passages(quote, split_sentences(text.text))
     return Verification(
         "UNCERTAIN",
@@ -421,8 +439,11 @@ class CitationEvalTask:
                                                              "field": exc.field_name, "file": item.file,
                                                              "line": item.line})
         states: list[dict[str, Any]] = []
-        for c in cits:
-            ver = verify_source(c.source, c.content, self.world, self.store)
+        texts = [read_source(resolve_source(c.source, self.world), self.store) if len(cits) > 1 else None
+                 for c in cits]
+        for i, c in enumerate(cits):
+            siblings = [t for j, t in enumerate(texts) if j != i and t is not None]
+            ver = verify_source(c.source, c.content, self.world, self.store, siblings)
             st: dict[str, Any] = {"citation_id": c.citation_id, "verification": ver.to_dict(), "support": None}
             if c.id_generated:
                 st["id_generated"] = True
