@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from citejudge.errors import BackendUnavailableError
 from citejudge.hashing import canonical_json, sha256_text
-from citejudge.judge.schemas import schema_sha256
+from citejudge.judge.schemas import answer_budget, schema_sha256
 
 __all__ = [
     "Judge",
@@ -175,9 +175,21 @@ class Judge:
     stats: dict[str, int] = field(default_factory=lambda: {"requests": 0, "cache_hits": 0, "model_calls": 0,
                                                            "invalid": 0, "errors": 0})
 
+    def sampling_for(self, schema: type[BaseModel]) -> Sampling:
+        """The card's sampling, with ``max_tokens`` raised to what the longest answer of ``schema`` needs.
+
+        A constrained answer cut by ``max_tokens`` is invalid JSON and becomes an item error;
+        :func:`citejudge.judge.schemas.answer_budget` is enough for any answer of the schema.
+        """
+        need = answer_budget(schema)
+        if need <= self.sampling.max_tokens:
+            return self.sampling
+        return self.sampling.model_copy(update={"max_tokens": need})
+
     def ask(self, prompts: Sequence[str], schema: type[T]) -> list[JudgeOutcome[T]]:
         """Answers to ``prompts`` (same order); misses go to the backend in one batch per attempt."""
-        keys = [request_hash(p, schema, self.backend.revision, self.sampling) for p in prompts]
+        sampling = self.sampling_for(schema)
+        keys = [request_hash(p, schema, self.backend.revision, sampling) for p in prompts]
         self.stats["requests"] += len(prompts)
         outcomes: list[JudgeOutcome[T]] = [JudgeOutcome(None, k) for k in keys]
         cached = self.cache.get_many(list(dict.fromkeys(keys))) if self.cache else {}
@@ -202,7 +214,7 @@ class Judge:
             batch = [prompts[first[k]] for k in uniq]
             self.stats["model_calls"] += 1
             try:
-                raws = self.backend.generate_batch(batch, schema, self.sampling)
+                raws = self.backend.generate_batch(batch, schema, sampling)
             except BackendUnavailableError:
                 raise  # nothing can be judged: stop the run instead of failing every item
             except Exception as exc:
