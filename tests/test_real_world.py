@@ -360,3 +360,35 @@ def test_record_shapes_read_right(shapes: WorldIndex, text: str) -> None:
 def test_record_guided_reading_stays_strict(shapes: WorldIndex, text: str) -> None:
     v = _check(parse_citation_string(text), shapes)
     assert not v.grounded, v.explanation
+
+
+# --------------------------------------------------------------------------- venue aliases (Sources entity)
+
+
+def _gz(path: Path, lines: list[str]) -> None:
+    import gzip
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("layout", ["legacy", "2026"])
+def test_venue_aliases_from_the_sources_entity(tmp_path: Path, layout: str) -> None:
+    base = tmp_path / "snap" / "data" / ("jsonl" if layout == "2026" else "")
+    work = _work("W950", "Photoinduced charge transfer in dimers", 2019, ["Ana Ruiz"],
+                 doi="10.1021/acs.jpclett.9b00001",
+                 locations=[_loc("The Journal of Physical Chemistry Letters", "journal", "publishedVersion")])
+    _gz(base / "works" / "updated_date=2026-01-01" / "part_000.gz", [json.dumps(work)])
+    source = {"id": "https://openalex.org/S1", "display_name": "The Journal of Physical Chemistry Letters",
+              "abbreviated_title": "J. Phys. Chem. Lett.", "alternate_titles": ["JPCL", "J Phys Chem Lett"],
+              "issn_l": "1948-7185", "type": "journal"}
+    _gz(base / "sources" / "updated_date=2026-01-01" / "part_000.gz", [json.dumps(source), "{not json"])
+    report = build_index([tmp_path / "snap"], tmp_path / "w.index", workers=1)
+    assert report.sources[0]["venue_sources"] == 1
+    assert any("source record" in i.message for i in report.issues)  # the bad line is named
+    world = WorldIndex.open(tmp_path / "w.index")
+    base_meta = {"title": "Photoinduced charge transfer in dimers", "authors": ["Ana Ruiz"], "year": 2019}
+    v = _check(parse_metadata({**base_meta, "venue": "JPCL"}), world)
+    assert v.grounded, v.explanation
+    assert not _check(parse_metadata({**base_meta, "venue": "JACS"}), world).grounded

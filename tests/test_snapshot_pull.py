@@ -34,19 +34,32 @@ class FakeResponse:
             raise RuntimeError(f"HTTP {self.status_code}")
 
 
+def source(n: int) -> dict[str, Any]:
+    return {"id": f"https://openalex.org/S10000{n}", "display_name": f"Journal of Fixtures {n}",
+            "abbreviated_title": f"J. Fixt. {n}", "alternate_titles": [f"JFX{n}"], "issn_l": None,
+            "type": "journal"}
+
+
 class FakeSession:
-    """Serves the two recorded cursor pages; DOI filters get the matching records."""
+    """Serves the two recorded cursor pages; DOI filters get the matching records; Source ids get Sources."""
 
     def __init__(self) -> None:
         self.urls: list[str] = []
+        self.source_urls: list[str] = []
         self.api_keys: list[str | None] = []
 
     def get(self, url: str, auth: Any = None) -> FakeResponse:
-        self.urls.append(url)
-        self.api_keys.append(pyalex.config.api_key)
         q = parse_qs(urlparse(url).query)
         filt = unquote(q.get("filter", [""])[0])
         cursor = q.get("cursor", ["*"])[0]
+        if urlparse(url).path.endswith("/sources"):
+            self.source_urls.append(url)
+            ids = filt.removeprefix("openalex_id:").split("|")
+            hits = [source(int(i[-1])) for i in ids if i.startswith("S10000")]
+            meta = dict(PAGE2["meta"], count=len(hits), next_cursor=None)
+            return FakeResponse({"meta": meta, "results": hits, "group_by": []})
+        self.urls.append(url)
+        self.api_keys.append(pyalex.config.api_key)
         if filt.startswith("doi:"):
             wanted = set(filt[4:].lower().split("|"))
             hits = [w for w in ALL if w["doi"].lower().removeprefix("https://doi.org/") in wanted]
@@ -102,6 +115,23 @@ def test_filter_pull_two_cursor_pages_roundtrip(
     assert works[0].title == "Reading OpenAlex snapshots quickly"
     assert works[0].abstract is not None and works[0].abstract.startswith("We read snapshots")
     assert works[4].arxiv == "2401.01234"
+
+
+def test_pull_writes_the_sources_the_works_name(tmp_path: Path) -> None:
+    from citejudge.index import WorldIndex, build_index
+
+    s = FakeSession()
+    r = pull_snapshot(tmp_path, filter_expr="type:article", per_page=3, session=s)
+    assert r.sources == 5 and r.sources_part is not None
+    assert len(s.source_urls) == 1 and "openalex_id" in unquote(s.source_urls[0])
+    plan = plan_source(tmp_path)
+    assert plan.venue_files == [r.sources_part]
+    report = build_index([tmp_path], tmp_path / "w.index", workers=1)
+    assert report.sources[0]["venue_sources"] == 5
+    world = WorldIndex.open(tmp_path / "w.index")
+    assert world.venue_aliases("Journal of Fixtures 1") == ["J. Fixt. 1", "JFX1"]
+    assert pull_snapshot(tmp_path / "b", filter_expr="type:article", per_page=3, session=FakeSession(),
+                         sources=False).sources == 0
 
 
 def test_doi_pull_and_second_pull_adds_a_part(tmp_path: Path) -> None:

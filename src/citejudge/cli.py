@@ -77,7 +77,8 @@ def cmd_snapshot_pull(args: argparse.Namespace) -> int:
     if args.doi_file:
         dois = [ln.strip() for ln in Path(args.doi_file).read_text().splitlines() if ln.strip()]
     report = pull_snapshot(Path(args.out), dois=dois, filter_expr=args.filter,
-                           api_key=os.environ.get("OPENALEX_API_KEY"), max_records=args.max_records)
+                           api_key=os.environ.get("OPENALEX_API_KEY"), max_records=args.max_records,
+                           sources=not args.no_sources)
     print(json.dumps(report.to_dict() if hasattr(report, "to_dict") else report.__dict__, default=str, indent=1))
     return EXIT_OK
 
@@ -216,6 +217,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--filter", help="OpenAlex filter expression, e.g. 'publication_year:2020,type:article'")
     pull.add_argument("--out", required=True, help="output directory")
     pull.add_argument("--max-records", type=int, default=None, help="stop after this many works")
+    pull.add_argument("--no-sources", action="store_true",
+                      help="do not pull the Source records of the works' venues (their alternate titles are "
+                           "the index's venue aliases)")
     pull.set_defaults(func=cmd_snapshot_pull)
 
     chk = sub.add_parser("check", help="evaluate items of one task; writes one JSON line per item")

@@ -307,7 +307,9 @@ class _Writer:
             CREATE TABLE IF NOT EXISTS works(id TEXT NOT NULL, data BLOB NOT NULL);
             CREATE TABLE IF NOT EXISTS lookup(key TEXT NOT NULL, seq INTEGER NOT NULL);
             CREATE TABLE IF NOT EXISTS redirects(id TEXT NOT NULL, target TEXT, source TEXT);
+            CREATE TABLE IF NOT EXISTS venue_alias(key TEXT NOT NULL, names TEXT NOT NULL);
             DROP INDEX IF EXISTS works_id;
+            DROP INDEX IF EXISTS venue_alias_key;
             DROP INDEX IF EXISTS lookup_key;
             DROP INDEX IF EXISTS redirects_id;
             """
@@ -379,6 +381,19 @@ class _Writer:
             ((r.id, r.target, r.source) for r in redirects),
         )
 
+    def add_venue_names(self, groups: Iterable[list[str]]) -> int:
+        """Store each Source's names under the folded key of every one of them; returns the count."""
+        rows: list[tuple[str, str]] = []
+        n = 0
+        for names in groups:
+            n += 1
+            blob = json.dumps(names, ensure_ascii=False)
+            for key in dict.fromkeys(fold_title(x) for x in names):
+                if key:
+                    rows.append((key, blob))
+        self.db.executemany("INSERT INTO venue_alias(key, names) VALUES (?,?)", rows)
+        return n
+
     def finish(self) -> tuple[int, int, int]:
         """Resolve upserts, create indexes, commit Tantivy; return (works, redirects, dups)."""
         db = self.db
@@ -425,6 +440,8 @@ class _Writer:
         db.execute("DELETE FROM redirects WHERE id IN (SELECT id FROM works)")
         db.execute("CREATE INDEX lookup_key ON lookup(key, seq)")
         db.execute("CREATE UNIQUE INDEX redirects_id ON redirects(id)")
+        db.execute("DELETE FROM venue_alias WHERE rowid NOT IN (SELECT max(rowid) FROM venue_alias GROUP BY key, names)")
+        db.execute("CREATE INDEX venue_alias_key ON venue_alias(key)")
         db.execute("COMMIT")
         nworks = int(db.execute("SELECT count(*) FROM works").fetchone()[0])
         nred = int(db.execute("SELECT count(*) FROM redirects").fetchone()[0])
@@ -620,7 +637,7 @@ def build_index(
     and the build goes on with the others. ``progress`` is called with the number of works read so
     far after every batch.
     """
-    from citejudge.snapshot import plan_source, read_redirects
+    from citejudge.snapshot import plan_source, read_redirects, read_venue_names
 
     index = Path(index)
     report = BuildReport(index=str(index))
@@ -683,6 +700,14 @@ def build_index(
                 rep.issues.append(ReadIssue(file=str(src), message=f"redirects: {exc}"))
             w.add_redirects(reds)
             infos[si]["redirects"] = len(reds)
+            if getattr(plan, "venue_files", None):
+                groups: list[list[str]] = []
+                for g in read_venue_names(plan):
+                    if isinstance(g, list):
+                        groups.append(g)
+                    else:
+                        rep.issues.append(g)
+                infos[si]["venue_sources"] = w.add_venue_names(groups)
         rep.sources.extend(infos)
 
     return _run(index, update, feed, report)

@@ -121,6 +121,7 @@ class WorldIndex:
     ):
         self.path = path
         self._db = db
+        self._alias_cache: dict[str, list[str]] = {}
         self._tindex = tindex
         self._searcher = tindex.searcher()
         self._schema = tindex.schema
@@ -199,6 +200,25 @@ class WorldIndex:
             "SELECT id, target, source FROM redirects WHERE id = ?", (work_id,)
         ).fetchone()
         return Redirect(id=row[0], target=row[1], source=row[2]) if row else None
+
+    def venue_aliases(self, name: str) -> list[str]:
+        """Other names of the venue ``name`` from the snapshot's Sources entity.
+
+        Display name, abbreviated title and alternate titles; none when the index holds no Sources.
+        """
+        key = fold_title(name)
+        if not key:
+            return []
+        if key in self._alias_cache:
+            return self._alias_cache[key]
+        try:
+            rows = self._db.execute("SELECT names FROM venue_alias WHERE key = ?", (key,)).fetchall()
+        except sqlite3.OperationalError:  # an index built before venue aliases existed
+            rows = []
+        out = list(dict.fromkeys(n for (blob,) in rows for n in json.loads(blob) if n != name))
+        if len(self._alias_cache) < 65536:
+            self._alias_cache[key] = out
+        return out
 
     def follow(self, work_id: str) -> tuple[Work | None, list[str]]:
         """Follow merge redirects from ``work_id``; return the work reached and the id chain.

@@ -257,6 +257,18 @@ def same_family(a: Work, b: Work) -> bool:
                for x, y in zip(a.authors[:n], b.authors[:n], strict=True))
 
 
+def _add_venue_aliases(works: list[Work], world: WorldLookup) -> None:
+    """Extend each record's venue names with the other names its venues have in the Sources entity."""
+    aliases = getattr(world, "venue_aliases", None)
+    if aliases is None:
+        return
+    for w in works:
+        names = [n for n in [w.venue, *w.venue_alt] if n]
+        extra = [a for n in names for a in aliases(n) if a not in names]
+        if extra:
+            w.venue_alt = [*w.venue_alt, *dict.fromkeys(extra)]
+
+
 def family_of(work: Work, world: WorldLookup, known: list[Work] | None = None) -> list[Work]:
     """``work`` first, then every other record of its version family (by id)."""
     members: dict[str, Work] = {}
@@ -267,7 +279,9 @@ def family_of(work: Work, world: WorldLookup, known: list[Work] | None = None) -
     for w in pool:
         if w.id != work.id and w.id not in members and same_family(work, w):
             members[w.id] = w
-    return [work, *sorted(members.values(), key=lambda w: w.id)]
+    family = [work, *sorted(members.values(), key=lambda w: w.id)]
+    _add_venue_aliases(family, world)
+    return family
 
 
 def title_in_text(title: str | None, text_key: str) -> bool:

@@ -22,6 +22,7 @@ from citejudge.snapshot.layout import (
     plan_source,
     read_part,
     read_redirects,
+    read_venue_names,
 )
 from citejudge.snapshot.openalex import (
     OpenAlexRecordError,
@@ -52,5 +53,6 @@ __all__ = [
     "read_csl",
     "read_part",
     "read_redirects",
+    "read_venue_names",
     "split_bibtex_names",
 ]

@@ -49,6 +49,7 @@ __all__ = [
     "plan_source",
     "read_part",
     "read_redirects",
+    "read_venue_names",
 ]
 
 log = logging.getLogger(__name__)
@@ -98,6 +99,7 @@ class SourcePlan:
     redirect_files: list[Path] = field(default_factory=list)  # merged_ids CSVs
     deleted_files: list[Path] = field(default_factory=list)  # deleted_ids CSVs
     issues: list[ReadIssue] = field(default_factory=list)  # plan-level problems (manifest vs disk)
+    venue_files: list[Path] = field(default_factory=list)  # the Sources entity's partitions (venue names)
 
     @property
     def expected_records(self) -> int | None:
@@ -279,6 +281,13 @@ def _plan_snapshot(src: Path, works: Path, layout: str, fmt: str) -> SourcePlan:
         roots.add(up.parent)
     merged, deleted = _aux_files(sorted(roots))
     dates = sorted({p.updated_date for p in parts if p.updated_date})
+    sources_dir = works.parent / "sources"
+    venue_files = sorted(
+        f for d in (sources_dir.iterdir() if sources_dir.is_dir() else [])
+        if d.is_dir() and _DATE_DIR.match(d.name)
+        for f in d.iterdir()
+        if f.is_file() and f.name.endswith(_WORLD_SUFFIXES) and not f.name.startswith(".")
+    )
     return SourcePlan(
         source=src,
         format=parts[0].format if parts else "openalex",
@@ -291,6 +300,7 @@ def _plan_snapshot(src: Path, works: Path, layout: str, fmt: str) -> SourcePlan:
         redirect_files=merged,
         deleted_files=deleted,
         issues=issues,
+        venue_files=venue_files,
     )
 
 
@@ -491,3 +501,39 @@ def read_redirects(plan: SourcePlan) -> Iterator[Redirect | ReadIssue]:
         yield from _read_merged(p)
     for p in plan.deleted_files:
         yield from _read_deleted(p)
+
+
+class _SourceRecord(msgspec.Struct):
+    """The fields of an OpenAlex Source that name it."""
+
+    id: str | None = None
+    display_name: str | None = None
+    abbreviated_title: str | None = None
+    alternate_titles: list[str] | None = None
+    issn_l: str | None = None
+
+
+def read_venue_names(plan: SourcePlan) -> Iterator[list[str] | ReadIssue]:
+    """Every name of every Source of a snapshot's ``sources`` entity, one list per Source.
+
+    Display name first, then the abbreviated title and the alternate titles; a Source with one
+    name only is skipped (it adds no alias).
+    """
+    dec = msgspec.json.Decoder(_SourceRecord)
+    for path in plan.venue_files:
+        try:
+            with open_maybe_gzip(path) as fh:
+                for n, line in enumerate(fh, start=1):
+                    if not line.strip():
+                        continue
+                    try:
+                        rec = dec.decode(line)
+                    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                        yield ReadIssue(file=str(path), line=n, message=f"source record: {exc}")
+                        continue
+                    names = [x.strip() for x in [rec.display_name, rec.abbreviated_title, *(rec.alternate_titles or [])]
+                             if isinstance(x, str) and x.strip()]
+                    if len(names) > 1:
+                        yield list(dict.fromkeys(names))
+        except OSError as exc:
+            yield ReadIssue(file=str(path), message=f"cannot read: {exc}")

@@ -4,6 +4,7 @@ Writes the 2026 snapshot layout, so the result is read like any snapshot::
 
     OUT/data/jsonl/works/updated_date=<today UTC>/part_NNNN.gz   # raw Work JSON, one a line
     OUT/data/jsonl/works/manifest.json                            # entries with record counts
+    OUT/data/jsonl/sources/updated_date=<today UTC>/part_NNNN.gz # the Sources the works name
 
 The raw Work JSON is written (pyalex's ``Work`` is a ``dict`` subclass; ``dict(work)`` holds the
 API's ``abstract_inverted_index`` untouched). A second pull into the same directory adds a new
@@ -49,6 +50,8 @@ class PullReport:
     pages: int
     requested_dois: int = 0
     missing_dois: list[str] = field(default_factory=list)
+    sources: int = 0  # Source records written (venue names and aliases)
+    sources_part: Path | None = None
 
 
 def parse_filter_expr(expr: str) -> dict[str, Any]:
@@ -129,11 +132,14 @@ def pull_snapshot(
     per_page: int = 200,
     max_records: int | None = None,
     session: Any = None,
+    sources: bool = True,
 ) -> PullReport:
     """Fetch works by DOI list (chunks of 50) or by an OpenAlex filter (cursor paging) into ``out_dir``.
 
     ``api_key`` defaults to ``$OPENALEX_API_KEY``. ``session`` replaces pyalex's requests session
-    (anything with ``get(url, auth=...)``), for tests and for custom retry/proxy set-ups.
+    (anything with ``get(url, auth=...)``), for tests and for custom retry/proxy set-ups. With
+    ``sources`` the Source records of the venues the works name are pulled too (chunks of 50 ids):
+    their alternate titles and abbreviations become the index's venue aliases.
     """
     try:
         import pyalex
@@ -160,6 +166,7 @@ def pull_snapshot(
     cfg.max_retries = max(int(cfg.get("max_retries") or 0), 3)
 
     seen: set[str] = set()
+    source_ids: dict[str, None] = {}
     found_dois: set[str] = set()
     wanted: list[str] = []
     pages = 0
@@ -180,6 +187,11 @@ def pull_snapshot(
                     d = norm_doi(raw.get("doi"))
                     if d:
                         found_dois.add(d)
+                    for loc in [raw.get("primary_location"), *(raw.get("locations") or [])]:
+                        src = loc.get("source") if isinstance(loc, dict) else None
+                        sid = src.get("id") if isinstance(src, dict) else None
+                        if isinstance(sid, str) and sid:
+                            source_ids.setdefault(sid.rsplit("/", 1)[-1])
                     fh.write(encoder.encode(raw) + b"\n")
                     records += 1
                     if max_records is not None and records >= max_records:
@@ -219,6 +231,9 @@ def pull_snapshot(
             cfg[k] = v
 
     _update_manifest(manifest, part, works, records)
+    nsources, spart = 0, None
+    if sources and source_ids:
+        nsources, spart, _ = _pull_sources(pyalex, list(source_ids), out_dir, today, session, api_key)
     missing = [d for d in wanted if d not in found_dois]
     log.info("pulled %d works in %d pages into %s", records, pages, part)
     return PullReport(
@@ -230,4 +245,39 @@ def pull_snapshot(
         pages=pages,
         requested_dois=len(wanted),
         missing_dois=missing,
+        sources=nsources,
+        sources_part=spart,
     )
+
+
+def _pull_sources(pyalex: Any, ids: list[str], out_dir: Path, today: str, session: Any,
+                  api_key: str | None) -> tuple[int, Path, int]:
+    """Fetch the Source records ``ids`` (chunks of 50) into the snapshot's ``sources`` entity."""
+    root = out_dir / "data" / "jsonl" / "sources"
+    part = _next_part(root, today)
+    tmp = part.with_name(part.name + ".tmp")
+    cfg = pyalex.config
+    saved = {k: cfg.get(k) for k in ("api_key", "max_retries")}
+    cfg.api_key = api_key or os.environ.get("OPENALEX_API_KEY") or cfg.get("api_key")
+    cfg.max_retries = max(int(cfg.get("max_retries") or 0), 3)
+    encoder = msgspec.json.Encoder()
+    n = pages = 0
+    try:
+        with _gzip.open(tmp, "wb") as fh:  # type: ignore[no-untyped-call]
+            for i in range(0, len(ids), DOI_CHUNK):
+                q = pyalex.Sources().filter(openalex_id="|".join(ids[i : i + DOI_CHUNK]))
+                for page in _pages(q, 200, None, session):
+                    pages += 1
+                    for rec in page:
+                        fh.write(encoder.encode(dict(rec)) + b"\n")
+                        n += 1
+        tmp.replace(part)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    finally:
+        for k, v in saved.items():
+            cfg[k] = v
+    _update_manifest(root / "manifest.json", part, root, n)
+    log.info("pulled %d sources into %s", n, part)
+    return n, part, pages
