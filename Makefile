@@ -27,7 +27,7 @@ demo: setup
 	$(PY) -m citejudge.demo $(DEMO)/results.jsonl
 
 lint: setup
-	$(VENV)/bin/ruff check src tests scripts
+	$(VENV)/bin/ruff check src tests scripts setup.py
 	$(VENV)/bin/mypy
 
 test: setup lint

@@ -18,11 +18,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from citejudge.errors import ConfigError
 from citejudge.hashing import file_sha256
 from citejudge.judge.core import Sampling
+from citejudge.resources import resource_dir
 
 __all__ = ["MODELS_DIR", "ModelCard", "WeightFile", "list_cards", "load_card", "resolve_weight", "verify_card"]
 
-#: Default card folder: ``models/`` of the source tree (override: CITEJUDGE_MODELS).
-MODELS_DIR = Path(__file__).resolve().parents[3] / "models"
+#: Default card folder: ``models/`` of the source tree, or the wheel's copy (override: CITEJUDGE_MODELS).
+MODELS_DIR = resource_dir("models", env=False)
 
 Backend = Literal["vllm", "vllm-server", "transformers", "llamacpp", "scripted"]
 

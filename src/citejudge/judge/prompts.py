@@ -15,11 +15,13 @@ from typing import Any
 
 from citejudge.errors import ConfigError
 from citejudge.hashing import sha256_text
+from citejudge.resources import resource_dir
 
 __all__ = ["PROMPTS_DIR", "defuse", "render", "template_sha256", "template_text"]
 
-#: Default template folder: ``configs/prompts`` of the source tree (override: CITEJUDGE_PROMPTS).
-PROMPTS_DIR = Path(__file__).resolve().parents[3] / "configs" / "prompts"
+#: Default template folder: ``configs/prompts`` of the source tree, or the wheel's copy (override:
+#: CITEJUDGE_PROMPTS).
+PROMPTS_DIR = resource_dir("prompts", env=False)
 
 _TAG = re.compile(r"<\s*(/?)\s*(evidence|claim|statement|chunk|answer|gold|question|sentence|source)\b[^>]*>", re.I)
 

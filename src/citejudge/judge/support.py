@@ -39,6 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from citejudge.judge.prompts import defuse
+from citejudge.resources import resource_dir
 
 __all__ = [
     "CALIBRATION_DIR",
@@ -64,9 +65,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Default calibration folder: ``configs/calibration`` of the source tree (override:
-#: CITEJUDGE_CALIBRATION).
-CALIBRATION_DIR = Path(__file__).resolve().parents[3] / "configs" / "calibration"
+#: Default calibration folder: ``configs/calibration`` of the source tree, or the wheel's copy
+#: (override: CITEJUDGE_CALIBRATION).
+CALIBRATION_DIR = resource_dir("calibration", env=False)
 
 
 def calibration_path(name: str) -> Path:
