@@ -196,6 +196,26 @@ def test_bad_input_never_crashes(task: ReferencesTask, data: dict[str, object]) 
         assert validate_result("references", line.result) == []
 
 
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({"metadata": {"title": 5}}, "metadata.title"),
+        ({"metadata": {"authors": [[1, 2], {"a": 1}], "year": "abc"}}, "metadata.authors[0]"),
+        ({"metadata": {"title": "Deep learning", "authors": ["Yann LeCun", 3]}}, "metadata.authors[1]"),
+        ({"metadata": {"title": "Deep learning", "year": [2015]}}, "metadata.year"),
+        ({"metadata": {"title": "Deep learning", "doi": 10.1038}}, "metadata.doi"),
+        ({"metadata": "Deep learning"}, "metadata"),
+        ({"full_citation": 12}, "full_citation"),
+    ],
+)
+def test_wrong_types_are_input_errors_naming_the_field(task: ReferencesTask, data: dict[str, object],
+                                                       field: str) -> None:
+    line = task.check(Item("t", data, "in.jsonl", 4))
+    assert line.result is None and line.error is not None
+    assert line.error["kind"] == "input" and line.error["field"] == field and line.error["line"] == 4
+    assert field in line.error["message"]
+
+
 def test_empty_item_names_the_field(task: ReferencesTask) -> None:
     line = task.check(Item("e", {}, "in.jsonl", 3))
     assert line.result is None and line.error is not None

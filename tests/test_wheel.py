@@ -48,6 +48,8 @@ def test_wheel_runs_the_default_check_from_another_folder(tmp_path: Path) -> Non
     r = cli("check", "references", str(demo / "citations.jsonl"), "--index", "world.index", "--out", "out.jsonl",
             "-q")
     assert r.returncode == 0, r.stderr[-2000:]
+    # -q silences the libraries' progress bars too
+    assert "Loading weights" not in r.stderr and "it/s]" not in r.stderr, r.stderr[-1000:]
     lines = [json.loads(x) for x in (work / "out.jsonl").read_text(encoding="utf-8").splitlines()]
     assert lines and all(ln["result"] is not None or ln["error"] for ln in lines)
     manifest = json.loads((work / "out.jsonl.manifest.json").read_text(encoding="utf-8"))

@@ -304,6 +304,20 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _silence_libraries() -> None:
+    """``-q``: the model libraries' own progress bars and notices stay off stderr too."""
+    for var, value in (("HF_HUB_DISABLE_PROGRESS_BARS", "1"), ("TRANSFORMERS_VERBOSITY", "error"),
+                       ("TQDM_DISABLE", "1"), ("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")):
+        os.environ.setdefault(var, value)
+    for name in ("transformers", "sentence_transformers", "huggingface_hub", "accelerate", "vllm"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    if "transformers" in sys.modules:  # already imported: switch its bars off directly
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+        hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``citejudge`` console script."""
     parser = build_parser()
@@ -312,6 +326,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("bibtexparser").setLevel(logging.DEBUG if args.verbose else logging.CRITICAL)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    if getattr(args, "quiet", False):
+        _silence_libraries()
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         return func(args)

@@ -13,9 +13,12 @@ Order of decisions, each a rule in code:
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError, model_validator
 
 from citejudge.io import Item, OutputLine
 from citejudge.judge.core import Judge
@@ -47,6 +50,89 @@ ABSTENTION = "N/A. This is an abstention statement."
 DEPENDENCY_CONTENT = "No. Reference not grounded, so content cannot be attributed to a verified source."
 CONTENT_NOT_JUDGED = "N/A. Content was not judged: the run used no model (--no-llm)."
 _MAX_NAME = 20_000
+
+
+class _PersonIn(BaseModel):
+    """A CSL-style name object in ``metadata.authors``."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    family: StrictStr | None = None
+    given: StrictStr | None = None
+    literal: StrictStr | None = None
+    name: StrictStr | None = None
+
+    @model_validator(mode="after")
+    def _has_a_name(self) -> _PersonIn:
+        if not any((x or "").strip() for x in (self.family, self.literal, self.name)):
+            raise ValueError("a name object needs 'family', 'literal' or 'name'")
+        return self
+
+
+class MetadataIn(BaseModel):
+    """The ``metadata`` object of a ``references`` item: each field optional, each of one type."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    title: StrictStr | None = None
+    authors: StrictStr | list[StrictStr | _PersonIn] | None = None
+    year: StrictInt | StrictStr | None = None
+    venue: StrictStr | None = None
+    doi: StrictStr | None = None
+    pmid: StrictStr | StrictInt | None = None
+    pmcid: StrictStr | StrictInt | None = None
+    arxiv: StrictStr | None = None
+    url: StrictStr | None = None
+
+
+class ReferencesItemIn(BaseModel):
+    """A ``references`` item as read: a wrong type is a per-item input error naming the field."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    claim: StrictStr | None = None
+    full_citation: StrictStr | dict[str, Any] | None = None
+    metadata: MetadataIn | None = None
+
+
+def item_type_error(data: dict[str, Any]) -> tuple[str, str] | None:
+    """(field path, message) of the first wrongly typed field of a ``references`` item, or None."""
+    try:
+        ReferencesItemIn.model_validate(data)
+    except ValidationError as exc:
+        # the most specific error: a union reports one error per member type
+        err = max(exc.errors(), key=lambda e: sum(1 for x in e["loc"] if isinstance(x, int)) * 10 + len(e["loc"]))
+        loc = [str(x) for x in err["loc"]]
+        # a union reports one error per member type: name the field, not the member type
+        path = ".".join(x for x in loc if x.isdigit() or x in _FIELDS)
+        path = re.sub(r"\.(\d+)(?=\.|$)", r"[\1]", path)
+        got = type(_at(data, tuple(x for x in err["loc"] if isinstance(x, int) or x in _FIELDS))).__name__
+        return path, f"'{path}' has the wrong type ({got}): {_expected(path)}"
+    return None
+
+
+_FIELDS = frozenset({"claim", "full_citation", "metadata", *MetadataIn.model_fields, *_PersonIn.model_fields})
+
+
+def _at(data: Any, loc: tuple[Any, ...]) -> Any:
+    cur = data
+    for k in loc:
+        if (isinstance(cur, dict) and k in cur) or (isinstance(cur, list) and isinstance(k, int) and k < len(cur)):
+            cur = cur[k]
+        else:
+            break
+    return cur
+
+
+def _expected(path: str) -> str:
+    if path.startswith("metadata.authors"):
+        return "authors are a string ('A and B') or a list of names (strings or {family, given} objects)"
+    if path in ("metadata.year",):
+        return "a year is an integer or a string"
+    if path in ("metadata.pmid", "metadata.pmcid"):
+        return "an identifier is a string or an integer"
+    if path == "full_citation":
+        return "a citation is a string or a CSL-JSON object"
+    if path == "metadata":
+        return "metadata is an object"
+    return "expected a string"
 
 
 def abstention_result(name: str) -> dict[str, str]:
@@ -157,6 +243,11 @@ class ReferencesTask:
                               {"kind": "input", "message": f"'claim' must be a string, got {type(claim).__name__}",
                                "field": "claim", "file": item.file, "line": item.line})
 
+        bad = item_type_error(data)
+        if bad is not None:
+            return OutputLine(item.id, TASK, None, details,
+                              {"kind": "input", "message": bad[1], "field": bad[0], "file": item.file,
+                               "line": item.line})
         abst = detect_abstention(claim)
         details["abstention_check"] = {"status": abst.status, "phrase": abst.phrase}
         if abst.status == "yes":
