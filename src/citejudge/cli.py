@@ -92,7 +92,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     opts = CheckOptions(
         task=args.task, input=Path(args.input), out=Path(args.out) if args.out != "-" else None,
         index=Path(args.index) if args.index else None, model=args.model, no_llm=args.no_llm,
-        workers=args.workers, quiet=args.quiet, fail_on_error=args.fail_on_error, config=args.config,
+        workers=args.workers, quiet=args.quiet, fail_on_error=args.fail_on_error,
         fulltext_dir=Path(args.fulltext) if getattr(args, "fulltext", None) else None,
         no_gold=getattr(args, "no_gold", False), batch_size=args.batch_size,
         strict_identifiers=getattr(args, "strict_identifiers", False),
@@ -231,7 +231,6 @@ def build_parser() -> argparse.ArgumentParser:
         c.add_argument("input", metavar="INPUT", help="items: .jsonl, .json, .csv (and .bib for references)")
         c.add_argument("--out", required=True, metavar="OUT", help="results JSONL ('-' for stdout)")
         c.add_argument("--index", metavar="PATH", help="world index from 'citejudge index build'")
-        c.add_argument("--config", metavar="FILE", help="run config YAML")
         c.add_argument("--model", metavar="NAME", help="model card in models/ (default: cpu-default)")
         c.add_argument("--no-llm", action="store_true", help="deterministic stages only; nothing is judged")
         c.add_argument("--workers", type=int, default=2, help="processes for the deterministic stage")

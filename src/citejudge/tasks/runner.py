@@ -44,7 +44,6 @@ class CheckOptions:
     workers: int = 2
     quiet: bool = False
     fail_on_error: bool | float = False
-    config: str | None = None
     fulltext_dir: Path | None = None
     no_gold: bool = False
     today_year: int | None = None
