@@ -74,7 +74,6 @@ _YEAR_WORDS_RE = re.compile(
     r"\b(in\s+press|(?-i:n\.\s?d\.)|no\s+date|forthcoming|in\s+preparation|submitted|accepted)", re.I
 )
 _QUOTES_OPEN = "“\"«„”"
-_QUOTE_PAIRS = {"“": "”", '"': '"', "«": "»", "„": "“", "”": "”"}
 _ID_NOISE_RE = re.compile(
     r"(?:\bdoi\s*(?:[:=]\s*|(?=10\.\d)|$)|\bhttps?://\S+|\b10\.\d{4,9}\s?/\S+|\barxiv\s*:\s*\S+(?:\s*\[[\w.\-]+\])?|"
     r"\bpmid\s*[:=]?\s*\d+|\bpmcid\s*[:=]?\s*(?:pmc)?\s*\d+|\bpmc\d{3,}|\bavailable\s+(?:at|from|online)\s*:?|"

@@ -158,8 +158,6 @@ _VENUES: dict[str, tuple[str, ...]] = {
     "jcp_comp": ("J. Comput. Phys.", "Journal of Computational Physics", "JCP"),
 }
 _VOLUME_RE = re.compile(r"\bvol(?:ume)?\.?\s*\d+[a-z]?\b", re.I)
-# Publisher prefixes some OpenAlex/PMLR venue names carry.
-_PUBLISHER_TAIL = re.compile(r"\b(pmlr|lncs|lnai|ceur|volume \d+|vol \d+|v \d+)\b")
 
 
 # A parenthesised acronym after a name ("ACM Computing Surveys (CSUR)", "... Intervention (MICCAI)").

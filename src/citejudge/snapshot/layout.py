@@ -120,10 +120,6 @@ def open_maybe_gzip(path: Path) -> IO[bytes]:
     return path.open("rb")
 
 
-def _is_gz(path: Path) -> bool:
-    return path.name.endswith(".gz")
-
-
 def _sniff_json_format(path: Path) -> str:
     """'openalex' or 'csl' from the first bytes of a JSON/JSONL file."""
     try:

@@ -103,8 +103,6 @@ DECIMALS = 4
 _MAX_TEXT = 20_000
 
 NOT_JUDGED_SUPPORT = "Not judged: the run used no model (--no-llm)."
-NOT_EVALUATED_NO_LLM = "Not evaluated: the run used no model (--no-llm)."
-NOT_EVALUATED_NO_GOLD = "Not evaluated: the item has no gold answer (--no-gold)."
 
 
 # ----------------------------------------------------------------------------------- scores
