@@ -13,6 +13,7 @@ part file and manifest entry; it never overwrites one.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
 import os
@@ -116,6 +117,33 @@ def _update_manifest(manifest: Path, part: Path, works: Path, records: int) -> N
     tmp.replace(manifest)
 
 
+@contextlib.contextmanager
+def _api_config(pyalex: Any, api_key: str | None) -> Iterator[None]:
+    """Pyalex's global config set for one pull (key, retries) and restored afterwards."""
+    cfg = pyalex.config
+    saved = {k: cfg.get(k) for k in ("api_key", "max_retries")}
+    cfg.api_key = api_key or os.environ.get("OPENALEX_API_KEY") or cfg.get("api_key")
+    cfg.max_retries = max(int(cfg.get("max_retries") or 0), 3)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            cfg[k] = v
+
+
+@contextlib.contextmanager
+def _atomic_part(part: Path) -> Iterator[Any]:
+    """A gzip writer whose file appears at ``part`` only when the block completes."""
+    tmp = part.with_name(part.name + ".tmp")
+    try:
+        with _gzip.open(tmp, "wb") as fh:  # type: ignore[no-untyped-call]
+            yield fh
+        tmp.replace(part)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def _pages(query: Any, per_page: int, n_max: int | None, session: Any) -> Iterator[list[Any]]:
     pager = query.paginate(method="cursor", per_page=per_page, n_max=n_max)
     if session is not None:
@@ -160,11 +188,6 @@ def pull_snapshot(
     part = _next_part(works, today)
     manifest = works / "manifest.json"
 
-    cfg = pyalex.config
-    saved = {k: cfg.get(k) for k in ("api_key", "max_retries")}
-    cfg.api_key = api_key or os.environ.get("OPENALEX_API_KEY") or cfg.get("api_key")
-    cfg.max_retries = max(int(cfg.get("max_retries") or 0), 3)
-
     seen: set[str] = set()
     source_ids: dict[str, None] = {}
     found_dois: set[str] = set()
@@ -172,63 +195,53 @@ def pull_snapshot(
     pages = 0
     records = 0
     encoder = msgspec.json.Encoder()
-    tmp = part.with_name(part.name + ".tmp")
-    try:
-        with _gzip.open(tmp, "wb") as fh:  # type: ignore[no-untyped-call]
+    with _api_config(pyalex, api_key), _atomic_part(part) as fh:
+        def write(results: list[Any]) -> bool:
+            nonlocal records
+            for w in results:
+                raw = dict(w)
+                wid = raw.get("id")
+                if not isinstance(wid, str) or wid in seen:
+                    continue
+                seen.add(wid)
+                d = norm_doi(raw.get("doi"))
+                if d:
+                    found_dois.add(d)
+                for loc in [raw.get("primary_location"), *(raw.get("locations") or [])]:
+                    src = loc.get("source") if isinstance(loc, dict) else None
+                    sid = src.get("id") if isinstance(src, dict) else None
+                    if isinstance(sid, str) and sid:
+                        source_ids.setdefault(sid.rsplit("/", 1)[-1])
+                fh.write(encoder.encode(raw) + b"\n")
+                records += 1
+                if max_records is not None and records >= max_records:
+                    return False
+            return True
 
-            def write(results: list[Any]) -> bool:
-                nonlocal records
-                for w in results:
-                    raw = dict(w)
-                    wid = raw.get("id")
-                    if not isinstance(wid, str) or wid in seen:
-                        continue
-                    seen.add(wid)
-                    d = norm_doi(raw.get("doi"))
-                    if d:
-                        found_dois.add(d)
-                    for loc in [raw.get("primary_location"), *(raw.get("locations") or [])]:
-                        src = loc.get("source") if isinstance(loc, dict) else None
-                        sid = src.get("id") if isinstance(src, dict) else None
-                        if isinstance(sid, str) and sid:
-                            source_ids.setdefault(sid.rsplit("/", 1)[-1])
-                    fh.write(encoder.encode(raw) + b"\n")
-                    records += 1
-                    if max_records is not None and records >= max_records:
-                        return False
-                return True
-
-            if dois is not None:
-                for d in dois:
-                    nd = norm_doi(d)
-                    if nd is None:
-                        log.warning("not a DOI, skipped: %r", d)
-                    elif nd not in wanted:
-                        wanted.append(nd)
-                for i in range(0, len(wanted), DOI_CHUNK):
-                    chunk = wanted[i : i + DOI_CHUNK]
-                    q = pyalex.Works().filter(doi="|".join(chunk))
-                    go_on = True
-                    for page in _pages(q, min(per_page, 200), None, session):
-                        pages += 1
-                        go_on = write(page)
-                        if not go_on:
-                            break
+        if dois is not None:
+            for d in dois:
+                nd = norm_doi(d)
+                if nd is None:
+                    log.warning("not a DOI, skipped: %r", d)
+                elif nd not in wanted:
+                    wanted.append(nd)
+            for i in range(0, len(wanted), DOI_CHUNK):
+                chunk = wanted[i : i + DOI_CHUNK]
+                q = pyalex.Works().filter(doi="|".join(chunk))
+                go_on = True
+                for page in _pages(q, min(per_page, 200), None, session):
+                    pages += 1
+                    go_on = write(page)
                     if not go_on:
                         break
-            else:
-                q = pyalex.Works().filter(**parse_filter_expr(filter_expr or ""))
-                for page in _pages(q, per_page, max_records, session):
-                    pages += 1
-                    if not write(page):
-                        break
-        tmp.replace(part)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    finally:
-        for k, v in saved.items():
-            cfg[k] = v
+                if not go_on:
+                    break
+        else:
+            q = pyalex.Works().filter(**parse_filter_expr(filter_expr or ""))
+            for page in _pages(q, per_page, max_records, session):
+                pages += 1
+                if not write(page):
+                    break
 
     _update_manifest(manifest, part, works, records)
     nsources, spart = 0, None
@@ -255,29 +268,16 @@ def _pull_sources(pyalex: Any, ids: list[str], out_dir: Path, today: str, sessio
     """Fetch the Source records ``ids`` (chunks of 50) into the snapshot's ``sources`` entity."""
     root = out_dir / "data" / "jsonl" / "sources"
     part = _next_part(root, today)
-    tmp = part.with_name(part.name + ".tmp")
-    cfg = pyalex.config
-    saved = {k: cfg.get(k) for k in ("api_key", "max_retries")}
-    cfg.api_key = api_key or os.environ.get("OPENALEX_API_KEY") or cfg.get("api_key")
-    cfg.max_retries = max(int(cfg.get("max_retries") or 0), 3)
     encoder = msgspec.json.Encoder()
     n = pages = 0
-    try:
-        with _gzip.open(tmp, "wb") as fh:  # type: ignore[no-untyped-call]
-            for i in range(0, len(ids), DOI_CHUNK):
-                q = pyalex.Sources().filter(openalex_id="|".join(ids[i : i + DOI_CHUNK]))
-                for page in _pages(q, 200, None, session):
-                    pages += 1
-                    for rec in page:
-                        fh.write(encoder.encode(dict(rec)) + b"\n")
-                        n += 1
-        tmp.replace(part)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    finally:
-        for k, v in saved.items():
-            cfg[k] = v
+    with _api_config(pyalex, api_key), _atomic_part(part) as fh:
+        for i in range(0, len(ids), DOI_CHUNK):
+            q = pyalex.Sources().filter(openalex_id="|".join(ids[i : i + DOI_CHUNK]))
+            for page in _pages(q, 200, None, session):
+                pages += 1
+                for rec in page:
+                    fh.write(encoder.encode(dict(rec)) + b"\n")
+                    n += 1
     _update_manifest(root / "manifest.json", part, root, n)
     log.info("pulled %d sources into %s", n, part)
     return n, part, pages
