@@ -277,6 +277,16 @@ class WorldIndex:
         work, _ = self.follow(wid)
         return [work] if work is not None else []
 
+    def ids_by_title_key(self, key: str) -> list[str]:
+        """Ids of the works whose title key is ``key`` (no record is decoded), sorted."""
+        if not key:
+            return []
+        rows = self._db.execute(
+            "SELECT w.id FROM lookup l JOIN works w ON w.rowid = l.seq WHERE l.key = ? ORDER BY w.id",
+            ("t:" + key,),
+        ).fetchall()
+        return [r[0] for r in rows]
+
     def by_title_key(self, key: str) -> list[Work]:
         """Works whose title key (:func:`citejudge.match.normalize.title_key`) is ``key``."""
         return self._by_key("t:" + key) if key else []

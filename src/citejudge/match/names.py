@@ -364,6 +364,7 @@ def transliterate(name: str) -> str:
     return s.translate(_TRANSLIT) if not _TRANSLIT_CHARS.isdisjoint(s) else name
 
 
+@lru_cache(maxsize=1 << 16)
 def name_variants(name: str) -> tuple[str, ...]:
     """``name`` and, when it differs, its transliteration."""
     t = transliterate(name)
@@ -505,6 +506,7 @@ def family_key(name: str) -> str:
     return parse_person(name).family
 
 
+@lru_cache(maxsize=1 << 16)
 def family_keys(name: str) -> frozenset[str]:
     """:func:`family_key` of ``name`` and of its transliteration (umlauts spelt out)."""
     return frozenset(k for k in (family_key(v) for v in name_variants(name)) if k)

@@ -275,7 +275,12 @@ def family_of(work: Work, world: WorldLookup, known: list[Work] | None = None) -
     key = title_key(work.title)
     pool = list(known or [])
     if key:
-        pool += world.by_title_key(key)
+        ids_of = getattr(world, "ids_by_title_key", None)
+        if ids_of is None:
+            pool += world.by_title_key(key)
+        else:  # decode only records not at hand (most titles have one record)
+            have = {w.id for w in pool} | {work.id}
+            pool += world.get_many([i for i in ids_of(key) if i not in have])
     for w in pool:
         if w.id != work.id and w.id not in members and same_family(work, w):
             members[w.id] = w
@@ -521,7 +526,7 @@ def _regroup_title_venue(cited: CitedWork, work: Work) -> CitedWork:
 _LEAD_NUMBER = re.compile(r"^\s*(?:\[\s*\d{1,4}\s*\]|\(\s*\d{1,4}\s*\)|\d{1,4}\s*[.)]?)\s+")
 
 
-def _regroup_title_out_of_authors(cited: CitedWork, work: Work) -> CitedWork:
+def _regroup_title_out_of_authors(cited: CitedWork, work: Work, authors_ok: bool | None = None) -> CitedWork:
     """Read the author list again when a short title was taken for a name.
 
     "Lemel J. Editorial. Wildlife Biology. 2003." or "Harris, P. G. Environmental Change and Foreign
@@ -532,7 +537,10 @@ def _regroup_title_out_of_authors(cited: CitedWork, work: Work) -> CitedWork:
     """
     if cited.form != "string" or not cited.authors:
         return cited
-    if work.authors and compare_authors(cited.authors, cited.et_al, work.authors).ok:
+    if cited.title and work.title and compare_title(cited.title, work.title).ok:
+        return cited  # the title was read right: the author list ends where it should
+    if work.authors and (authors_ok if authors_ok is not None
+                         else compare_authors(cited.authors, cited.et_al, work.authors).ok):
         return cited
     if not work.authors:
         joined = title_key(" ".join(cited.authors)) or ""
@@ -587,7 +595,10 @@ def _regroup_title_out_of_authors(cited: CitedWork, work: Work) -> CitedWork:
 def validate(cited: CitedWork, work: Work, *, today_year: int | None = None) -> list[FieldResult]:
     """Compare every field ``cited`` states with ``work``; one :class:`FieldResult` each."""
     cited = _regroup_title_venue(_regroup_authors_into_title(cited, work), work)
-    cited = _regroup_title_out_of_authors(cited, work)
+    a_check = compare_authors(cited.authors, cited.et_al, work.authors) if cited.authors else None
+    regrouped = _regroup_title_out_of_authors(cited, work, a_check.ok if a_check is not None else None)
+    if regrouped is not cited:
+        cited, a_check = regrouped, None
     out: list[FieldResult] = []
     rids = record_ids(work)
     for d in cited.doi:
@@ -615,7 +626,7 @@ def validate(cited: CitedWork, work: Work, *, today_year: int | None = None) -> 
         if untitled is not None:
             out.append(untitled)
     if cited.authors:
-        a = compare_authors(cited.authors, cited.et_al, work.authors)
+        a = a_check if a_check is not None else compare_authors(cited.authors, cited.et_al, work.authors)
         out.append(FieldResult("authors", a.ok, cited.authors + (["et al."] if cited.et_al else []),
                                [x.name for x in work.authors[:50]], a.reason))
     if cited.year is not None or cited.year_raw:
@@ -661,7 +672,12 @@ def validate_family(cited: CitedWork, res: Resolution, *, today_year: int | None
     """
     assert res.work is not None
     members = res.family or [res.work]
-    per = [validate(cited, m, today_year=today_year) for m in members]
+    first = validate(cited, members[0], today_year=today_year)
+    if all(f.ok for f in first) or len(members) == 1:
+        per = [first]
+        members = members[:1]
+    else:  # the other copies are read only when the matched one does not fit
+        per = [first, *(validate(cited, m, today_year=today_year) for m in members[1:])]
     best_i = min(range(len(members)), key=lambda i: (sum(1 for f in per[i] if not f.ok and f.field not in _ID_FIELDS), i))
     out: list[FieldResult] = []
     for j, f in enumerate(per[best_i]):
