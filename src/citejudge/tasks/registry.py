@@ -16,7 +16,7 @@ from citejudge.errors import ConfigError
 
 if TYPE_CHECKING:
     from citejudge.io import Item, OutputLine
-    from citejudge.tasks.runner import CheckOptions
+    from citejudge.tasks.options import CheckOptions
 
 __all__ = ["TASK_MODULES", "TaskSpec", "get_task", "make_judge"]
 

@@ -25,31 +25,11 @@ from citejudge.errors import ConfigError
 from citejudge.hashing import code_revision, file_sha256, package_versions, sha256_text
 from citejudge.io import Item, ItemError, OutputLine, ResultWriter, read_items
 from citejudge.schema import schema_hash, validate_result
+from citejudge.tasks.options import CheckOptions
 
 __all__ = ["CheckOptions", "CheckSummary", "TaskWorker", "judge_lines", "process_items", "run_check", "used_model"]
 
 TASKS = ("references", "rag-audit", "citation-eval")
-
-
-@dataclass
-class CheckOptions:
-    """Options of one ``check`` invocation (mirrors the CLI flags)."""
-
-    task: str
-    input: Path
-    out: Path | None
-    index: Path | None = None
-    model: str | None = None
-    no_llm: bool = False
-    workers: int = 2
-    quiet: bool = False
-    fail_on_error: bool | float = False
-    fulltext_dir: Path | None = None
-    no_gold: bool = False
-    today_year: int | None = None
-    strict_identifiers: bool = False
-    batch_size: int = 64
-    cache_dir: Path | None = None
 
 
 @dataclass

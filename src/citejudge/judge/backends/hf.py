@@ -52,7 +52,7 @@ def json_output_type(schema: type[BaseModel], whitespace_pattern: str | None = W
 
 def _import_stack() -> tuple[Any, Any, Any]:
     """torch, transformers and outlines, imported with the offline/no-compile environment set."""
-    from citejudge.judge.registry import require
+    from citejudge.judge.deps import require
 
     offline_env()
     torch = require("torch")

@@ -47,7 +47,7 @@ class LlamaCppBackend:
     @classmethod
     def from_card(cls, card: ModelCard, models_dir: Path | None = None, **options: Any) -> LlamaCppBackend:
         """Check the card's files and load its GGUF file (options: ``threads``, default 2; ``n_ctx``)."""
-        from citejudge.judge.registry import require
+        from citejudge.judge.deps import require
 
         llama_cpp = require("llama_cpp")
         require("numba")  # outlines[llamacpp]: without it the JSON constraint is silently dropped

@@ -141,7 +141,7 @@ class VLLMServerBackend:
     def client(self) -> Any:
         """The OpenAI client (made on first use)."""
         if self._client is None:
-            from citejudge.judge.registry import require
+            from citejudge.judge.deps import require
 
             openai = require("openai")
             self._client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key, timeout=self.timeout,
