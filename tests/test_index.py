@@ -134,6 +134,10 @@ def test_info(world: WorldIndex) -> None:
     assert info["works"] == 6 and info["redirects"] == 3 and info["schema_version"] == 1
     assert info["bytes"] > 0 and info["sources"][0]["works"] == 6
     assert info["snapshot_dates"] == [] and info["title_docs"] == 6
+    per = info["bytes_per_work"]
+    assert set(per) == {"records", "lookups", "title_index", "other"}
+    assert per["records"] > 0 and per["lookups"] > 0 and per["title_index"] > 0
+    assert abs(sum(per.values()) * 6 - info["bytes"]) <= 6  # the parts add up to the whole
     json.dumps(info)
 
 

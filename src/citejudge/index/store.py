@@ -398,4 +398,21 @@ class WorldIndex:
             "sources": self.meta.get("sources", []),
             "snapshot_dates": sorted(dates),
             "bytes": size,
+            "bytes_per_work": self._bytes_per_work(size),
         }
+
+    def _bytes_per_work(self, total: int) -> dict[str, float]:
+        """Bytes on disk per work, by part: records, identifier/title lookups, title index, the rest."""
+        n = max(self.count(), 1)
+        parts = {"records": 0, "lookups": 0, "title_index": 0, "other": 0}
+        try:
+            rows = self._db.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall()
+        except sqlite3.Error:  # SQLite built without dbstat: the whole file counts as records
+            rows = [("works", (self.path / "works.sqlite").stat().st_size)]
+        for name, size in rows:
+            key = ("records" if name in ("works", "works_id") else "lookups" if name.startswith("lookup")
+                   else "other")
+            parts[key] += int(size or 0)
+        parts["title_index"] = sum(p.stat().st_size for p in (self.path / "tantivy").rglob("*") if p.is_file())
+        parts["other"] += max(total - sum(parts.values()), 0)
+        return {k: round(v / n, 1) for k, v in parts.items()}
