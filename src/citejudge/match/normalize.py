@@ -38,7 +38,7 @@ def delatex(text: str) -> str:
     text here, not a LaTeX comment ("50% of cases").
     """
     if "\\" not in text:
-        if "{" not in text and "$" not in text and "~" not in text:
+        if "{" not in text and "$" not in text:
             return text
         return text.replace("{", "").replace("}", "").replace("$", "").replace("~", " ")
     return _delatex_cached(text) if len(text) <= 2048 else _delatex(text)
