@@ -26,6 +26,7 @@ import bibtexparser
 from citejudge import ids
 from citejudge.match.citation import CitedWork
 from citejudge.match.normalize import delatex, strip_markup
+from citejudge.match.venues import is_book_series
 
 __all__ = [
     "MAX_STRUCTURE_CHARS",
@@ -967,8 +968,6 @@ _EDITORS_RE = re.compile(r"^.{2,300}?\((?:eds?|hrsg|hg|editors?)\.?\)\s*[,.:]?\s
 
 
 def _split_container_from_title(work: CitedWork) -> None:
-    from citejudge.match.venues import is_book_series
-
     for attr in ("title", "venue"):
         text = getattr(work, attr)
         if not text:

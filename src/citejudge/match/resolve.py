@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import msgspec
 from rapidfuzz import fuzz
 
 from citejudge.ids import (
@@ -32,6 +33,7 @@ from citejudge.match.citation import CitedWork
 from citejudge.match.fields import compare_title, compare_year
 from citejudge.match.names import compare_authors, family_keys
 from citejudge.match.normalize import fold, title_key
+from citejudge.match.parse import split_author_string
 from citejudge.match.venues import compare_venue, is_book_series, venue_tokens
 from citejudge.records import Redirect, Work
 
@@ -487,14 +489,10 @@ def _regroup_authors_into_title(cited: CitedWork, work: Work) -> CitedWork:
         rest = " ".join(parts[k:])
         if not compare_title(rest, work.title).ok:
             continue
-        from citejudge.match.parse import split_author_string
-
         extra = split_author_string(" ".join(parts[:k]).rstrip("."))
         names = [*cited.authors, *extra] if extra else []
         if names and compare_authors(names, cited.et_al, work.authors).ok:
-            fixed = CitedWork(**{f: getattr(cited, f) for f in cited.__struct_fields__})
-            fixed.title, fixed.authors = rest, names
-            return fixed
+            return msgspec.structs.replace(cited, title=rest, authors=names)
     return cited
 
 
@@ -517,9 +515,7 @@ def _regroup_title_venue(cited: CitedWork, work: Work) -> CitedWork:
         return cited
     for name in [work.venue, *work.venue_alt]:
         if name and both == tkey + (title_key(name) or ""):
-            fixed = CitedWork(**{f: getattr(cited, f) for f in cited.__struct_fields__})
-            fixed.title, fixed.venue = work.title, name
-            return fixed
+            return msgspec.structs.replace(cited, title=work.title, venue=name)
     return cited
 
 
@@ -546,15 +542,11 @@ def _regroup_title_out_of_authors(cited: CitedWork, work: Work, authors_ok: bool
         joined = title_key(" ".join(cited.authors)) or ""
         venue_keys = {title_key(n) for n in [work.venue, *work.venue_alt] if n}
         if joined in venue_keys and not cited.venue and not cited.title:
-            fixed = CitedWork(**{f: getattr(cited, f) for f in cited.__struct_fields__})
-            fixed.authors, fixed.venue = [], " ".join(cited.authors)
-            return fixed
+            return msgspec.structs.replace(cited, authors=[], venue=" ".join(cited.authors))
         if (joined and joined == title_key(work.title) and cited.title and not cited.venue
                 and title_key(cited.title) in venue_keys):
             # APA puts the title first when there is no author: "Index. (2021). Publisher eBooks."
-            fixed = CitedWork(**{f: getattr(cited, f) for f in cited.__struct_fields__})
-            fixed.authors, fixed.title, fixed.venue = [], " ".join(cited.authors), cited.title
-            return fixed
+            return msgspec.structs.replace(cited, authors=[], title=" ".join(cited.authors), venue=cited.title)
     if cited.title:
         # only a title that lost its first words to the author list ("Nelson F. Conservation |
         # and Aid: Designing …"): the parsed title must be the end of the record's title
@@ -567,11 +559,12 @@ def _regroup_title_out_of_authors(cited: CitedWork, work: Work, authors_ok: bool
     if not words:
         return cited
     raw = _LEAD_NUMBER.sub("", cited.raw[:2000])
-    m = re.search(r"(?<![^\W_])" + r"[\W_]+".join(re.escape(w) for w in words) + r"(?![^\W_])", fold(raw))
+    folded = fold(raw)
+    m = re.search(r"(?<![^\W_])" + r"[\W_]+".join(re.escape(w) for w in words) + r"(?![^\W_])", folded)
     if m is None:
         return cited
     # the folded text keeps word order and count: cut the original text before the same word
-    lead_words = len(fold(raw)[: m.start()].split())
+    lead_words = len(folded[: m.start()].split())
     tokens = re.findall(r"\S+", raw)
     head, n = [], 0
     for tok in tokens:
@@ -580,16 +573,12 @@ def _regroup_title_out_of_authors(cited: CitedWork, work: Work, authors_ok: bool
         head.append(tok)
         n += len(fold(tok).split())
     author_text = " ".join(head).strip(" .,;:")
-    from citejudge.match.parse import split_author_string
-
     names = split_author_string(author_text) if author_text else []
     ok = (not names and not work.authors) or (
         bool(names) and bool(work.authors) and compare_authors(names, cited.et_al, work.authors).ok)
     if not ok:
         return cited
-    fixed = CitedWork(**{f: getattr(cited, f) for f in cited.__struct_fields__})
-    fixed.authors, fixed.title = names, work.title
-    return fixed
+    return msgspec.structs.replace(cited, authors=names, title=work.title)
 
 
 def validate(cited: CitedWork, work: Work, *, today_year: int | None = None) -> list[FieldResult]:
@@ -691,11 +680,11 @@ def validate_family(cited: CitedWork, res: Resolution, *, today_year: int | None
         elif (f.field not in _ID_FIELDS and f.ok and "could not be checked" in f.reason
               and not (isinstance(f.cited, str) and title_key(f.cited) == title_key(members[best_i].title))):
             # a copy without this field cannot vouch for it when another copy contradicts it
-            contra = next((g for i, fs in enumerate(per) if i != best_i for g in fs
+            contra = next(((i, g) for i, fs in enumerate(per) if i != best_i for g in fs
                            if g.field == f.field and not g.ok), None)
             if contra is not None:
-                contra.member = members[per.index(next(fs for fs in per if contra in fs))].id
-                f = contra
+                f = contra[1]
+                f.member = members[contra[0]].id
             elif best_i:
                 f.member = members[best_i].id
         elif best_i:

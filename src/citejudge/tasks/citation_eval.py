@@ -266,13 +266,14 @@ def _plausibility(res: SourceResolution, origin: str | None, score: float | None
 
 
 def verify_source(source: str | None, quote: str, world: WorldLookup | None,
-                  store: SourceStore | None, siblings: Sequence[SourceText] = ()) -> Verification:
+                  store: SourceStore | None, siblings: Sequence[SourceText] = (),
+                  resolution: SourceResolution | None = None) -> Verification:
     """Deterministic verification of one citation's source (see the module docstring).
 
     ``siblings``: texts of the other sources the same answer cites (a misattributed quote most
-    often comes from one of them).
+    often comes from one of them). ``resolution``: the source already resolved, if it was.
     """
-    res = resolve_source(source, world)
+    res = resolution if resolution is not None else resolve_source(source, world)
     facts: dict[str, Any] = {"resolution": res.to_dict()}
     shown = res.shown
     wname = _wname(res)
@@ -437,11 +438,11 @@ class CitationEvalTask:
                                                              "field": exc.field_name, "file": item.file,
                                                              "line": item.line})
         states: list[dict[str, Any]] = []
-        texts = [read_source(resolve_source(c.source, self.world), self.store) if len(cits) > 1 else None
-                 for c in cits]
+        resolved = [resolve_source(c.source, self.world) for c in cits]
+        texts = [read_source(r, self.store) for r in resolved] if len(cits) > 1 else [None] * len(cits)
         for i, c in enumerate(cits):
             siblings = [t for j, t in enumerate(texts) if j != i and t is not None]
-            ver = verify_source(c.source, c.content, self.world, self.store, siblings)
+            ver = verify_source(c.source, c.content, self.world, self.store, siblings, resolved[i])
             st: dict[str, Any] = {"citation_id": c.citation_id, "verification": ver.to_dict(), "support": None}
             if c.id_generated:
                 st["id_generated"] = True
