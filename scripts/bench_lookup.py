@@ -72,7 +72,7 @@ def sample(ix: WorldIndex, n: int, seed: int) -> list[tuple[str, str | None, str
         chunk = rowids[i : i + 500]
         q = f"SELECT data FROM works WHERE rowid IN ({','.join('?' * len(chunk))})"
         for (data,) in ix._db.execute(q, chunk):
-            w = ix._dec.decode(data)
+            w = ix.decode(data)
             out.append((w.id, w.doi, w.title))
     rng.shuffle(out)
     return out[:n]

@@ -909,7 +909,7 @@ def _write_part(args: tuple[Path, int, int, int, int, str]) -> tuple[str, int, i
     rng = random.Random(seed * 7 + p)
     lines: list[bytes] = []
     count = 0
-    with cast(Any, igzip).open(path, "wb", compresslevel=1) as fh:
+    with cast(Any, igzip).IGzipFile(path, "wb", compresslevel=1, mtime=0) as fh:  # stable bytes
         for i in range(start, start + n):
             if p > 0 and start > 0 and rng.random() < 0.005:
                 # an updated record of a work of an earlier part (same id; this one wins)
@@ -941,7 +941,7 @@ def _write_merged(out: Path, seed: int, works: int) -> int:
             rows.append(f"{date},{gone},{target}")
         if k == 1 and nmerged >= 2:  # a chain: merged into an id merged earlier
             rows.append(f"{date},W{ID_BASE + works + 999},W{ID_BASE + works + 1000}")
-        with cast(Any, igzip).open(d / f"{date}.csv.gz", "wb", compresslevel=1) as fh:
+        with cast(Any, igzip).IGzipFile(d / f"{date}.csv.gz", "wb", compresslevel=1, mtime=0) as fh:
             fh.write(("\n".join(rows) + "\n").encode())
         total += len(rows) - 1
     return total

@@ -23,7 +23,8 @@ from citejudge.index import (
     query_terms,
 )
 from citejudge.index import build as build_mod
-from citejudge.index.build import fold_title
+from citejudge.index.build import SCHEMA_VERSION, fold_title
+from citejudge.index.codec import RecordCodec
 from citejudge.match.normalize import fold, title_key
 from citejudge.records import Author, Redirect, Version, Work
 
@@ -131,7 +132,7 @@ def test_search_title_robust(world: WorldIndex) -> None:
 
 def test_info(world: WorldIndex) -> None:
     info = world.info()
-    assert info["works"] == 6 and info["redirects"] == 3 and info["schema_version"] == 1
+    assert info["works"] == 6 and info["redirects"] == 3 and info["schema_version"] == SCHEMA_VERSION
     assert info["bytes"] > 0 and info["sources"][0]["works"] == 6
     assert info["snapshot_dates"] == [] and info["title_docs"] == 6
     per = info["bytes_per_work"]
@@ -366,9 +367,8 @@ def test_killed_build_leaves_index_unchanged(tmp_path: Path) -> None:
 
 
 def test_later_part_wins_whatever_order_parts_arrive(tmp_path: Path) -> None:
-    import msgspec
 
-    enc = msgspec.msgpack.Encoder()
+    enc = RecordCodec()
     root = tmp_path / "raw"
     root.mkdir()
     writer = build_mod._Writer(root, update=False)
@@ -380,7 +380,9 @@ def test_later_part_wins_whatever_order_parts_arrive(tmp_path: Path) -> None:
     )
     writer.add_rows([build_mod._row(Work(id="W2", title="Other"), enc)], 0)
     assert writer.finish() == (2, 0, 1)
-    (root / "meta.json").write_text(json.dumps({"schema_version": build_mod.SCHEMA_VERSION}))
+    (root / "meta.json").write_text(
+        json.dumps({"schema_version": build_mod.SCHEMA_VERSION, "records": enc.describe()})
+    )
     ix = WorldIndex.open(root)
     w1 = ix.get("W1")
     assert w1 is not None and w1.title == "From part two"
@@ -393,7 +395,7 @@ def _dump_index(path: Path) -> dict[str, list[tuple[object, ...]]]:
     db = sqlite3.connect(str(path / "works.sqlite"))
     out = {
         "works": db.execute("SELECT rowid, id, data FROM works ORDER BY rowid").fetchall(),
-        "lookup": db.execute("SELECT key, seq FROM lookup ORDER BY key, seq").fetchall(),
+        "lookup": db.execute("SELECT h, seq FROM lookup ORDER BY h, seq").fetchall(),
         "redirects": db.execute("SELECT id, target, source FROM redirects ORDER BY id").fetchall(),
         "schema": db.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall(),
     }

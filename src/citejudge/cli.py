@@ -45,7 +45,8 @@ def cmd_index_build(args: argparse.Namespace) -> int:
                   console=console, disable=args.quiet, transient=True) as bar:
         task = bar.add_task("index", total=None)
         report = build_index(sources, Path(args.index), fmt=args.format, workers=args.workers,
-                             update=args.update, progress=lambda n: bar.update(task, completed=n))
+                             update=args.update, progress=lambda n: bar.update(task, completed=n),
+                             fields=args.fields)
     out = report.to_dict()
     print(json.dumps(out, ensure_ascii=False, indent=1))
     for issue in out.get("issues", [])[:20]:
@@ -202,6 +203,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--format", default="auto", choices=["auto", "openalex", "bibtex", "csl"], help="source format")
     b.add_argument("--workers", type=int, default=2, help="parsing processes (default 2)")
     b.add_argument("--update", action="store_true", help="upsert into an existing index instead of replacing it")
+    b.add_argument("--fields", default="all", choices=["all", "matching"],
+                   help="records to keep: all (default) or matching (no abstracts: reference grounding only, "
+                        "about half the size; content grounding then reports that the index has no text)")
     b.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     b.set_defaults(func=cmd_index_build)
     i = isub.add_parser("info", help="print index metadata as JSON")

@@ -2,12 +2,14 @@
 
 Layout of an index directory::
 
-    works.sqlite   works(rowid, id, data)     msgpack blobs of citejudge.records.Work
-                   lookup(key, seq)           "d:<doi>", "p:<pmid>", "c:<pmcid>", "a:<arxiv>",
-                                              "m:<mag>", "t:<title key>" -> works.rowid
+    works.sqlite   works(rowid, id, data)     records (citejudge.index.codec: zstd'd msgpack)
+                   lookup(h, seq)             64-bit hash of "d:<doi>", "p:<pmid>", "c:<pmcid>",
+                                              "a:<arxiv>", "m:<mag>", "t:<title key>" -> works.rowid
+                                              (readers check the key on the decoded record)
                    redirects(id, target)      merged (target) or deleted (NULL) work ids
     tantivy/       id (stored, raw) + title (folded words, BM25) for candidate retrieval
-    meta.json      schema_version, sources, counts, build time, citejudge version
+    records.zdict  the zstd dictionary of the records (absent for worlds too small to train one)
+    meta.json      schema_version, records codec, sources, counts, build time, citejudge version
 
 The build is parallel over parts: worker processes parse and convert records, compute the
 lookup keys and number the rows (as flat columns, cheap to pass between processes); one writer (this process) appends to SQLite with ``executemany`` and feeds Tantivy.
@@ -20,6 +22,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import hashlib
+import itertools
 import json
 import logging
 import multiprocessing as mp
@@ -41,6 +45,7 @@ import tantivy
 
 from citejudge.errors import CitejudgeError, IndexError_
 from citejudge.ids import arxiv_from_doi
+from citejudge.index.codec import TRAIN_SAMPLES, Fields, RecordCodec, train_dictionary
 from citejudge.match.normalize import fold
 from citejudge.records import ReadIssue, Redirect, Work
 
@@ -50,24 +55,27 @@ __all__ = [
     "build_index",
     "build_index_from_works",
     "fold_title",
+    "key_hash",
     "tantivy_schema",
     "work_keys",
 ]
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: zstd records with a dictionary, hashed lookup keys
 BATCH = 2000  # works per batch sent from a worker to the writer
 MAX_TOKEN = 40  # tantivy's default tokenizer drops longer tokens; queries must too
 TANTIVY_HEAP = 256 * 1024 * 1024
 TANTIVY_THREADS = 2
 PART_SHIFT = 32  # works.rowid = (part << 32) + position in the part
 
-# One converted work: (id, msgpack blob, lookup keys, folded title or "")
-Row = tuple[str, bytes, tuple[str, ...], str]
+# One converted work: (id, stored record, lookup key hashes, folded title or "")
+Row = tuple[str, bytes, tuple[int, ...], str]
 # Rows ready for the writer, made by the workers, as flat columns (cheaper to pickle than rows):
-# works rowids, ids, msgpack blobs, folded titles ("" for none); lookup keys and their rowids.
-Batch = tuple[list[int], list[str], list[bytes], list[str], list[str], list[int]]
+# works rowids, ids, stored records, folded titles ("" for none); lookup key hashes and rowids.
+Batch = tuple[list[int], list[str], list[bytes], list[str], list[int], list[int]]
+# What a worker needs to encode records: the codec's fields and dictionary.
+CodecSpec = tuple[Fields, bytes | None]
 
 
 @dataclass
@@ -119,7 +127,7 @@ def tantivy_schema() -> tantivy.Schema:
 
 
 def work_keys(work: Work, folded_title: str | None = None) -> tuple[str, ...]:
-    """Every exact-lookup key of ``work`` (ids of the record and of its versions, title key)."""
+    """Every lookup key of ``work``: ids of the record and of its versions, title key, title blocks."""
     keys: list[str] = []
     versions = work.versions
     dois = [work.doi, *[v.doi for v in versions]] if versions else [work.doi]
@@ -150,7 +158,101 @@ def work_keys(work: Work, folded_title: str | None = None) -> tuple[str, ...]:
     tkey = folded_title.replace(" ", "")
     if tkey:
         keys.append("t:" + tkey)
+        keys.extend(title_blocks(folded_title))
     return tuple(keys)
+
+
+def key_hash(key: str) -> int:
+    """The signed 64-bit hash under which the lookup table stores ``key`` (BLAKE2b, stable)."""
+    return int.from_bytes(
+        hashlib.blake2b(key.encode(), digest_size=8).digest(), "little", signed=True
+    )
+
+
+#: Words left out of title queries and title blocks (they match most titles).
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "their",
+        "this",
+        "to",
+        "was",
+        "were",
+        "with",
+        "via",
+        "using",
+        "towards",
+        "toward",
+        "based",
+        "under",
+        "over",
+        "between",
+        "among",
+        "about",
+        "than",
+        "vs",
+        "versus",
+        "de",
+        "la",
+        "le",
+        "les",
+        "des",
+        "du",
+        "et",
+        "en",
+        "el",
+        "los",
+        "las",
+        "y",
+        "der",
+        "die",
+        "das",
+        "und",
+        "von",
+        "zu",
+        "im",
+        "il",
+        "di",
+        "e",
+    ]
+)
+BLOCK_WORDS = 3  # a title block is the first (or last) three content words of a title
+
+
+def title_blocks(folded_title: str) -> tuple[str, ...]:
+    """The block keys of a folded title: its first and its last three content words.
+
+    One edit (a typo, a dropped or an added word) at one end of a long title leaves the block
+    of the other end intact, so a noisy title finds its record among the few sharing a block,
+    whatever the size of the world. Titles of fewer than three content words have none.
+    """
+    words = [w for w in folded_title.split() if w not in STOPWORDS and len(w.encode()) < MAX_TOKEN]
+    if len(words) < BLOCK_WORDS:
+        return ()
+    head = "P:" + " ".join(words[:BLOCK_WORDS])
+    tail = "S:" + " ".join(words[-BLOCK_WORDS:])
+    return (head, tail)
 
 
 _ARXIV_DOI = "10.48550/arxiv."  # arxiv_from_doi() is None for every other DOI
@@ -171,9 +273,9 @@ def fold_title(title: str) -> str:
     return fold(title)
 
 
-def _row(work: Work, enc: msgspec.msgpack.Encoder) -> Row:
+def _row(work: Work, codec: RecordCodec) -> Row:
     folded = fold_title(work.title) if work.title else ""
-    return (work.id, enc.encode(work), work_keys(work, folded), folded)
+    return (work.id, codec.encode(work), tuple(map(key_hash, work_keys(work, folded))), folded)
 
 
 # --- worker side ----------------------------------------------------------------------------
@@ -195,7 +297,9 @@ def _expected(part: Any) -> int | None:
     return None
 
 
-def _part_messages(pid: int, part: Any, base: int) -> Iterator[tuple[str, int, Any]]:
+def _part_messages(
+    pid: int, part: Any, base: int, spec: CodecSpec
+) -> Iterator[tuple[str, int, Any]]:
     """Read one part: ("batch", pid, Batch) messages, then ("done", pid, (count, issues)).
 
     ``base`` is the part's first rowid minus one (see ``PART_SHIFT``). The worker numbers the
@@ -204,7 +308,7 @@ def _part_messages(pid: int, part: Any, base: int) -> Iterator[tuple[str, int, A
     """
     from citejudge.snapshot import read_part
 
-    encode = msgspec.msgpack.Encoder().encode
+    encode = RecordCodec(*spec).encode
     seq = base
     n = 0
     batch: Batch = ([], [], [], [], [], [])
@@ -221,7 +325,7 @@ def _part_messages(pid: int, part: Any, base: int) -> Iterator[tuple[str, int, A
                 blobs.append(encode(rec))
                 titles.append(folded)
                 for k in work_keys(rec, folded):
-                    keys.append(k)
+                    keys.append(key_hash(k))
                     key_seqs.append(seq)
                 if len(seqs) >= BATCH:
                     yield ("batch", pid, batch)
@@ -241,13 +345,13 @@ def _worker(tasks: Any, results: Any) -> None:  # pragma: no cover - runs in a c
         item = tasks.get()
         if item is None:
             return
-        pid, part, base = item
-        for msg in _part_messages(pid, part, base):
+        pid, part, base, spec = item
+        for msg in _part_messages(pid, part, base, spec):
             results.put(msg)
 
 
 def _iter_parts_parallel(
-    parts: list[Any], bases: list[int], workers: int
+    parts: list[Any], bases: list[int], workers: int, spec: CodecSpec
 ) -> Iterator[tuple[str, int, Any]]:
     """Yield ("batch", part_no, Batch) and ("done", part_no, (count, issues)) messages."""
     if not parts:
@@ -258,7 +362,7 @@ def _iter_parts_parallel(
     nproc = max(1, min(workers, len(parts)))
     procs = [ctx.Process(target=_worker, args=(tasks, results), daemon=True) for _ in range(nproc)]
     for i, p in enumerate(parts):
-        tasks.put((i, p, bases[i]))
+        tasks.put((i, p, bases[i], spec))
     for _ in procs:
         tasks.put(None)
     for pr in procs:
@@ -284,9 +388,11 @@ def _iter_parts_parallel(
             pr.join(timeout=5)
 
 
-def _iter_parts_serial(parts: list[Any], bases: list[int]) -> Iterator[tuple[str, int, Any]]:
+def _iter_parts_serial(
+    parts: list[Any], bases: list[int], spec: CodecSpec
+) -> Iterator[tuple[str, int, Any]]:
     for i, part in enumerate(parts):
-        yield from _part_messages(i, part, bases[i])
+        yield from _part_messages(i, part, bases[i], spec)
 
 
 # --- writer side ----------------------------------------------------------------------------
@@ -295,24 +401,35 @@ def _iter_parts_serial(parts: list[Any], bases: list[int]) -> Iterator[tuple[str
 class _Writer:
     """Single writer: appends to SQLite and Tantivy, resolves upserts at the end."""
 
-    def __init__(self, root: Path, *, update: bool) -> None:
+    def __init__(self, root: Path, *, update: bool, codec: RecordCodec | None = None) -> None:
         self.root = root
+        self.codec = codec or RecordCodec()
         self.db = sqlite3.connect(str(root / "works.sqlite"), isolation_level=None)
         self.db.execute("PRAGMA journal_mode=OFF")
         self.db.execute("PRAGMA synchronous=OFF")
         self.db.execute("PRAGMA cache_size=-262144")
-        self.db.execute("PRAGMA temp_store=MEMORY")
+        # sorts for the indexes spill to temporary files: memory stays flat as the world grows
+        self.db.execute("PRAGMA temp_store=FILE")
         self.db.executescript(
             """
             CREATE TABLE IF NOT EXISTS works(id TEXT NOT NULL, data BLOB NOT NULL);
-            CREATE TABLE IF NOT EXISTS lookup(key TEXT NOT NULL, seq INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS lookup(h INTEGER NOT NULL, seq INTEGER NOT NULL,
+                                              PRIMARY KEY (h, seq)) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS redirects(id TEXT NOT NULL, target TEXT, source TEXT);
             CREATE TABLE IF NOT EXISTS venue_alias(key TEXT NOT NULL, names TEXT NOT NULL);
             DROP INDEX IF EXISTS works_id;
             DROP INDEX IF EXISTS venue_alias_key;
-            DROP INDEX IF EXISTS lookup_key;
             DROP INDEX IF EXISTS redirects_id;
             """
+        )
+        # Lookup rows are appended to a scratch file and sorted into ``lookup`` at the end; a
+        # table of the index file itself would leave its pages behind, free but on disk.
+        self.load_path = root / "lookup-load.sqlite"
+        self.db.execute("ATTACH DATABASE ? AS load", (str(self.load_path),))
+        self.db.execute("PRAGMA load.journal_mode=OFF")
+        self.db.execute("PRAGMA load.synchronous=OFF")
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS load.lookup_load(h INTEGER NOT NULL, seq INTEGER NOT NULL)"
         )
         self.db.execute("BEGIN")
         row = self.db.execute("SELECT coalesce(max(rowid), 0) FROM works").fetchone()
@@ -352,7 +469,7 @@ class _Writer:
         self.next_pos[part] = pos + len(rows)
         self.added += len(rows)
         self.db.executemany("INSERT INTO works(rowid, id, data) VALUES (?,?,?)", wrows)
-        self.db.executemany("INSERT INTO lookup(key, seq) VALUES (?,?)", lrows)
+        self.db.executemany("INSERT INTO lookup_load(h, seq) VALUES (?,?)", lrows)
 
     def rowid_base(self, part: int) -> int:
         """The rowid before the first row of ``part`` (for :meth:`add_batch`)."""
@@ -372,7 +489,7 @@ class _Writer:
             "INSERT INTO works(rowid, id, data) VALUES (?,?,?)", zip(seqs, ids, blobs, strict=True)
         )
         db.executemany(
-            "INSERT INTO lookup(key, seq) VALUES (?,?)", zip(keys, key_seqs, strict=True)
+            "INSERT INTO lookup_load(h, seq) VALUES (?,?)", zip(keys, key_seqs, strict=True)
         )
 
     def add_redirects(self, redirects: Iterable[Redirect]) -> None:
@@ -409,14 +526,15 @@ class _Writer:
         ndup = int(db.execute("SELECT count(*) FROM gone").fetchone()[0])
         if ndup:
             db.execute("DELETE FROM works WHERE rowid IN (SELECT seq FROM gone)")
+            db.execute("DELETE FROM lookup_load WHERE seq IN (SELECT seq FROM gone)")
             db.execute("DELETE FROM lookup WHERE seq IN (SELECT seq FROM gone)")
             # Tantivy: drop every document of a duplicated id and re-add the surviving title.
-            dec = msgspec.msgpack.Decoder(Work)
+            decode = self.codec.decode
             for wid, data in db.execute(
                 "SELECT w.id, w.data FROM works w JOIN dup d ON w.rowid = d.keep"
             ):
                 self.twriter.delete_documents_by_term("id", wid)
-                work = dec.decode(data)
+                work = decode(data)
                 folded = fold_title(work.title) if work.title else ""
                 if folded:
                     self.twriter.add_document(tantivy.Document(id=wid, title=folded))
@@ -438,14 +556,21 @@ class _Writer:
             "DELETE FROM redirects WHERE rowid NOT IN (SELECT max(rowid) FROM redirects GROUP BY id)"
         )
         db.execute("DELETE FROM redirects WHERE id IN (SELECT id FROM works)")
-        db.execute("CREATE INDEX lookup_key ON lookup(key, seq)")
+        # sorted first, so the WITHOUT ROWID b-tree is filled in key order
+        db.execute(
+            "INSERT OR IGNORE INTO lookup(h, seq) SELECT h, seq FROM lookup_load ORDER BY h, seq"
+        )
         db.execute("CREATE UNIQUE INDEX redirects_id ON redirects(id)")
-        db.execute("DELETE FROM venue_alias WHERE rowid NOT IN (SELECT max(rowid) FROM venue_alias GROUP BY key, names)")
+        db.execute(
+            "DELETE FROM venue_alias WHERE rowid NOT IN (SELECT max(rowid) FROM venue_alias GROUP BY key, names)"
+        )
         db.execute("CREATE INDEX venue_alias_key ON venue_alias(key)")
         db.execute("COMMIT")
         nworks = int(db.execute("SELECT count(*) FROM works").fetchone()[0])
         nred = int(db.execute("SELECT count(*) FROM redirects").fetchone()[0])
+        db.execute("DETACH DATABASE load")
         db.close()
+        self.load_path.unlink(missing_ok=True)
         committer.join()
         self._twriter = None
         if errors:
@@ -528,7 +653,11 @@ def _swap(tmp: Path, index: Path) -> None:
 
 
 def _write_meta(
-    tmp: Path, report: BuildReport, old_meta: dict[str, Any] | None, started: float
+    tmp: Path,
+    report: BuildReport,
+    old_meta: dict[str, Any] | None,
+    started: float,
+    codec: RecordCodec,
 ) -> None:
     sources = list(old_meta.get("sources", [])) if old_meta else []
     sources.extend(report.sources)
@@ -540,8 +669,28 @@ def _write_meta(
         "works": report.works,
         "redirects": report.redirects,
         "sources": sources,
+        "records": codec.describe(),
     }
     (tmp / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+
+
+def _codec(
+    tmp: Path, old_meta: dict[str, Any] | None, fields: Fields, sample: Callable[[], list[Work]]
+) -> RecordCodec:
+    """The codec of the index being built: an updated index's own, else one trained on ``sample``."""
+    if old_meta is not None:
+        codec = RecordCodec.load(tmp, old_meta)
+        if codec.fields != fields:
+            raise IndexError_(
+                f"the index holds fields={codec.fields!r}, the update asks for fields={fields!r}",
+                hint="update with the index's own --fields, or rebuild it",
+            )
+        return codec
+    packer = RecordCodec(fields=fields)
+    started = time.monotonic()
+    dictionary = train_dictionary([packer.pack(w) for w in sample()])
+    log.info("trained the record dictionary in %.1fs", time.monotonic() - started)
+    return RecordCodec(fields=fields, dictionary=dictionary)
 
 
 def _run(
@@ -549,12 +698,17 @@ def _run(
     update: bool,
     feed: Callable[[_Writer, BuildReport], None],
     report: BuildReport,
+    *,
+    fields: Fields,
+    sample: Callable[[], list[Work]],
 ) -> BuildReport:
     started = time.monotonic()
     tmp, old_meta = _prepare(index, update)
     writer: _Writer | None = None
     try:
-        writer = _Writer(tmp, update=old_meta is not None)
+        codec = _codec(tmp, old_meta, fields, sample)
+        codec.save(tmp)
+        writer = _Writer(tmp, update=old_meta is not None, codec=codec)
         feed(writer, report)
         fed = time.monotonic()
         log.info("read and loaded %d rows in %.1fs", writer.added, fed - started)
@@ -568,7 +722,7 @@ def _run(
             shutil.rmtree(tmp, ignore_errors=True)
             log.warning("no work was read; %s left unchanged", index)
             return report
-        _write_meta(tmp, report, old_meta, started)
+        _write_meta(tmp, report, old_meta, started, codec)
         _swap(tmp, index)
     except BaseException:
         if writer is not None:
@@ -586,18 +740,24 @@ def build_index_from_works(
     redirects: Iterable[Redirect] = (),
     update: bool = False,
     source: str = "works",
+    fields: Fields = "all",
 ) -> BuildReport:
     """Build (or with ``update=True`` upsert into) an index from ``Work`` objects in memory."""
     index = Path(index)
     report = BuildReport(index=str(index))
+    stream = iter(works)
+    head: list[Work] = []
+
+    def sample() -> list[Work]:
+        head.extend(itertools.islice(stream, TRAIN_SAMPLES))  # fed again, first, by ``feed``
+        return head
 
     def feed(w: _Writer, rep: BuildReport) -> None:
-        enc = msgspec.msgpack.Encoder()
         batch: list[Row] = []
         n = 0
-        for work in works:
+        for work in itertools.chain(head, stream):
             n += 1
-            batch.append(_row(work, enc))
+            batch.append(_row(work, w.codec))
             if len(batch) >= BATCH:
                 w.add_rows(batch)
                 batch = []
@@ -607,7 +767,7 @@ def build_index_from_works(
         w.add_redirects(reds)
         rep.sources.append({"path": source, "format": "works", "works": n, "redirects": len(reds)})
 
-    return _run(index, update, feed, report)
+    return _run(index, update, feed, report, fields=fields, sample=sample)
 
 
 def _plan_info(plan: Any, path: Path) -> dict[str, Any]:
@@ -629,6 +789,7 @@ def build_index(
     workers: int = 2,
     update: bool = False,
     progress: Callable[[int], None] | None = None,
+    fields: Fields = "all",
 ) -> BuildReport:
     """Build the index of the worlds in ``sources`` at ``index`` (atomically).
 
@@ -668,10 +829,11 @@ def build_index(
                 owner.append(si)
         total = 0
         bases = [w.rowid_base(i) for i in range(len(parts))]
+        spec: CodecSpec = (w.codec.fields, w.codec.dictionary)
         stream = (
-            _iter_parts_parallel(parts, bases, workers)
+            _iter_parts_parallel(parts, bases, workers, spec)
             if workers > 1 and len(parts) > 1
-            else _iter_parts_serial(parts, bases)
+            else _iter_parts_serial(parts, bases, spec)
         )
         for kind, pno, payload in stream:
             if kind == "batch":
@@ -710,4 +872,19 @@ def build_index(
                 infos[si]["venue_sources"] = w.add_venue_names(groups)
         rep.sources.extend(infos)
 
-    return _run(index, update, feed, report)
+    def sample() -> list[Work]:
+        """The first works of the sources, in part order (the same whatever the worker count)."""
+        from citejudge.snapshot import read_part
+
+        out: list[Work] = []
+        for _src, plan in plans:
+            for part in plan.parts:
+                with contextlib.suppress(Exception):  # a broken part is reported by the build
+                    for rec in read_part(part):
+                        if isinstance(rec, Work):
+                            out.append(rec)
+                            if len(out) >= TRAIN_SAMPLES:
+                                return out
+        return out
+
+    return _run(index, update, feed, report, fields=fields, sample=sample)

@@ -10,16 +10,26 @@ from __future__ import annotations
 import json
 import sqlite3
 import urllib.parse
+from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import tantivy
+from rapidfuzz import fuzz
 
 from citejudge.errors import IndexError_
 from citejudge.ids import norm_arxiv, norm_doi, norm_mag, norm_openalex, norm_pmcid, norm_pmid
-from citejudge.index.build import MAX_TOKEN, SCHEMA_VERSION, fold_title
+from citejudge.index.build import (
+    MAX_TOKEN,
+    SCHEMA_VERSION,
+    STOPWORDS,
+    fold_title,
+    key_hash,
+    title_blocks,
+    work_keys,
+)
+from citejudge.index.codec import RecordCodec
 from citejudge.records import Redirect, Work
 
 __all__ = ["EXACT_TITLE_SCORE", "STOPWORDS", "WorldIndex", "query_terms"]
@@ -28,75 +38,6 @@ __all__ = ["EXACT_TITLE_SCORE", "STOPWORDS", "WorldIndex", "query_terms"]
 #: the query's (they come before every BM25 candidate).
 EXACT_TITLE_SCORE = 1e6
 
-#: Words left out of title queries (they match most titles and slow the query down).
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "their",
-        "this",
-        "to",
-        "was",
-        "were",
-        "with",
-        "via",
-        "using",
-        "towards",
-        "toward",
-        "based",
-        "under",
-        "over",
-        "between",
-        "among",
-        "about",
-        "than",
-        "vs",
-        "versus",
-        "de",
-        "la",
-        "le",
-        "les",
-        "des",
-        "du",
-        "et",
-        "en",
-        "el",
-        "los",
-        "las",
-        "y",
-        "der",
-        "die",
-        "das",
-        "und",
-        "von",
-        "zu",
-        "im",
-        "il",
-        "di",
-        "e",
-    ]
-)
-
 MAX_QUERY_TERMS = 12
 FUZZY_MIN_LEN = 4
 FUZZY_BOOST = 2.0
@@ -104,6 +45,9 @@ MAX_FUZZY = 3  # unknown words matched within one edit, at most
 RARE_MAX_TERMS = 16  # longer queries (whole citation strings) use the broad OR only
 RARE_MIN_TERMS = 4  # queries with fewer known terms go straight to the broad OR
 RARE_MUST = 3  # a first-pass candidate contains at least two of this many rarest terms
+BLOCK_MAX = 64  # a title block with more works than this is too common to decide anything
+BLOCK_ACCEPT = 80.0  # a block answers when its best title is this similar to the query...
+BLOCK_KEEP = 60.0  # ...with every block title at least this similar
 
 
 def query_terms(text: str) -> list[str]:
@@ -117,7 +61,8 @@ class WorldIndex:
     """A read-only index of a world (works, identifiers, redirects, titles)."""
 
     def __init__(
-        self, path: Path, db: sqlite3.Connection, tindex: tantivy.Index, meta: dict[str, Any]
+        self, path: Path, db: sqlite3.Connection, tindex: tantivy.Index, meta: dict[str, Any],
+        codec: RecordCodec,
     ):
         self.path = path
         self._db = db
@@ -126,7 +71,15 @@ class WorldIndex:
         self._searcher = tindex.searcher()
         self._schema = tindex.schema
         self.meta = meta
-        self._dec = msgspec.msgpack.Decoder(Work)
+        self.codec = codec
+        self.decode = codec.decode
+        #: How many title searches each retrieval stage answered (for benchmarks).
+        self.stages: Counter[str] = Counter()
+
+    @property
+    def has_text(self) -> bool:
+        """False for an index built with ``--fields matching`` (it holds no abstracts)."""
+        return self.codec.fields != "matching"
 
     # --- opening ---------------------------------------------------------------------------
 
@@ -148,6 +101,7 @@ class WorldIndex:
                 f"index {path} has schema version {version}, this citejudge reads {SCHEMA_VERSION}",
                 hint=f"rebuild it: citejudge index build SOURCE --index {path}",
             )
+        codec = RecordCodec.load(path, meta)
         db_path = (path / "works.sqlite").resolve()
         if not db_path.is_file():
             raise IndexError_(f"index {path} has no works.sqlite", hint=hint)
@@ -164,7 +118,7 @@ class WorldIndex:
         except (OSError, ValueError) as exc:
             db.close()
             raise IndexError_(f"index {path}: title index is unreadable: {exc}", hint=hint) from exc
-        return cls(path, db, tindex, meta)
+        return cls(path, db, tindex, meta, codec)
 
     def close(self) -> None:
         """Close the SQLite connection."""
@@ -181,7 +135,7 @@ class WorldIndex:
     def get(self, work_id: str) -> Work | None:
         """The work with this id (exactly as stored), or None."""
         row = self._db.execute("SELECT data FROM works WHERE id = ?", (work_id,)).fetchone()
-        return self._dec.decode(row[0]) if row else None
+        return self.decode(row[0]) if row else None
 
     def get_many(self, ids: Iterable[str]) -> list[Work]:
         """The works with these ids, in the order given, missing ones left out."""
@@ -191,7 +145,7 @@ class WorldIndex:
             chunk = wanted[i : i + 500]
             q = f"SELECT id, data FROM works WHERE id IN ({','.join('?' * len(chunk))})"
             for wid, data in self._db.execute(q, chunk):
-                found[wid] = self._dec.decode(data)
+                found[wid] = self.decode(data)
         return [found[w] for w in wanted if w in found]
 
     def redirect(self, work_id: str) -> Redirect | None:
@@ -239,11 +193,13 @@ class WorldIndex:
 
     def _by_key(self, key: str) -> list[Work]:
         rows = self._db.execute(
-            "SELECT w.id, w.data FROM lookup l JOIN works w ON w.rowid = l.seq WHERE l.key = ? "
+            "SELECT w.id, w.data FROM lookup l JOIN works w ON w.rowid = l.seq WHERE l.h = ? "
             "ORDER BY w.id",
-            (key,),
+            (key_hash(key),),
         ).fetchall()
-        return [self._dec.decode(r[1]) for r in rows]
+        works = [self.decode(r[1]) for r in rows]
+        # keys are stored as 64-bit hashes: the record itself confirms the key
+        return [w for w in works if key in work_keys(w)]
 
     def _by(self, prefix: str, norm: Callable[[Any], str | None], value: Any) -> list[Work]:
         canon = norm(value)
@@ -278,12 +234,16 @@ class WorldIndex:
         return [work] if work is not None else []
 
     def ids_by_title_key(self, key: str) -> list[str]:
-        """Ids of the works whose title key is ``key`` (no record is decoded), sorted."""
+        """Ids of the works whose title key is ``key``, sorted.
+
+        No record is decoded, so (keys being stored as 64-bit hashes) a caller that must be
+        sure compares the titles of the records it reads; callers do (version families).
+        """
         if not key:
             return []
         rows = self._db.execute(
-            "SELECT w.id FROM lookup l JOIN works w ON w.rowid = l.seq WHERE l.key = ? ORDER BY w.id",
-            ("t:" + key,),
+            "SELECT w.id FROM lookup l JOIN works w ON w.rowid = l.seq WHERE l.h = ? ORDER BY w.id",
+            (key_hash("t:" + key),),
         ).fetchall()
         return [r[0] for r in rows]
 
@@ -294,7 +254,7 @@ class WorldIndex:
     # --- title candidates ------------------------------------------------------------------
 
     def search_title(
-        self, text: str, k: int = 10, *, exact: bool = True
+        self, text: str, k: int = 10, *, exact: bool = True, blocks: bool = True
     ) -> list[tuple[str, float]]:
         """Candidate work ids for a (possibly noisy) title, best first, at most ``k``.
 
@@ -304,19 +264,34 @@ class WorldIndex:
         first pass only considers works containing two of its three rarest words (fast at
         scale); when none does, an OR of all the words is run. Never parses ``text`` as a
         query language. ``exact=False`` skips the title-key lookup (BM25 only).
+
+        Before any ranked query, the works sharing a title block (:func:`title_blocks`: first or
+        last three content words) are compared with the query; when one is close enough they are
+        the answer, ranked by similarity. Their number is bounded, so this stage costs the same
+        in any world; ``blocks=False`` skips it.
         """
         if k <= 0:
             return []
         out: dict[str, float] = {}
-        key = fold_title(text).replace(" ", "") if exact else ""
+        folded = fold_title(text)
+        key = folded.replace(" ", "") if exact else ""
         if key:
             for (wid,) in self._db.execute(
-                "SELECT w.id FROM lookup l JOIN works w ON w.rowid = l.seq WHERE l.key = ? "
+                "SELECT w.id FROM lookup l JOIN works w ON w.rowid = l.seq WHERE l.h = ? "
                 "ORDER BY w.id",
-                ("t:" + key,),
+                (key_hash("t:" + key),),
             ):
                 out[wid] = EXACT_TITLE_SCORE
         terms = query_terms(text)
+        if out and len(out) >= k:
+            self.stages["title_key"] += 1
+        if blocks and terms and len(out) < k and len(terms) <= RARE_MAX_TERMS:
+            near = self._block_candidates(folded)
+            if near and max(near.values()) >= BLOCK_ACCEPT:
+                self.stages["title_block"] += 1
+                for wid, score in near.items():
+                    out.setdefault(wid, score)
+                return sorted(out.items(), key=lambda t: (-t[1], t[0]))[:k]
         if terms and len(out) < k:
             searcher = self._searcher
             schema = self._schema
@@ -360,6 +335,7 @@ class WorldIndex:
                 clauses = [(must, gate)] + [(should, term_q[t]) for t in known]
                 query = tantivy.Query.boolean_query(clauses + fuzzy)
                 hits = searcher.search(query, limit, count=False).hits
+            self.stages["ranked_rare" if hits else "ranked_all"] += 1
             if not hits:
                 query = tantivy.Query.boolean_query([(should, term_q[t]) for t in known] + fuzzy)
                 hits = searcher.search(query, limit, count=False).hits
@@ -373,6 +349,25 @@ class WorldIndex:
                     out[wid] = score
         ranked = sorted(out.items(), key=lambda t: (-t[1], t[0]))
         return ranked[:k]
+
+    def _block_candidates(self, folded: str) -> dict[str, float]:
+        """Works sharing a (not too common) title block with ``folded``, by title similarity."""
+        out: dict[str, float] = {}
+        for block in title_blocks(folded):
+            rows = self._db.execute(
+                "SELECT w.data FROM lookup l JOIN works w ON w.rowid = l.seq WHERE l.h = ? LIMIT ?",
+                (key_hash(block), BLOCK_MAX + 1),
+            ).fetchall()
+            if len(rows) > BLOCK_MAX:
+                continue
+            for (data,) in rows:
+                work = self.decode(data)
+                if work.id in out or not work.title:
+                    continue
+                score = fuzz.ratio(folded, fold_title(work.title), processor=None)
+                if score >= BLOCK_KEEP:
+                    out[work.id] = score
+        return out
 
     # --- about -----------------------------------------------------------------------------
 
