@@ -267,7 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--gold-map", metavar="MAP", help="label mapping, e.g. VALID=Yes,HALLUCINATED=No")
     rep.add_argument("--category", metavar="FIELD", help="field for per-category tables (e.g. hallucination_type)")
     rep.add_argument("--html", metavar="OUT", help="output HTML (default RUN_DIR/report.html)")
-    rep.add_argument("--no-plots", action="store_true", help="tables only (no matplotlib figures)")
+    rep.add_argument("--no-plots", action="store_true", help="tables only (no charts)")
     rep.set_defaults(func=cmd_report)
 
     cmpp = sub.add_parser("compare", help="agreement, kappa and flipped items between two run directories")
