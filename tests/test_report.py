@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import re
@@ -25,7 +24,13 @@ from citejudge.run.metrics import (
     macro_f1,
     per_class,
 )
-from citejudge.run.report import ReportError, build_report, cmd_report, parse_gold_map
+from citejudge.run.report import (
+    ReportError,
+    ReportOptions,
+    build_report,
+    cmd_report,
+    parse_gold_map,
+)
 
 # ------------------------------------------------------------------------------ metrics: exact numbers
 
@@ -291,9 +296,8 @@ def test_report_tolerates_missing_manifest_and_corrupted_tail(tmp_path: Path) ->
 
 
 def test_cmd_report_prints_summary(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    args = argparse.Namespace(run_dir=str(run_dir), gold="label", html=None, gold_map="VALID=Yes,HALLUCINATED=No",
-                              category=None, no_plots=True)
-    assert cmd_report(args) == 0
+    opts = ReportOptions(run_dir=run_dir, gold="label", gold_map="VALID=Yes,HALLUCINATED=No", plots=False)
+    assert cmd_report(opts) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["html"] == str(run_dir / "report.html") and out["reference_grounding"]["kappa"] == 0.1
 
@@ -316,6 +320,22 @@ def test_report_escapes_item_text(tmp_path: Path) -> None:
         assert where in page, where
     # the category chart draws the category name as SVG text, escaped too
     assert re.search(r"<text [^>]*>cat&lt;script&gt;alert\(1\)&lt;/script&gt;</text>", page)
+
+
+def test_cli_report_and_compare_build_typed_options(run_dir: Path, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from citejudge.cli import main
+
+    out = tmp_path / "elsewhere" / "page.html"
+    assert main(["report", str(run_dir), "--gold", "label", "--gold-map", "VALID=Yes,HALLUCINATED=No",
+                 "--category", "hallucination_type", "--html", str(out), "--no-plots"]) == 0
+    short = json.loads(capsys.readouterr().out)
+    assert short["html"] == str(out) and short["json"] == str(out.with_name("report.json"))
+    assert short["reference_grounding"]["kappa"] == 0.1
+    page = out.read_text()
+    assert "Per category" in page and "<svg" not in page
+    assert main(["compare", str(run_dir), str(run_dir), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["manifest"]["kind"] == "reproducibility"
 
 
 def test_bar_chart_geometry() -> None:

@@ -126,16 +126,20 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """``citejudge report RUN_DIR [--gold FILE|FIELD]``."""
+    from citejudge.run.report import ReportOptions
     from citejudge.run.report import cmd_report as run_report
 
-    return int(run_report(args))
+    return run_report(ReportOptions(run_dir=Path(args.run_dir), gold=args.gold, gold_map=args.gold_map,
+                                    category=args.category, html=Path(args.html) if args.html else None,
+                                    plots=not args.no_plots))
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """``citejudge compare RUN_A RUN_B``."""
+    from citejudge.run.compare import CompareOptions
     from citejudge.run.compare import cmd_compare as run_compare
 
-    return int(run_compare(args))
+    return run_compare(CompareOptions(run_a=Path(args.run_a), run_b=Path(args.run_b), as_json=args.json))
 
 
 # ------------------------------------------------------------------------------ models

@@ -19,7 +19,6 @@ external resource); ``report.json`` beside the page holds the same numbers.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import datetime as _dt
 import io
@@ -41,6 +40,7 @@ __all__ = [
     "ERROR_LABEL",
     "Gold",
     "ReportError",
+    "ReportOptions",
     "Row",
     "RunData",
     "View",
@@ -483,11 +483,27 @@ def _short(rep: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def cmd_report(args: argparse.Namespace) -> int:
+@dataclass(frozen=True)
+class ReportOptions:
+    """Options of one ``citejudge report`` (mirrors the CLI flags)."""
+
+    run_dir: Path
+    """The run directory (``results.jsonl``, ``manifest.json``)."""
+    gold: str | None = None
+    """A gold file (``id,label[,category]``) or the name of an input field."""
+    gold_map: str | None = None
+    """Gold label renaming, e.g. ``VALID=Yes,HALLUCINATED=No``."""
+    category: str | None = None
+    """The input field for per-category tables (default ``hallucination_type`` when present)."""
+    html: Path | None = None
+    """The HTML page to write (default ``RUN_DIR/report.html``); ``report.json`` goes beside it."""
+    plots: bool = True
+    """False: tables only."""
+
+
+def cmd_report(opts: ReportOptions) -> int:
     """``citejudge report RUN_DIR [--gold FILE|FIELD] [--gold-map MAP] [--category FIELD] [--html OUT]``."""
-    html_out = getattr(args, "html", None)
-    rep = build_report(Path(args.run_dir), getattr(args, "gold", None), Path(html_out) if html_out else None,
-                       gold_map=getattr(args, "gold_map", None), category=getattr(args, "category", None),
-                       plots=not getattr(args, "no_plots", False))
+    rep = build_report(opts.run_dir, opts.gold, opts.html, gold_map=opts.gold_map, category=opts.category,
+                       plots=opts.plots)
     print(json.dumps(_short(rep), ensure_ascii=False))
     return 0
