@@ -6,7 +6,7 @@ Prints one JSON object:
   (:class:`citejudge.tasks.runner.TaskWorker` over the input file, lines written to a file) vs the same items
   through :func:`citejudge.run.run` (reading shards, run directory, manifest, appends, counts,
   progress off); ``overhead_ratio`` = runner seconds / direct seconds - 1 (goal <= 0.05), with
-  the one-off ``report.html`` (matplotlib) timed apart as ``report_html_s``. Best of
+  the one-off ``report.html`` timed apart as ``report_html_s``. Best of
   ``--repeat`` alternating runs each, since this machine is noisy.
 * ``resume`` — a ``citejudge run`` subprocess SIGKILLed once half of ``results.jsonl`` is
   written, then ``--resume``d: the items the resumed run processed, its seconds, and

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 from pathlib import Path
@@ -10,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from citejudge.run.compare import cmd_compare, compare_runs, manifest_diff
+from citejudge.run.compare import CompareOptions, cmd_compare, compare_runs, manifest_diff
 from test_report import ROWS, _ref_line, manifest, write_run
 
 REF_FIELDS = {"reference_name", "reference_grounding", "content_grounding", "hallucination", "abstention",
@@ -55,7 +54,7 @@ def test_changed_model_is_a_model_comparison_with_flips(tmp_path: Path, capsys: 
     assert set(flip) == {"reference_grounding", "hallucination"}
     assert flip["reference_grounding"]["explanation_a"].startswith("No. Year mismatch")
     assert flip["reference_grounding"]["explanation_b"].startswith("Yes. Matches")
-    assert cmd_compare(argparse.Namespace(run_a=str(a), run_b=str(b), json=False)) == 0
+    assert cmd_compare(CompareOptions(run_a=a, run_b=b)) == 0
     text = capsys.readouterr().out
     assert "model comparison" in text and "WARNING" not in text and "i2" in text and "No. Year mismatch" in text
     assert "only in A (1): i6" in text
@@ -74,7 +73,7 @@ def test_changed_index_or_code_warns(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert d["kind"] == "setup differs"
     assert d["other_keys"] == ["code.commit", "code.dirty", "index.meta.works"]
     assert "index.meta.works" in d["warning"]
-    assert cmd_compare(argparse.Namespace(run_a=str(a), run_b=str(b), json=True)) == 0
+    assert cmd_compare(CompareOptions(run_a=a, run_b=b, as_json=True)) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["manifest"]["kind"] == "setup differs" and out["fields"]["reference_grounding"]["agreement"] == 1.0
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import re
@@ -25,7 +24,13 @@ from citejudge.run.metrics import (
     macro_f1,
     per_class,
 )
-from citejudge.run.report import ReportError, build_report, cmd_report, parse_gold_map
+from citejudge.run.report import (
+    ReportError,
+    ReportOptions,
+    build_report,
+    cmd_report,
+    parse_gold_map,
+)
 
 # ------------------------------------------------------------------------------ metrics: exact numbers
 
@@ -203,7 +208,7 @@ def test_report_without_gold(run_dir: Path) -> None:
     assert rep["manifest"]["run_id"] == "abc123" and rep["manifest"]["model"] == "cpu-default"
     for fact in ("abc123", "deadbeef", "cpu-default", "r1", "m" * 64, "c" * 64, "i" * 64):
         assert fact in page
-    assert "data:image/png;base64," in page
+    assert page.count("<svg") == 2  # the two distributions
     assert "Confusion matrix" not in page
 
 
@@ -235,8 +240,9 @@ def test_report_gold_field_with_map(run_dir: Path, tmp_path: Path) -> None:
     assert rep["gold"]["category_field"] == "hallucination_type"
     page = out.read_text()
     _self_contained(page)
-    assert "Confusion matrix" in page and "class='confusion'" in page and "Per category" in page
-    assert page.count("data:image/png;base64,") >= 4  # heatmap, category bars, 2 distributions
+    assert "Confusion matrix" in page and 'class="confusion"' in page and "Per category" in page
+    assert page.count("<svg") == 3  # category bars, 2 distributions
+    assert 'class="n diag dark" style="background:' in page  # the confusion table is shaded as a heatmap
     saved = json.loads((tmp_path / "out" / "report.json").read_text())
     assert saved["views"]["reference_grounding"]["gold"]["confusion"] == EXPECTED["confusion"]
     assert saved["views"]["reference_grounding"]["gold"]["kappa"] == 0.1
@@ -286,15 +292,61 @@ def test_report_tolerates_missing_manifest_and_corrupted_tail(tmp_path: Path) ->
     rep = build_report(d, None, None, plots=False)
     assert rep["items"] == 2 and rep["dropped_corrupted_tail"] is True and rep["manifest"] == {}
     page = (d / "report.html").read_text()
-    assert "No manifest.json" in page and "data:image" not in page
+    assert "No manifest.json" in page and "<svg" not in page and "style=" not in page
 
 
 def test_cmd_report_prints_summary(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    args = argparse.Namespace(run_dir=str(run_dir), gold="label", html=None, gold_map="VALID=Yes,HALLUCINATED=No",
-                              category=None, no_plots=True)
-    assert cmd_report(args) == 0
+    opts = ReportOptions(run_dir=run_dir, gold="label", gold_map="VALID=Yes,HALLUCINATED=No", plots=False)
+    assert cmd_report(opts) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["html"] == str(run_dir / "report.html") and out["reference_grounding"]["kappa"] == 0.1
+
+
+def test_report_escapes_item_text(tmp_path: Path) -> None:
+    """Text from the items (ids, explanations, labels, categories, error messages) is escaped, charts included."""
+    evil = "<script>alert(1)</script>"
+    lines = [_ref_line(f"i1{evil}", "No", "VALID", f"cat{evil}"), _ref_line("i2", None, "VALID", None)]
+    lines[0]["result"]["reference_grounding"] = f"No. Title mismatch: cited {evil}"
+    lines[1]["error"]["message"] = f"bad {evil} & more"
+    lines[1]["details"]["input_extra"]["label"] = f"VALID{evil}"
+    d = write_run(tmp_path / "run", lines, manifest(run_id=evil, versions={"python": evil}))
+    build_report(d, "label", None)
+    page = (d / "report.html").read_text()
+    _self_contained(page)
+    assert "<script" not in page.lower()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    for where in ("<code>i1&lt;script&gt;", "cited &lt;script&gt;", "bad &lt;script&gt;alert(1)&lt;/script&gt; &amp; more",
+                  "<td>cat&lt;script&gt;", "<text x=", "<th>VALID&lt;script&gt;"):
+        assert where in page, where
+    # the category chart draws the category name as SVG text, escaped too
+    assert re.search(r"<text [^>]*>cat&lt;script&gt;alert\(1\)&lt;/script&gt;</text>", page)
+
+
+def test_cli_report_and_compare_build_typed_options(run_dir: Path, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from citejudge.cli import main
+
+    out = tmp_path / "elsewhere" / "page.html"
+    assert main(["report", str(run_dir), "--gold", "label", "--gold-map", "VALID=Yes,HALLUCINATED=No",
+                 "--category", "hallucination_type", "--html", str(out), "--no-plots"]) == 0
+    short = json.loads(capsys.readouterr().out)
+    assert short["html"] == str(out) and short["json"] == str(out.with_name("report.json"))
+    assert short["reference_grounding"]["kappa"] == 0.1
+    page = out.read_text()
+    assert "Per category" in page and "<svg" not in page
+    assert main(["compare", str(run_dir), str(run_dir), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["manifest"]["kind"] == "reproducibility"
+
+
+def test_bar_chart_geometry() -> None:
+    from citejudge.run.report_page import _bar_chart
+
+    c = _bar_chart("t", "items", ["Yes", "No"], [9.0, 5.0], ["9", "5"], plot_width=300.0)
+    assert [t.text for t in c.ticks] == ["0", "5", "10"]  # the scale ends on a tick past the longest bar
+    assert [b.width for b in c.bars] == [270.0, 150.0]
+    assert c.bars[1].y > c.bars[0].y and c.axis_y > c.bars[1].y + c.bar_height
+    acc = _bar_chart("t", "accuracy", ["a"], [0.5], ["0.50"], xmax=1.0, plot_width=300.0)
+    assert [t.text for t in acc.ticks] == ["0", "0.2", "0.4", "0.6", "0.8", "1"] and acc.bars[0].width == 150.0
 
 
 def test_report_rag_audit_and_citation_eval(tmp_path: Path) -> None:

@@ -127,16 +127,20 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """``citejudge report RUN_DIR [--gold FILE|FIELD]``."""
+    from citejudge.run.report import ReportOptions
     from citejudge.run.report import cmd_report as run_report
 
-    return int(run_report(args))
+    return run_report(ReportOptions(run_dir=Path(args.run_dir), gold=args.gold, gold_map=args.gold_map,
+                                    category=args.category, html=Path(args.html) if args.html else None,
+                                    plots=not args.no_plots))
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """``citejudge compare RUN_A RUN_B``."""
+    from citejudge.run.compare import CompareOptions
     from citejudge.run.compare import cmd_compare as run_compare
 
-    return int(run_compare(args))
+    return run_compare(CompareOptions(run_a=Path(args.run_a), run_b=Path(args.run_b), as_json=args.json))
 
 
 # ------------------------------------------------------------------------------ models
@@ -271,7 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--gold-map", metavar="MAP", help="label mapping, e.g. VALID=Yes,HALLUCINATED=No")
     rep.add_argument("--category", metavar="FIELD", help="field for per-category tables (e.g. hallucination_type)")
     rep.add_argument("--html", metavar="OUT", help="output HTML (default RUN_DIR/report.html)")
-    rep.add_argument("--no-plots", action="store_true", help="tables only (no matplotlib figures)")
+    rep.add_argument("--no-plots", action="store_true", help="tables only (no charts)")
     rep.set_defaults(func=cmd_report)
 
     cmpp = sub.add_parser("compare", help="agreement, kappa and flipped items between two run directories")

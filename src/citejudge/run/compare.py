@@ -18,16 +18,16 @@ package versions, schema) is reported as a WARNING with the differing keys.
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from citejudge.run.metrics import accuracy, cohen_kappa, confusion_matrix, label_order
 from citejudge.run.report import ERROR_LABEL, RunData, load_run
 
-__all__ = ["MODEL_KEYS", "cmd_compare", "compare_runs", "format_text", "item_labels", "manifest_diff"]
+__all__ = ["MODEL_KEYS", "CompareOptions", "cmd_compare", "compare_runs", "format_text", "item_labels", "manifest_diff"]
 
 _REF_KEYS = ("reference_name", "reference_grounding", "content_grounding", "hallucination", "abstention",
              "verification_error")
@@ -235,10 +235,22 @@ def format_text(cmp: dict[str, Any], max_flipped: int = 50) -> str:
     return "\n".join(lines)
 
 
-def cmd_compare(args: argparse.Namespace) -> int:
+@dataclass(frozen=True)
+class CompareOptions:
+    """Options of one ``citejudge compare`` (mirrors the CLI flags)."""
+
+    run_a: Path
+    """The first run directory."""
+    run_b: Path
+    """The second run directory."""
+    as_json: bool = False
+    """Print :func:`compare_runs`'s result as one JSON object instead of the text of :func:`format_text`."""
+
+
+def cmd_compare(opts: CompareOptions) -> int:
     """``citejudge compare RUN_A RUN_B [--json]``."""
-    cmp = compare_runs(Path(args.run_a), Path(args.run_b))
-    if getattr(args, "json", False):
+    cmp = compare_runs(opts.run_a, opts.run_b)
+    if opts.as_json:
         print(json.dumps(cmp, ensure_ascii=False, default=str))
     else:
         print(format_text(cmp))

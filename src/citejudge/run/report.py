@@ -12,17 +12,15 @@ Each task's results are read as one or more *views*, a labeling of items (or of 
 An item whose ``result`` is null is predicted ``ERROR`` in every view, so it counts against
 accuracy. Gold labels come from a JSONL/CSV/JSON file (``id,label[,category]``) or from a field
 of the input items kept in ``details.input_extra`` (e.g. HALLMARK's ``label``), optionally renamed
-by a mapping such as ``VALID=Yes,HALLUCINATED=No``. The page embeds its plots as base64 PNGs and
-has no external resource; ``report.json`` beside it holds the same numbers.
+by a mapping such as ``VALID=Yes,HALLUCINATED=No``. This module computes the numbers;
+:mod:`citejudge.run.report_page` lays them out (a Jinja2 template, charts as inline SVG, no
+external resource); ``report.json`` beside the page holds the same numbers.
 """
 
 from __future__ import annotations
 
-import argparse
-import base64
 import csv
 import datetime as _dt
-import html
 import io
 import json
 import logging
@@ -36,11 +34,13 @@ import orjson
 
 from citejudge.errors import CitejudgeError
 from citejudge.run.metrics import classification_summary, label_order
+from citejudge.run.report_page import build_page, render_page
 
 __all__ = [
     "ERROR_LABEL",
     "Gold",
     "ReportError",
+    "ReportOptions",
     "Row",
     "RunData",
     "View",
@@ -448,278 +448,6 @@ def _compute(run: RunData, gold_spec: str | Path | None, gold_map: str | None,
     return _rounded(report), views
 
 
-# ------------------------------------------------------------------------------ plots
-
-
-def _png(fig: Any) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
-    return base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def _plots_available() -> bool:
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        log.warning("matplotlib is not installed: the report has no plots (pip install matplotlib)")
-        return False
-    return True
-
-
-def _plot_confusion(row_labels: list[str], col_labels: list[str], cm: list[list[int]], title: str) -> str:
-    from matplotlib.figure import Figure
-
-    kr, kc = len(row_labels), len(col_labels)
-    unit = 0.9
-    fig = Figure(figsize=(min(3.2 + unit * kc, 10.0), min(2.2 + unit * kr, 9.0)))
-    ax = fig.add_subplot()
-    total = max((max(r) for r in cm), default=0) or 1
-    im = ax.imshow(cm, cmap="Blues", vmin=0, vmax=total)
-    for i in range(kr):
-        for j in range(kc):
-            ax.text(j, i, str(cm[i][j]), ha="center", va="center", fontsize=11,
-                    color="white" if cm[i][j] > total / 2 else "#1a1a1a")
-    long = max(len(x) for x in col_labels) > 6
-    ax.set_xticks(range(kc), col_labels, rotation=30 if long else 0, ha="right" if long else "center")
-    ax.set_yticks(range(kr), row_labels)
-    ax.set_xlabel("predicted")
-    ax.set_ylabel("gold")
-    ax.set_title(title)
-    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
-    return _png(fig)
-
-
-def _plot_barh(names: list[str], values: list[float], notes: list[str], title: str, xlabel: str,
-               xmax: float | None = None, width: float = 7.0) -> str:
-    from matplotlib.figure import Figure
-
-    height = max(1.6, 0.38 * len(names) + 1.0)
-    fig = Figure(figsize=(width, height))
-    ax = fig.add_subplot()
-    ypos = list(range(len(names)))[::-1]
-    ax.barh(ypos, values, color="#4a7ab5")
-    ax.set_yticks(ypos, names)
-    top = xmax if xmax is not None else (max(values, default=1.0) or 1.0) * 1.18
-    ax.set_xlim(0, top)
-    if xmax is not None:
-        ax.set_xticks([x / 5 for x in range(6)])
-    for y, v, note in zip(ypos, values, notes, strict=True):
-        ax.text(v + top * 0.01, y, note, va="center", fontsize=9)
-    ax.set_xlabel(xlabel)
-    ax.set_title(title)
-    ax.spines[["top", "right"]].set_visible(False)
-    return _png(fig)
-
-
-# ------------------------------------------------------------------------------ HTML
-
-_CSS = """
-body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;margin:0;color:#1d232b;
-background:#f4f6f8;line-height:1.45}
-main{max-width:1180px;margin:0 auto;padding:24px 28px 60px}
-h1{font-size:1.6em;margin:.2em 0 .1em}h2{font-size:1.25em;margin:1.6em 0 .5em;border-bottom:2px solid #d6dde5;
-padding-bottom:.2em}h3{font-size:1.05em;margin:1.1em 0 .4em}
-.sub{color:#5a6673;margin-bottom:1em}
-.cards{display:flex;flex-wrap:wrap;gap:12px;margin:14px 0}
-.card{background:#fff;border:1px solid #d6dde5;border-radius:8px;padding:10px 16px;min-width:120px}
-.card .v{font-size:1.5em;font-weight:600}.card .k{color:#5a6673;font-size:.85em}
-.box{background:#fff;border:1px solid #d6dde5;border-radius:8px;padding:14px 18px;margin:12px 0}
-.row{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}.row>div{flex:1 1 420px;min-width:0}
-.scroll{overflow-x:auto}
-.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));gap:12px}.grid>.box{margin:0}
-table{border-collapse:collapse;font-size:.9em;margin:6px 0}
-th,td{border:1px solid #d6dde5;padding:4px 9px;text-align:left;vertical-align:top}
-th{background:#eef2f6}tr:nth-child(even) td{background:#fafbfc}
-td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
-td.diag{background:#dcebdc!important;font-weight:600}
-table.facts th{width:190px}table.facts td{word-break:break-all}
-td.expl{max-width:560px;word-break:break-word}
-code{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:.92em}
-img{max-width:100%;height:auto}
-.warn{background:#fff4e0;border:1px solid #e9b949;border-radius:6px;padding:8px 12px;margin:8px 0}
-.ok{color:#2f7d32}.bad{color:#b3261e}
-"""
-
-
-def _e(x: Any) -> str:
-    return html.escape("" if x is None else str(x))
-
-
-def _fmt(x: Any) -> str:
-    if x is None:
-        return "–"
-    if isinstance(x, float):
-        return f"{x:.3f}"
-    return _e(x)
-
-
-def _table(head: list[str], rows: list[list[str]], numeric: set[int] | None = None, cls: str = "") -> str:
-    numeric = numeric or set()
-    th = "".join(f"<th class='n'>{_e(h)}</th>" if i in numeric else f"<th>{_e(h)}</th>" for i, h in enumerate(head))
-    body = "".join("<tr>" + "".join(f"<td class='n'>{c}</td>" if i in numeric else f"<td>{c}</td>"
-                                    for i, c in enumerate(r)) + "</tr>" for r in rows)
-    return f"<div class='scroll'><table class='{cls}'><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table></div>"
-
-
-def _img(b64: str | None, alt: str) -> str:
-    return f"<img alt='{_e(alt)}' src='data:image/png;base64,{b64}'>" if b64 else ""
-
-
-def _facts_html(f: dict[str, Any]) -> str:
-    if not f:
-        return "<div class='warn'>No manifest.json in this run directory: provenance unknown.</div>"
-    dirty = f.get("code_dirty")
-    commit = f.get("code_commit") or "unknown"
-    code = f"<code>{_e(commit)}</code> " + ("<span class='bad'>(uncommitted changes)</span>" if dirty
-                                            else "<span class='ok'>(clean)</span>" if dirty is False else "")
-    model = _e(f.get("model"))
-    if f.get("model_revision") or f.get("backend"):
-        model += f" — revision <code>{_e(f.get('model_revision'))}</code>, backend {_e(f.get('backend'))}"
-    idx = (f"<code>{_e(f.get('index_path'))}</code><br>meta sha256 <code>{_e(f.get('index_meta_sha256'))}</code>, "
-           f"{_e(f.get('index_works'))} works, schema v{_e(f.get('index_schema_version'))}"
-           if f.get("index_path") else "none")
-    inputs = "<br>".join(f"<code>{_e(i['path'])}</code> ({_e(i['items'])} items)<br>sha256 <code>{_e(i['sha256'])}</code>"
-                         for i in f.get("input_files", []))
-    versions = ", ".join(f"{_e(k)} {_e(v)}" for k, v in (f.get("versions") or {}).items() if v)
-    rows = [["Run id", f"<code>{_e(f.get('run_id'))}</code> — status {_e(f.get('status'))}"],
-            ["Task", _e(f.get("task"))],
-            ["Started / finished (UTC)", f"{_e(f.get('started_utc'))} / {_e(f.get('finished_utc'))}"],
-            ["Code revision", code], ["Model", model],
-            ["Sampling", f"<code>{_e(json.dumps(f.get('sampling'), sort_keys=True))}</code>"
-             if f.get("sampling") else "–"],
-            ["Index", idx], ["Config sha256", f"<code>{_e(f.get('config_sha256'))}</code>"],
-            ["Result schema sha256", f"<code>{_e(f.get('schema_sha256'))}</code>"],
-            ["Input", inputs or "–"], ["Seeds", _e(json.dumps(f.get("seeds"), sort_keys=True))],
-            ["Versions", versions or "–"]]
-    if f.get("judge_stats"):
-        rows.append(["Judge stats", f"<code>{_e(json.dumps(f['judge_stats'], sort_keys=True))}</code>"])
-    if f.get("tokens"):
-        rows.append(["Tokens", f"<code>{_e(json.dumps(f['tokens'], sort_keys=True))}</code>"])
-    body = "".join(f"<tr><th>{_e(k)}</th><td>{v}</td></tr>" for k, v in rows)
-    return f"<div class='scroll'><table class='facts'><tbody>{body}</tbody></table></div>"
-
-
-def _gold_rows(m: dict[str, Any]) -> list[int]:
-    """Rows of the confusion matrix to show: every label but the ERROR pseudo-label without gold items."""
-    return [i for i, lab in enumerate(m["labels"]) if lab != ERROR_LABEL or sum(m["confusion"][i])]
-
-
-def _confusion_html(m: dict[str, Any]) -> str:
-    labels = m["labels"]
-    head = "<th>gold \\ predicted</th>" + "".join(f"<th class='n'>{_e(x)}</th>" for x in labels) + \
-        "<th class='n'>total</th>"
-    body = ""
-    for i in _gold_rows(m):
-        lab = labels[i]
-        cells = "".join(f"<td class='n{' diag' if i == j else ''}'>{c}</td>" for j, c in enumerate(m["confusion"][i]))
-        body += f"<tr><th>{_e(lab)}</th>{cells}<td class='n'>{sum(m['confusion'][i])}</td></tr>"
-    cols = [sum(r[j] for r in m["confusion"]) for j in range(len(labels))]
-    body += "<tr><th>total</th>" + "".join(f"<td class='n'>{c}</td>" for c in cols) + \
-        f"<td class='n'>{sum(cols)}</td></tr>"
-    return f"<div class='scroll'><table class='confusion'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
-
-
-def _gold_html(name: str, v: dict[str, Any], plots: bool) -> str:
-    m = v["gold"]
-    if m is None:
-        return "<p>No gold label matches a row of this view.</p>"
-    out = "".join(f"<div class='warn'>{_e(w)}</div>" for w in m["warnings"])
-    out += "<div class='cards'>" + "".join(
-        f"<div class='card'><div class='v'>{_fmt(m[k])}</div><div class='k'>{lab}</div></div>"
-        for k, lab in [("n", "labelled " + v["unit"] + "s"), ("accuracy", "accuracy"),
-                       ("balanced_accuracy", "balanced accuracy"), ("macro_f1", "macro F1"),
-                       ("kappa", "Cohen's κ"), ("unlabelled", "without gold")]) + "</div>"
-    pc = m["per_class"]
-    per = _table(["label", "precision", "recall", "F1", "gold n", "predicted n"],
-                 [[_e(k), _fmt(s["precision"]), _fmt(s["recall"]), _fmt(s["f1"]), _fmt(int(s["support"])),
-                   _fmt(int(s["predicted"]))] for k, s in pc.items()], numeric={1, 2, 3, 4, 5})
-    shown = _gold_rows(m)
-    heat = _plot_confusion([m["labels"][i] for i in shown], m["labels"], [m["confusion"][i] for i in shown],
-                           f"{v['title']}: confusion matrix") if plots else None
-    out += (f"<div class='row'><div><h3>Confusion matrix</h3>{_confusion_html(m)}<h3>Per label</h3>{per}</div>"
-            f"<div>{_img(heat, 'confusion matrix ' + name)}</div></div>")
-    cats = m["per_category"]
-    if cats:
-        rows = [[_e(c), _fmt(s["n"]), _fmt(s["correct"]), _fmt(s["accuracy"]),
-                 _e(", ".join(f"{k}: {n}" for k, n in s["gold"].items())),
-                 _e(", ".join(f"{k}: {n}" for k, n in s["predicted"].items()))] for c, s in cats.items()]
-        bar = _plot_barh(list(cats), [s["accuracy"] for s in cats.values()],
-                         [f"{s['accuracy']:.2f} (n={s['n']})" for s in cats.values()],
-                         f"{v['title']}: accuracy per category", "accuracy", xmax=1.25) if plots else None
-        out += ("<h3>Per category</h3>" + _table(["category", "n", "correct", "accuracy", "gold", "predicted"],
-                                                 rows, numeric={1, 2, 3}) + _img(bar, "accuracy per category"))
-    ex = m["misclassified_examples"]
-    if ex:
-        out += (f"<h3>Misclassified ({m['misclassified']}; first {len(ex)} shown)</h3>"
-                + _table(["id", "gold", "predicted", "category", "explanation"],
-                         [[f"<code>{_e(x['key'])}</code>", _e(x["gold"]), _e(x["pred"]), _e(x["category"] or ""),
-                           f"<span>{_e(x['explanation'])}</span>"] for x in ex]).replace("<td><span>",
-                                                                                        "<td class='expl'><span>"))
-    return out
-
-
-def _render_html(rep: dict[str, Any], plots: bool) -> str:
-    f = rep["manifest"]
-    counts = f.get("counts") or {}
-    cards = [(rep["items"], "items"), (rep["errors"]["total"], "errors"),
-             (counts.get("decided_without_model", "–"), "decided without a model"),
-             (counts.get("seconds", "–"), "seconds (last session)"),
-             (f"{rep['throughput_items_per_s']:,.1f}" if rep["throughput_items_per_s"] is not None else "–",
-              "items / s")]
-    parts = [f"<h1>citejudge report — {_e(rep['task'])}</h1>",
-             f"<div class='sub'>Run directory <code>{_e(rep['run_dir'])}</code>; generated "
-             f"{_e(rep['generated_utc'])}</div>",
-             "<div class='cards'>" + "".join(f"<div class='card'><div class='v'>{_fmt(v)}</div>"
-                                             f"<div class='k'>{_e(k)}</div></div>" for v, k in cards) + "</div>"]
-    if rep["dropped_corrupted_tail"]:
-        parts.append("<div class='warn'>results.jsonl ended in a corrupted line; it was ignored.</div>")
-    if f.get("status") not in (None, "finished"):
-        parts.append(f"<div class='warn'>The run's status is <b>{_e(f.get('status'))}</b>: numbers may be "
-                     "incomplete.</div>")
-    parts.append("<h2>Run</h2><div class='box'>" + _facts_html(f) + "</div>")
-    g = rep["gold"]
-    if g:
-        mp = ", ".join(f"{k}→{v}" for k, v in g["map"].items()) or "none"
-        parts.append(f"<h2>Gold labels</h2><div class='box'>Source: <code>{_e(g['source'])}</code>; label mapping: "
-                     f"{_e(mp)}; category field: {_e(g['category_field'] or '–')}</div>")
-    for name, v in rep["views"].items():
-        if "gold" in v:
-            parts.append(f"<h2>{_e(v['title'])} vs gold <small>({_e(v['unit'])}s)</small></h2><div class='box'>"
-                         + _gold_html(name, v, plots) + "</div>")
-    parts.append("<h2>Verdict distribution</h2><div class='grid'>")
-    for name, v in rep["views"].items():
-        dist = v["distribution"]
-        total = sum(dist.values()) or 1
-        tab = _table(["label", "n", "share"], [[_e(k), str(n), f"{n / total:.1%}"] for k, n in dist.items()],
-                     numeric={1, 2})
-        bar = _plot_barh(list(dist), [float(n) for n in dist.values()],
-                         [f"{n} ({n / total:.0%})" for n in dist.values()], v["title"],
-                         f"{v['unit']}s", width=5.0) if plots and dist else None
-        parts.append(f"<div class='box'><h3>{_e(v['title'])} <small>({v['n']} {_e(v['unit'])}s)</small></h3>"
-                     f"{tab}{_img(bar, 'distribution ' + name)}</div>")
-    parts.append("</div>")
-    err = rep["errors"]
-    parts.append("<h2>Errors</h2><div class='box'>")
-    if err["total"]:
-        parts.append(_table(["kind", "n"], [[_e(k), str(n)] for k, n in err["by_kind"].items()], numeric={1}))
-        parts.append(f"<h3>First {len(err['examples'])}</h3>" + _table(
-            ["id", "kind", "message"],
-            [[f"<code>{_e(x['id'])}</code>", _e((x['error'] or {}).get('kind') if isinstance(x['error'], dict) else ''),
-              _e((x['error'] or {}).get('message') if isinstance(x['error'], dict) else x['error'])]
-             for x in err["examples"]]))
-    else:
-        parts.append("<p>No item failed.</p>")
-    parts.append("</div>")
-    timings = {**(f.get("timings") or {})}
-    if timings:
-        parts.append("<h2>Timings</h2><div class='box'>" + _table(
-            ["what", "value"], [[_e(k), _fmt(v)] for k, v in timings.items()], numeric={1}) + "</div>")
-    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-            "<meta name='viewport' content='width=device-width,initial-scale=1'>"
-            f"<title>citejudge report {_e(f.get('run_id') or rep['run_dir'])}</title><style>{_CSS}</style></head>"
-            f"<body><main>{''.join(parts)}</main></body></html>")
-
-
 # ------------------------------------------------------------------------------ entry points
 
 
@@ -730,14 +458,13 @@ def build_report(run_dir: Path, gold: str | Path | None = None, out_html: Path |
     ``gold``: None, a gold file (``id,label[,category]``) or an input field name; ``gold_map``:
     label renaming such as ``VALID=Yes,HALLUCINATED=No``; ``category``: the input field for
     per-category tables (default ``hallucination_type`` when present); ``plots=False`` leaves the
-    plots out (the tables carry the same numbers).
+    charts out (the tables carry the same numbers).
     """
     run = load_run(Path(run_dir))
     rep, _ = _compute(run, gold, gold_map, category)
     out = Path(out_html) if out_html is not None else run.path / "report.html"
     out.parent.mkdir(parents=True, exist_ok=True)
-    page = _render_html(rep, plots and _plots_available())
-    out.write_text(page, encoding="utf-8")
+    out.write_text(render_page(build_page(rep, plots=plots, error_label=ERROR_LABEL)), encoding="utf-8")
     rep_path = out.with_name("report.json") if out.suffix == ".html" else out.with_suffix(".json")
     rep["html"], rep["json"] = str(out), str(rep_path)
     rep_path.write_bytes(orjson.dumps(rep, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
@@ -756,11 +483,27 @@ def _short(rep: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def cmd_report(args: argparse.Namespace) -> int:
+@dataclass(frozen=True)
+class ReportOptions:
+    """Options of one ``citejudge report`` (mirrors the CLI flags)."""
+
+    run_dir: Path
+    """The run directory (``results.jsonl``, ``manifest.json``)."""
+    gold: str | None = None
+    """A gold file (``id,label[,category]``) or the name of an input field."""
+    gold_map: str | None = None
+    """Gold label renaming, e.g. ``VALID=Yes,HALLUCINATED=No``."""
+    category: str | None = None
+    """The input field for per-category tables (default ``hallucination_type`` when present)."""
+    html: Path | None = None
+    """The HTML page to write (default ``RUN_DIR/report.html``); ``report.json`` goes beside it."""
+    plots: bool = True
+    """False: tables only."""
+
+
+def cmd_report(opts: ReportOptions) -> int:
     """``citejudge report RUN_DIR [--gold FILE|FIELD] [--gold-map MAP] [--category FIELD] [--html OUT]``."""
-    html_out = getattr(args, "html", None)
-    rep = build_report(Path(args.run_dir), getattr(args, "gold", None), Path(html_out) if html_out else None,
-                       gold_map=getattr(args, "gold_map", None), category=getattr(args, "category", None),
-                       plots=not getattr(args, "no_plots", False))
+    rep = build_report(opts.run_dir, opts.gold, opts.html, gold_map=opts.gold_map, category=opts.category,
+                       plots=opts.plots)
     print(json.dumps(_short(rep), ensure_ascii=False))
     return 0
