@@ -41,8 +41,8 @@ import tantivy
 
 from citejudge.errors import CitejudgeError, IndexError_
 from citejudge.ids import arxiv_from_doi
-from citejudge.match.normalize import fold
 from citejudge.records import ReadIssue, Redirect, Work
+from citejudge.text.normalize import fold
 
 __all__ = [
     "SCHEMA_VERSION",
