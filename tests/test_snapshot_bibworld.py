@@ -155,7 +155,8 @@ def test_csl_json_list_and_jsonl(tmp_path: Path) -> None:
         "PMC123",
         "2001.00001",
     )
-    assert [a.name for a in w.authors] == ["Ann Smith", "The Consortium"]
+    # family first, as the item states it (the same form citations' CSL items are read in)
+    assert [a.name for a in w.authors] == ["Smith, Ann", "The Consortium"]
     g = tmp_path / "lib.jsonl"
     g.write_text(
         json.dumps(items[0])

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citejudge.ids import norm_doi, norm_openalex, norm_pmcid, norm_pmid
+from citejudge.readers import openalex as oa
 from citejudge.records import Author, ReadIssue, Version, Work
 from citejudge.snapshot import (
     OpenAlexRecordError,
@@ -21,7 +22,6 @@ from citejudge.snapshot import (
     decode_openalex_line,
     read_part,
 )
-from citejudge.snapshot import openalex as oa
 
 SHARED = Path(__file__).parents[2] / "shared" / "data"
 WORKS_JSONL = SHARED / "openalex" / "works.jsonl"

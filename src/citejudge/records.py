@@ -1,14 +1,17 @@
-"""The normalised work record every world (OpenAlex, BibTeX, CSL-JSON) is turned into.
+"""The records the readers produce: the normalised :class:`Work` of a world, and the :class:`CitedWork` of a citation.
 
 A :class:`Work` is what the index stores and what the matcher compares citations
-against. Identifiers are stored in canonical form (see :mod:`citejudge.ids`).
+against; every world (OpenAlex, BibTeX, CSL-JSON) is turned into Works. A
+:class:`CitedWork` is what one citation states (parsed from a string, BibTeX entry,
+CSL-JSON item or metadata fields), never filled in from a record. Identifiers are stored in
+canonical form (see :mod:`citejudge.ids`).
 """
 
 from __future__ import annotations
 
 import msgspec
 
-__all__ = ["Author", "ReadIssue", "Redirect", "Version", "Work"]
+__all__ = ["Author", "CitedWork", "ReadIssue", "Redirect", "Version", "Work"]
 
 
 class Author(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -72,3 +75,37 @@ class ReadIssue(msgspec.Struct, frozen=True, omit_defaults=True):
     message: str
     line: int | None = None
     kind: str = "error"  # "error" | "warning"
+
+
+class CitedWork(msgspec.Struct, omit_defaults=True):
+    """The metadata one citation states, in the order and form it states it.
+
+    ``authors`` are the names as written, in order (``"Devlin, Jacob"``, ``"J. Devlin"``);
+    ``et_al`` is True when the list ends with "et al." / "and others" / "…".
+    ``year_raw`` keeps what was written ("2019a", "in press", "n.d.") and ``year`` the
+    four-digit year if one can be read from it.
+    """
+
+    raw: str = ""
+    form: str = "metadata"  # "string" | "bibtex" | "csl" | "metadata"
+    title: str | None = None
+    authors: list[str] = msgspec.field(default_factory=list)
+    et_al: bool = False
+    year: int | None = None
+    year_raw: str | None = None
+    venue: str | None = None
+    doi: list[str] = msgspec.field(default_factory=list)
+    pmid: str | None = None
+    pmcid: str | None = None
+    arxiv: str | None = None
+    openalex: str | None = None
+    urls: list[str] = msgspec.field(default_factory=list)
+    is_preprint: bool = False  # the citation presents itself as a preprint (arXiv, bioRxiv, "preprint")
+    volume: str | None = None
+    pages: str | None = None
+    publisher: str | None = None
+    entry_type: str | None = None  # bibtex/CSL type when known
+    warnings: list[str] = msgspec.field(default_factory=list)  # parse problems, e.g. unbalanced braces
+    #: identifiers the citation states but that cannot be read as one (kind, text as written):
+    #: a mismatch, never ignored ("10.1016jcell.2019.01.001" lost its slash)
+    bad_ids: list[tuple[str, str]] = msgspec.field(default_factory=list)

@@ -4,7 +4,7 @@ A *source* is what a citation names: a DOI, a URL (doi.org, arXiv, PubMed, PMC, 
 any other page) or a free-text reference string. It is resolved offline only:
 
 1. through the world index (:class:`citejudge.index.WorldIndex`): identifiers are read with
-   :mod:`citejudge.ids`, free text with :func:`citejudge.match.parse.parse_citation_string`,
+   :mod:`citejudge.ids`, free text with :func:`citejudge.readers.parse_citation_string`,
    and the record is found with :func:`citejudge.match.resolve.resolve`; when the source also
    names the work (title) and the identifier resolves to a record with another title, the
    identifier belongs to a *different work* than the one named (when no title can be read from a
@@ -58,10 +58,10 @@ from citejudge.ids import (
 )
 from citejudge.match.citation import CitedWork
 from citejudge.match.fields import compare_title
-from citejudge.match.normalize import fold, strip_markup
-from citejudge.match.parse import parse_citation_string
 from citejudge.match.resolve import WorldLookup, resolve, validate
+from citejudge.readers import find_fulltext, parse_citation_string
 from citejudge.records import Work
+from citejudge.text.normalize import fold, strip_markup
 
 __all__ = [
     "MAX_SOURCE_CHARS",
@@ -132,10 +132,6 @@ def _read_text(path: Path) -> str | None:
         raw = re.sub(r"(?is)<(script|style)\b.*?</\1>", " ", raw)
         raw = strip_markup(raw)
     return raw if raw.strip() else None
-
-
-def _safe_name(s: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", s)
 
 
 @dataclass
@@ -211,14 +207,9 @@ class SourceStore:
 
     def text_for_work(self, work: Work) -> SourceText | None:
         """The stored full text of an index record (by id or DOI file name, then its URLs)."""
-        names = [work.id] + ([_safe_name(work.doi)] if work.doi else [])
-        for name in names:
-            for ext in (".txt", ".md"):
-                p = self.root / f"{name}{ext}"
-                if p.is_file():
-                    text = _read_text(p)
-                    if text:
-                        return SourceText(text, f"fulltext:{p.name}")
+        found = find_fulltext(self.root, work)
+        if found is not None:
+            return SourceText(found[0], f"fulltext:{found[1]}")
         urls = list(work.urls) + ([f"https://doi.org/{work.doi}"] if work.doi else []) + (
             [f"https://openalex.org/{work.id}"] if work.id.startswith("W") else [])
         for u in urls:

@@ -46,8 +46,8 @@ import tantivy
 from citejudge.errors import CitejudgeError, IndexError_
 from citejudge.ids import arxiv_from_doi
 from citejudge.index.codec import TRAIN_SAMPLES, Fields, RecordCodec, train_dictionary
-from citejudge.match.normalize import fold
 from citejudge.records import ReadIssue, Redirect, Work
+from citejudge.text.normalize import fold
 
 __all__ = [
     "SCHEMA_VERSION",

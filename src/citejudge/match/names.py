@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from citejudge.match.normalize import delatex, fold, strip_markup
 from citejudge.records import Author
+from citejudge.text.normalize import delatex, fold, strip_markup
 
 __all__ = [
     "AuthorCheck",

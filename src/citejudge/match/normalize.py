@@ -1,99 +1,13 @@
-"""Text normalisers shared by the index and the matcher.
+"""Title keys for exact lookup and matching; the generic text normalisers live in :mod:`citejudge.text.normalize`.
 
-All of them are pure, total functions (any ``str`` in, ``str`` out) and idempotent; the
-property tests in ``tests/test_normalize.py`` check that.
+``delatex``, ``fold`` and ``strip_markup`` are re-exported here for existing imports.
 """
 
 from __future__ import annotations
 
-import html
-import re
-import unicodedata
-from functools import lru_cache
-from typing import Any
-
-from citejudge.ids import fold_confusables
+from citejudge.text.normalize import delatex, fold, strip_markup
 
 __all__ = ["delatex", "fold", "strip_markup", "title_key", "title_tokens"]
-
-_HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*(?:\s[^<>]*)?/?>")
-_MATHML = re.compile(r"<mml:math.*?</mml:math>", re.S)
-_BARE_PERCENT = re.compile(r"(?<!\\)%")
-_HREF = re.compile(r"\\href\s*\{[^{}]*\}")  # \href{url}{text}: the text is what is cited
-_URL_BRACKETS = re.compile(r"<((?:https?|ftp)://[^<>]*)>")
-
-
-@lru_cache(maxsize=1)
-def _latex_decoder() -> Any:
-    from pylatexenc.latex2text import LatexNodes2Text
-
-    return LatexNodes2Text(math_mode="text", keep_comments=True, strict_latex_spaces=False)
-
-
-def delatex(text: str) -> str:
-    """Decode LaTeX (accents, symbols, markup commands, braces) to plain unicode text.
-
-    Strings without a backslash only lose their braces, ``$`` and ``~`` (a tie); the others are
-    decoded by ``pylatexenc`` (memoised, since the same names and venues recur). A bare ``%`` is
-    text here, not a LaTeX comment ("50% of cases").
-    """
-    if "\\" not in text:
-        if "{" not in text and "$" not in text:
-            return text
-        return text.replace("{", "").replace("}", "").replace("$", "").replace("~", " ")
-    return _delatex_cached(text) if len(text) <= 2048 else _delatex(text)
-
-
-@lru_cache(maxsize=1 << 15)
-def _delatex_cached(text: str) -> str:
-    return _delatex(text)
-
-
-def _delatex(text: str) -> str:
-    try:
-        src = _HREF.sub("", _BARE_PERCENT.sub(r"\\%", text))
-        out: str = _URL_BRACKETS.sub(r"\1", _latex_decoder().latex_to_text(src))
-    except Exception:
-        out = re.sub(r"\\[a-zA-Z]+\*?", "", text)
-    out = out.replace("\u00a0", " ").replace("{", "").replace("}", "").replace("$", "")
-    return unicodedata.normalize("NFC", out)
-
-
-def strip_markup(text: str) -> str:
-    """Remove HTML/JATS/MathML tags and entities (OpenAlex titles carry ``<i>``, ``<sub>``...)."""
-    if "<" in text:
-        s = _MATHML.sub(" ", text)
-        s = _HTML_TAG.sub("", s)
-    else:
-        s = text
-    if "&" in s:
-        s = html.unescape(s)
-    return s
-
-
-def fold(text: str) -> str:
-    """Lower-case, strip diacritics, markup and LaTeX; keep letters, digits and single spaces.
-
-    Short strings (names, venues, titles) repeat across citations and candidates and are
-    memoised; long ones are folded each time so that the cache stays small.
-    """
-    return _fold_cached(text) if len(text) <= 1024 else _fold(text)
-
-
-@lru_cache(maxsize=1 << 16)
-def _fold_cached(text: str) -> str:
-    return _fold(text)
-
-
-def _fold(text: str) -> str:
-    s = fold_confusables(delatex(strip_markup(text)))
-    s = unicodedata.normalize("NFKD", s)
-    s = "".join(c for c in s if not unicodedata.combining(c))
-    s = s.replace("ß", "ss").replace("ø", "o").replace("Ø", "O").replace("ł", "l").replace("Ł", "L")
-    s = s.replace("æ", "ae").replace("Æ", "AE").replace("œ", "oe").replace("Œ", "OE").replace("ı", "i")
-    s = s.casefold()
-    s = re.sub(r"[^\w]+|_", " ", s)
-    return " ".join(s.split())
 
 
 def title_tokens(title: str) -> list[str]:

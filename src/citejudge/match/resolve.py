@@ -32,10 +32,11 @@ from citejudge.ids import (
 from citejudge.match.citation import CitedWork
 from citejudge.match.fields import compare_title, compare_year
 from citejudge.match.names import compare_authors, family_keys
-from citejudge.match.normalize import fold, title_key
-from citejudge.match.parse import split_author_string
+from citejudge.match.normalize import title_key
 from citejudge.match.venues import compare_venue, is_book_series, venue_tokens
+from citejudge.readers.freetext import split_author_string
 from citejudge.records import Redirect, Work
+from citejudge.text.normalize import fold
 
 __all__ = [
     "ACCEPT_TITLE",

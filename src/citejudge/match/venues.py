@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any, Literal
 
-from citejudge.match.normalize import fold
+from citejudge.text.normalize import fold
 
 __all__ = ["VenueCheck", "canonical_venue_ids", "compare_venue", "is_book_series", "venue_heads", "venue_tokens"]
 

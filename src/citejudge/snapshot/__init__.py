@@ -5,6 +5,12 @@
 ``read_redirects`` yields merged and deleted ids. ``pull_snapshot`` is the only networked code.
 """
 
+from citejudge.readers.openalex import (
+    OpenAlexRecordError,
+    abstract_from_inverted_index,
+    convert_openalex,
+    decode_openalex_line,
+)
 from citejudge.snapshot.bibworld import (
     bibtex_entry_to_work,
     csl_item_to_work,
@@ -23,12 +29,6 @@ from citejudge.snapshot.layout import (
     read_part,
     read_redirects,
     read_venue_names,
-)
-from citejudge.snapshot.openalex import (
-    OpenAlexRecordError,
-    abstract_from_inverted_index,
-    convert_openalex,
-    decode_openalex_line,
 )
 from citejudge.snapshot.pull import PullReport, parse_filter_expr, pull_snapshot
 

@@ -31,9 +31,9 @@ import msgspec
 
 from citejudge.errors import InputError
 from citejudge.ids import norm_openalex
+from citejudge.readers.openalex import OpenAlexRecordError, convert_openalex, decode_openalex_line
 from citejudge.records import ReadIssue, Redirect, Work
 from citejudge.snapshot.bibworld import read_bibtex, read_csl
-from citejudge.snapshot.openalex import OpenAlexRecordError, convert_openalex, decode_openalex_line
 
 try:  # isal's igzip is a drop-in, several times faster gzip
     from isal import igzip as _gzip

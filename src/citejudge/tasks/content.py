@@ -25,6 +25,7 @@ from citejudge.judge.core import Judge, score_pairs
 from citejudge.judge.prompts import render, template_sha256
 from citejudge.judge.schemas import ClaimSupport
 from citejudge.match.normalize import fold
+from citejudge.readers.fulltext import find_fulltext
 from citejudge.records import Work
 
 __all__ = [
@@ -87,21 +88,11 @@ def split_subclaims(claim: str, limit: int = 6) -> list[str]:
     return subs or ([claim.strip()] if claim.strip() else [])
 
 
-def _safe_name(s: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", s)
-
-
 def find_evidence(work: Work, fulltext_dir: Path | None) -> Evidence | None:
-    """Local full text of ``work`` if present, else its abstract, else None."""
-    if fulltext_dir is not None and fulltext_dir.is_dir():
-        names = [work.id] + ([work.doi, _safe_name(work.doi)] if work.doi else [])
-        for name in names:
-            for ext in (".txt", ".md"):
-                p = fulltext_dir / f"{name}{ext}"
-                if "/" not in name and p.is_file():
-                    text = p.read_text(encoding="utf-8", errors="replace")
-                    if text.strip():
-                        return Evidence(text, f"fulltext:{p.name}")
+    """Local full text of ``work`` if present (:func:`~citejudge.readers.fulltext.find_fulltext`), else its abstract, else None."""
+    found = find_fulltext(fulltext_dir, work) if fulltext_dir is not None and fulltext_dir.is_dir() else None
+    if found is not None:
+        return Evidence(found[0], f"fulltext:{found[1]}")
     if work.abstract and work.abstract.strip():
         return Evidence(work.abstract, "abstract")
     return None

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
 
-from citejudge.match.normalize import fold
+from citejudge.text.normalize import fold
 
 __all__ = [
     "Citation",

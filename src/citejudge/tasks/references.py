@@ -27,9 +27,9 @@ from citejudge.judge.schemas import AbstentionJudgement
 from citejudge.match.citation import CitedWork
 from citejudge.match.fields import compare_title
 from citejudge.match.names import compare_authors
-from citejudge.match.parse import parse_item_citation
 from citejudge.match.resolve import FieldResult, WorldLookup, check_citation
 from citejudge.match.venues import compare_venue
+from citejudge.readers.metadata import parse_item_citation
 from citejudge.tasks.abstention import detect_abstention
 from citejudge.tasks.content import ContentCase, find_evidence, judge_content
 

@@ -32,8 +32,8 @@ from citejudge.ids import (
     norm_pmcid,
     norm_pmid,
 )
-from citejudge.match.normalize import strip_markup
 from citejudge.records import Author, Version, Work
+from citejudge.text.normalize import strip_markup
 
 __all__ = [
     "OpenAlexRecordError",

@@ -1,0 +1,54 @@
+"""Small text cleaners shared by every reader: control characters, whitespace, Markdown emphasis, trailing punctuation."""
+
+from __future__ import annotations
+
+import re
+
+from citejudge.text.normalize import delatex, strip_markup
+
+_PREPRINT_RE = re.compile(
+    r"arxiv|biorxiv|medrxiv|chemrxiv|ssrn|research\s*square|preprints?\.org|\bpreprint\b|psyarxiv|osf\s*preprints",
+    re.I,
+)
+_ET_AL_RE = re.compile(r"\b(?:et\.?\s*al\b\.?|and\s+others\b|a\s+kol\b\.?|u\.\s*a\.)", re.I)
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_WS_RE = re.compile(r"\s+")
+_YEAR4_RE = re.compile(r"(?<!\d)(\d{4})(?!\d)")
+
+
+def _bool_warn(warnings: list[str], msg: str) -> None:
+    if msg not in warnings:
+        warnings.append(msg)
+
+
+def _clean(text: str) -> str:
+    text = _CONTROL_RE.sub(" ", text)
+    return _WS_RE.sub(" ", text).strip()
+
+
+def _strip_italics(text: str) -> str:
+    # Markdown emphasis only around whole words: "Oncology*Biology*Physics" keeps its stars
+    s = re.sub(r"(?<![\w*])\*{1,2}(?=[^\s*])([^*]+?)\*{1,2}(?![\w*])", r"\1", text)
+    s = re.sub(r"(?<!\w)_([^_]+)_(?!\w)", r"\1", s)
+    return s.strip(" *_")
+
+
+def _tidy(text: str | None) -> str | None:
+    if text is None:
+        return None
+    s = _strip_italics(_clean(text)).strip(" ,;:.")
+    s = s.strip(" ,;:")
+    return s or None
+
+
+def field_text(value: str | None) -> str | None:
+    """A BibTeX or CSL field as plain text: LaTeX decoded, markup removed, whitespace collapsed."""
+    if not value:
+        return None
+    return _clean(strip_markup(delatex(value))) or None
+
+
+def year_in(text: str) -> int | None:
+    """The first stand-alone four-digit number in ``text`` ("2019a", "2020-05-01", "in press 2021")."""
+    m = _YEAR4_RE.search(text)
+    return int(m.group(1)) if m else None
