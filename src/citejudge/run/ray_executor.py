@@ -133,7 +133,7 @@ class JudgeActor:
     """Ray Data callable class: the judged stage with its own judge (one per GPU in production)."""
 
     def __init__(self, cfg: RunConfig, builder: JudgeBuilder) -> None:
-        self.builder = JudgeBuilder(builder.model, builder.cache_dir, builder.sampling)  # this actor's own judge
+        self.builder = builder.unbuilt()  # this actor's own judge
         self.stage = load_task(cfg.task).make_stage(cfg, self.builder)
         self.batch_size = cfg.batch_size
 
@@ -192,7 +192,7 @@ def _dataset(ray: Any, stages: Stages, todo: list[Item | ItemError], per_shard: 
                         compute=ray.data.ActorPoolStrategy(size=cfg.workers), num_cpus=1)
     if actors:
         resources: dict[str, Any] = {"num_gpus": 1, "num_cpus": 1} if gpu else {"num_cpus": 1}
-        ds = ds.map_batches(JudgeActor, fn_constructor_args=(cfg, stages.judge_builder),
+        ds = ds.map_batches(JudgeActor, fn_constructor_args=(cfg, stages.judge_builder.unbuilt()),
                             batch_size=None, batch_format="numpy",
                             compute=ray.data.ActorPoolStrategy(size=actors), **resources)
     return ds

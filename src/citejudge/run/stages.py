@@ -107,8 +107,8 @@ class JudgeBuilder:
     """The :class:`~citejudge.tasks.protocol.JudgeFactory` a task's judged stage gets.
 
     Builds the judge of the run's model card with the run's request cache and sampling, and
-    keeps it and its description (for the manifest). Picklable before use, so a Ray judge
-    actor can build its own.
+    keeps it and its description (for the manifest). :meth:`unbuilt` is the picklable copy a
+    Ray judge actor builds its own judge with.
     """
 
     model: str
@@ -121,6 +121,10 @@ class JudgeBuilder:
         """The judge for these prompt templates and answer schemas."""
         self.judge, self.description = build_judge(self.model, self.cache_dir, self.sampling, prompts, schemas)
         return self.judge
+
+    def unbuilt(self) -> JudgeBuilder:
+        """The same settings without the built judge (which holds a backend and a database connection)."""
+        return JudgeBuilder(self.model, self.cache_dir, self.sampling)
 
 
 def build_judge(model: str, cache_dir: Path, sampling: Sampling | None, prompts: Sequence[str],
