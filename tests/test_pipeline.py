@@ -36,8 +36,9 @@ def test_shipped_manifest_schema_equals_the_model() -> None:
     expected = json.dumps(manifest_schema(), indent=2, sort_keys=True) + "\n"
     if os.environ.get("CITEJUDGE_UPDATE_SCHEMA"):
         SHIPPED.write_text(expected, encoding="utf-8")
-    assert SHIPPED.read_text(encoding="utf-8") == expected, \
+    assert SHIPPED.read_text(encoding="utf-8") == expected, (
         "regenerate with CITEJUDGE_UPDATE_SCHEMA=1 pytest tests/test_pipeline.py"
+    )
     assert load_schema("run_manifest") == manifest_schema()
 
 
@@ -48,13 +49,33 @@ def _validate_manifest(path: Path) -> dict[str, object]:
     return manifest  # type: ignore[no-any-return]
 
 
-def test_check_and_run_write_the_same_results_and_valid_manifests(tmp_path: Path, world: Path) -> None:
+def test_check_and_run_write_the_same_results_and_valid_manifests(
+    tmp_path: Path, world: Path
+) -> None:
     items = REPO / "demo" / "citations.jsonl"
     out = tmp_path / "check.jsonl"
-    assert main(["check", "references", str(items), "--index", str(world), "--out", str(out), "--no-llm",
-                 "-q", "--workers", "1"]) == 0
+    assert (
+        main(
+            [
+                "check",
+                "references",
+                str(items),
+                "--index",
+                str(world),
+                "--out",
+                str(out),
+                "--no-llm",
+                "-q",
+                "--workers",
+                "1",
+            ]
+        )
+        == 0
+    )
     cfg_file = tmp_path / "run.yaml"
-    cfg_file.write_text(f"task: references\ninput: {items}\nindex: {world}\nout: run\nmodel: none\nworkers: 1\n")
+    cfg_file.write_text(
+        f"task: references\ninput: {items}\nindex: {world}\nout: run\nmodel: none\nworkers: 1\n"
+    )
     summary = run(load_config(cfg_file), quiet=True)
     assert (tmp_path / "run" / "results.jsonl").read_bytes() == out.read_bytes()
 
@@ -72,11 +93,30 @@ def test_check_and_run_write_the_same_results_and_valid_manifests(tmp_path: Path
     assert set(summary.verdicts) <= {"Yes", "No", "N/A", "error"}
 
 
-def test_check_to_stdout_writes_no_manifest(tmp_path: Path, world: Path, capsysbinary: pytest.CaptureFixture[bytes],
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_check_to_stdout_writes_no_manifest(
+    tmp_path: Path,
+    world: Path,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.chdir(tmp_path)
     items = REPO / "demo" / "citations.jsonl"
-    assert main(["check", "references", str(items), "--index", str(world), "--out", "-", "--no-llm", "-q"]) == 0
+    assert (
+        main(
+            [
+                "check",
+                "references",
+                str(items),
+                "--index",
+                str(world),
+                "--out",
+                "-",
+                "--no-llm",
+                "-q",
+            ]
+        )
+        == 0
+    )
     lines = capsysbinary.readouterr().out.splitlines()
     assert len(lines) == len(items.read_bytes().splitlines())
     assert not list(tmp_path.glob("*.manifest.json"))
@@ -105,17 +145,23 @@ def test_unknown_task_and_key_are_one_config_error_with_a_suggestion() -> None:
         load_task("nope")
 
 
-def test_check_flags_are_validated_like_a_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_flags_are_validated_like_a_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     items = tmp_path / "i.jsonl"
     items.write_text('{"id": 1}\n')
-    code = main(["check", "rag-audit", str(items), "--out", str(tmp_path / "o.jsonl"), "--workers", "0"])
+    code = main(
+        ["check", "rag-audit", str(items), "--out", str(tmp_path / "o.jsonl"), "--workers", "0"]
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "workers" in err[0]
 
 
 def test_check_reads_one_file_and_run_needs_a_directory(tmp_path: Path) -> None:
     with pytest.raises(ConfigError):
-        run_check(RunConfig(task="rag-audit", input=["a.jsonl", "b.jsonl"], out=tmp_path / "o.jsonl"))
+        run_check(
+            RunConfig(task="rag-audit", input=["a.jsonl", "b.jsonl"], out=tmp_path / "o.jsonl")
+        )
     with pytest.raises(ConfigError):
         run(RunConfig(task="rag-audit", input=["a.jsonl"], out="-"))
 

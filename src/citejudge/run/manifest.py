@@ -77,7 +77,9 @@ class IndexIdentity(BaseModel):
     model_config = _STRICT
     path: str = Field(description="Index folder.")
     meta_sha256: str = Field(description="sha256 of the index's meta.json.")
-    meta: dict[str, Any] = Field(description="The index's meta.json (counts, sources, build facts).")
+    meta: dict[str, Any] = Field(
+        description="The index's meta.json (counts, sources, build facts)."
+    )
 
 
 class CheckOptionsRecord(BaseModel):
@@ -102,7 +104,9 @@ class Counts(BaseModel):
     items: int = Field(description="Items in the input (all sessions).")
     errors: int = Field(description="Output lines with an error record.")
     decided_without_model: int = Field(description="Lines the deterministic stage decided alone.")
-    verdicts: dict[str, int] = Field(description="Lines per verdict label (``error`` for error records).")
+    verdicts: dict[str, int] = Field(
+        description="Lines per verdict label (``error`` for error records)."
+    )
     seconds: float = Field(description="Wall time of this session's processing.")
     resumed_from: int = Field(default=0, description="Lines kept from an earlier session.")
     processed: int = Field(default=0, description="Lines written in this session.")
@@ -135,30 +139,43 @@ class RunManifest(BaseModel):
     model_config = ConfigDict(extra="allow", validate_assignment=True)
 
     run_id: str = Field(description="Random id of the run (kept across resumes).")
-    command: Literal["check", "run"] = Field(default="run", description="The command that wrote it.")
+    command: Literal["check", "run"] = Field(
+        default="run", description="The command that wrote it."
+    )
     task: str = Field(description="The task run.")
     started_utc: str = Field(description="When the run started (first session), ISO 8601 UTC.")
     finished_utc: str | None = Field(default=None, description="When the last session finished.")
     status: Literal["running", "finished", "failed"] = Field(
-        default="running", description="`failed`: more item errors than the error budget allows.")
+        default="running", description="`failed`: more item errors than the error budget allows."
+    )
     code: CodeRevision
-    versions: dict[str, str | None] = Field(description="Versions of python and the packages that matter.")
-    config: dict[str, Any] = Field(description="The resolved run config (citejudge.run.config.RunConfig).")
+    versions: dict[str, str | None] = Field(
+        description="Versions of python and the packages that matter."
+    )
+    config: dict[str, Any] = Field(
+        description="The resolved run config (citejudge.run.config.RunConfig)."
+    )
     config_sha256: str = Field(description="sha256 of the canonical JSON of `config`.")
     config_file: str | None = Field(default=None, description="The YAML file it came from (run).")
     options: CheckOptionsRecord | None = Field(default=None, description="check only: its options.")
     input: Inputs
-    input_sha256: str | None = Field(default=None, description="check only: sha256 of the input file.")
+    input_sha256: str | None = Field(
+        default=None, description="check only: sha256 of the input file."
+    )
     seeds: Seeds
     schema_sha256: str = Field(description="sha256 of the task's result schema.")
     index: IndexIdentity | None = Field(default=None, description="The world index read, if any.")
     executor: Literal["local", "ray"] = Field(default="local", description="Where the stages ran.")
     resumes: int = Field(default=0, description="How often the run was resumed.")
     judge: dict[str, Any] | None = Field(
-        default=None, description="Model card, backend, sampling, prompt and schema hashes, request statistics "
-                                  "(None: deterministic stages only).")
+        default=None,
+        description="Model card, backend, sampling, prompt and schema hashes, request statistics "
+        "(None: deterministic stages only).",
+    )
     counts: Counts | None = Field(default=None, description="Set when the run ends.")
-    repaired_tail: bool | None = Field(default=None, description="A corrupted last line was dropped on resume.")
+    repaired_tail: bool | None = Field(
+        default=None, description="A corrupted last line was dropped on resume."
+    )
     timings: Timings | None = None
     tokens: Tokens | None = None
 
@@ -208,4 +225,3 @@ def manifest_schema() -> dict[str, Any]:
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = "https://citejudge.invalid/schemas/run_manifest/1"
     return schema
-

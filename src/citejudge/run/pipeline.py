@@ -88,9 +88,15 @@ class RunSummary:
 
     def counts(self) -> Counts:
         """The manifest's ``counts``."""
-        return Counts(items=self.items, errors=self.errors, decided_without_model=self.decided_without_model,
-                      verdicts=dict(sorted(self.verdicts.items())), seconds=round(self.seconds, 3),
-                      resumed_from=self.resumed_from, processed=self.processed)
+        return Counts(
+            items=self.items,
+            errors=self.errors,
+            decided_without_model=self.decided_without_model,
+            verdicts=dict(sorted(self.verdicts.items())),
+            seconds=round(self.seconds, 3),
+            resumed_from=self.resumed_from,
+            processed=self.processed,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict of :meth:`counts` (``citejudge run`` prints it)."""
@@ -102,7 +108,8 @@ def used_model(details: dict[str, Any]) -> bool:
     if details.get("judged") is True:  # rag-audit, citation-eval
         return True
     return bool((details.get("content") or {}).get("subclaims")) or "judge" in (
-        details.get("abstention_check") or {})
+        details.get("abstention_check") or {}
+    )
 
 
 def _over_budget(errors: int, items: int, budget: bool | float) -> bool:
@@ -115,30 +122,48 @@ def _over_budget(errors: int, items: int, budget: bool | float) -> bool:
 
 # ------------------------------------------------------------------------------ the shared flow
 
-def _manifest(command: str, cfg: RunConfig, shards: list[Path], items: list[Item | ItemError], *,
-              previous: dict[str, Any] | None = None, config_file: Path | None = None) -> RunManifest:
+
+def _manifest(
+    command: str,
+    cfg: RunConfig,
+    shards: list[Path],
+    items: list[Item | ItemError],
+    *,
+    previous: dict[str, Any] | None = None,
+    config_file: Path | None = None,
+) -> RunManifest:
     """The manifest at the start of a session (a resumed run keeps its id, start time and extra keys)."""
     per_file = Counter(it.file for it in items)
     files = [f.model_copy(update={"items": per_file[f.path]}) for f in input_files(shards)]
     prev = previous or {}
     data = {
         **prev,
-        "run_id": prev.get("run_id") or uuid.uuid4().hex[:12], "command": command,
-        "started_utc": prev.get("started_utc") or now_utc(), "finished_utc": None, "status": "running",
-        "task": cfg.task, "code": CodeRevision(**code_revision()), "versions": package_versions(),
-        "config": cfg.model_dump(mode="json"), "config_sha256": cfg.sha256(),
+        "run_id": prev.get("run_id") or uuid.uuid4().hex[:12],
+        "command": command,
+        "started_utc": prev.get("started_utc") or now_utc(),
+        "finished_utc": None,
+        "status": "running",
+        "task": cfg.task,
+        "code": CodeRevision(**code_revision()),
+        "versions": package_versions(),
+        "config": cfg.model_dump(mode="json"),
+        "config_sha256": cfg.sha256(),
         "config_file": str(config_file) if config_file else None,
         "input": Inputs(files=files),
         "seeds": Seeds(sampling=cfg.sampling.seed if cfg.sampling else cfg.seed, run=cfg.seed),
-        "schema_sha256": schema_hash(cfg.task), "index": index_identity(cfg.index), "executor": cfg.executor,
+        "schema_sha256": schema_hash(cfg.task),
+        "index": index_identity(cfg.index),
+        "executor": cfg.executor,
         "resumes": prev.get("resumes", 0) + (1 if previous is not None else 0),
         "judge": prev.get("judge"),
     }
     try:
         return RunManifest.model_validate(data)
     except ValidationError as exc:  # only a previous manifest.json can be malformed
-        raise RunError(f"the manifest of this run directory is not readable: {exc.errors()[0]['msg']}",
-                       hint="start a new run directory") from exc
+        raise RunError(
+            f"the manifest of this run directory is not readable: {exc.errors()[0]['msg']}",
+            hint="start a new run directory",
+        ) from exc
 
 
 def _executor(cfg: RunConfig, shards_dir: Path | None) -> Executor:
@@ -198,8 +223,11 @@ def _process(s: _Session, todo: list[Item | ItemError], summary: RunSummary) -> 
     if judge is not None and manifest.judge is not None:
         manifest.judge = {**manifest.judge, "stats": dict(judge.stats)}
         st = judge.stats
-        manifest.tokens = (Tokens(prompt=st["prompt_tokens"], output=st.get("output_tokens", 0))
-                           if "prompt_tokens" in st else None)
+        manifest.tokens = (
+            Tokens(prompt=st["prompt_tokens"], output=st.get("output_tokens", 0))
+            if "prompt_tokens" in st
+            else None
+        )
 
 
 class _Progress:
@@ -219,11 +247,20 @@ class _Progress:
         self.task, self.total, self.done, self.quiet = task, total, done, quiet
         self.tty = sys.stderr.isatty()
         self.progress = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]} items/s"), TextColumn("no model: {task.fields[nomodel]}"),
-            TextColumn("errors: {task.fields[errors]}"), TimeRemainingColumn(),
-            console=self.console, disable=quiet or not self.tty, transient=False)
-        self.bar = self.progress.add_task(task, total=total, completed=done, rate="-", nomodel=0, errors=0)
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]} items/s"),
+            TextColumn("no model: {task.fields[nomodel]}"),
+            TextColumn("errors: {task.fields[errors]}"),
+            TimeRemainingColumn(),
+            console=self.console,
+            disable=quiet or not self.tty,
+            transient=False,
+        )
+        self.bar = self.progress.add_task(
+            task, total=total, completed=done, rate="-", nomodel=0, errors=0
+        )
         self.last_log = self.last_update = time.perf_counter()
 
     def __enter__(self) -> _Progress:
@@ -241,11 +278,18 @@ class _Progress:
             return
         self.last_update = now
         rate = n / max(now - t0, 1e-9)
-        self.progress.update(self.bar, completed=self.done + n, rate=f"{rate:,.1f}",
-                             nomodel=summary.decided_without_model, errors=summary.errors)
+        self.progress.update(
+            self.bar,
+            completed=self.done + n,
+            rate=f"{rate:,.1f}",
+            nomodel=summary.decided_without_model,
+            errors=summary.errors,
+        )
         if not self.quiet and not self.tty and now - self.last_log > 10:
-            self.console.print(f"{self.task}: {self.done + n}/{self.total} items, {rate:,.1f} items/s, "
-                               f"decided without model {summary.decided_without_model}, errors {summary.errors}")
+            self.console.print(
+                f"{self.task}: {self.done + n}/{self.total} items, {rate:,.1f} items/s, "
+                f"decided without model {summary.decided_without_model}, errors {summary.errors}"
+            )
             self.last_log = now
 
 
@@ -257,6 +301,7 @@ def _stderr() -> Any:
 
 # ------------------------------------------------------------------------------ check
 
+
 def run_check(cfg: RunConfig, *, quiet: bool = False) -> RunSummary:
     """``citejudge check``: run one task over one input file; results to ``cfg.out`` (``-``: stdout).
 
@@ -264,7 +309,9 @@ def run_check(cfg: RunConfig, *, quiet: bool = False) -> RunSummary:
     request cache into ``cfg.cache_dir`` or beside the results.
     """
     if len(cfg.input) != 1:
-        raise ConfigError("check reads one input file", hint="use 'citejudge run' for several shards")
+        raise ConfigError(
+            "check reads one input file", hint="use 'citejudge run' for several shards"
+        )
     out = None if str(cfg.out) == "-" else cfg.out
     shard = Path(cfg.input[0])  # as given: error records name it so
     load_task(cfg.task).validate_options(cfg)
@@ -272,9 +319,16 @@ def run_check(cfg: RunConfig, *, quiet: bool = False) -> RunSummary:
     manifest = _manifest("check", cfg, [shard], items)
     manifest.input_sha256 = manifest.input.files[0].sha256
     manifest.options = CheckOptionsRecord(
-        input=cfg.input[0], out=str(cfg.out), index=str(cfg.index) if cfg.index else None, model=cfg.model,
-        no_llm=cfg.no_llm, workers=cfg.workers, fail_on_error=cfg.fail_on_error, today_year=cfg.today_year,
-        strict_identifiers=cfg.strict_identifiers)
+        input=cfg.input[0],
+        out=str(cfg.out),
+        index=str(cfg.index) if cfg.index else None,
+        model=cfg.model,
+        no_llm=cfg.no_llm,
+        workers=cfg.workers,
+        fail_on_error=cfg.fail_on_error,
+        today_year=cfg.today_year,
+        strict_identifiers=cfg.strict_identifiers,
+    )
 
     def open_sink() -> LineSink:
         if out is None:
@@ -283,8 +337,15 @@ def run_check(cfg: RunConfig, *, quiet: bool = False) -> RunSummary:
         out.write_bytes(b"")
         return Appender(out)
 
-    session = _Session(cfg, manifest, out.with_name(out.name + ".manifest.json") if out else None, open_sink,
-                       cfg.cache_dir or (out.parent if out else Path.cwd()), None, quiet)
+    session = _Session(
+        cfg,
+        manifest,
+        out.with_name(out.name + ".manifest.json") if out else None,
+        open_sink,
+        cfg.cache_dir or (out.parent if out else Path.cwd()),
+        None,
+        quiet,
+    )
     summary = RunSummary(items=len(items))
     _process(session, items, summary)
     manifest.write(session.manifest_path)
@@ -292,9 +353,11 @@ def run_check(cfg: RunConfig, *, quiet: bool = False) -> RunSummary:
         parts = ", ".join(f"{k}: {v}" for k, v in sorted(summary.verdicts.items()))
         rate = summary.items / summary.seconds if summary.seconds > 0 else 0.0
         console = _stderr()
-        console.print(f"{cfg.task}: {summary.items} items in {summary.seconds:.2f}s ({rate:,.0f}/s); {parts}; "
-                      f"errors {summary.errors}"
-                      + (" [red](over the error budget)[/red]" if summary.over_budget else ""))
+        console.print(
+            f"{cfg.task}: {summary.items} items in {summary.seconds:.2f}s ({rate:,.0f}/s); {parts}; "
+            f"errors {summary.errors}"
+            + (" [red](over the error budget)[/red]" if summary.over_budget else "")
+        )
         if out is not None:
             console.print(f"results: {out}")
     return summary
@@ -302,10 +365,15 @@ def run_check(cfg: RunConfig, *, quiet: bool = False) -> RunSummary:
 
 # ------------------------------------------------------------------------------ run
 
-def run(cfg: RunConfig, *, resume: bool = False, quiet: bool = False, config_path: Path | None = None) -> RunSummary:
+
+def run(
+    cfg: RunConfig, *, resume: bool = False, quiet: bool = False, config_path: Path | None = None
+) -> RunSummary:
     """``citejudge run``: execute (or resume) the run ``cfg`` describes in its run directory."""
     if str(cfg.out) == "-":
-        raise ConfigError("a run needs a run directory in 'out'", hint="use 'citejudge check' to write to stdout")
+        raise ConfigError(
+            "a run needs a run directory in 'out'", hint="use 'citejudge check' to write to stdout"
+        )
     lock = lock_run_dir(cfg.out)
     try:
         return _run_locked(cfg, cfg.out, resume=resume, quiet=quiet, config_path=config_path)
@@ -313,16 +381,23 @@ def run(cfg: RunConfig, *, resume: bool = False, quiet: bool = False, config_pat
         lock.close()
 
 
-def _run_locked(cfg: RunConfig, out: Path, *, resume: bool, quiet: bool, config_path: Path | None) -> RunSummary:
+def _run_locked(
+    cfg: RunConfig, out: Path, *, resume: bool, quiet: bool, config_path: Path | None
+) -> RunSummary:
     results_path, manifest_path = out / RESULTS, out / MANIFEST
     previous: dict[str, Any] | None = None
     if manifest_path.exists():
         previous = orjson.loads(manifest_path.read_bytes())
     if results_path.exists() and results_path.stat().st_size > 0 and not resume:
-        raise RunError(f"{out} already holds results", hint="add --resume to continue it, or choose another 'out'")
+        raise RunError(
+            f"{out} already holds results",
+            hint="add --resume to continue it, or choose another 'out'",
+        )
     if resume and previous is not None and previous.get("config_sha256") != cfg.sha256():
-        raise RunError(f"the config differs from the one {out} was started with",
-                       hint="resume with the same config, or start a new run directory")
+        raise RunError(
+            f"the config differs from the one {out} was started with",
+            hint="resume with the same config, or start a new run directory",
+        )
 
     shards = expand_inputs(cfg.input)
     inputs = input_files(shards)
@@ -330,13 +405,19 @@ def _run_locked(cfg: RunConfig, out: Path, *, resume: bool, quiet: bool, config_
     if previous is not None and resume:
         before = {i["path"]: i["sha256"] for i in previous.get("input", {}).get("files", [])}
         gone = [p for p in before if p not in {i.path for i in inputs} or p in missing]
-        changed = [i.path for i in inputs if i.path in before and i.sha256 not in (None, before[i.path])]
+        changed = [
+            i.path for i in inputs if i.path in before and i.sha256 not in (None, before[i.path])
+        ]
         if gone or changed:
-            raise RunError("input shards changed since the run started: "
-                           + "; ".join([f"missing {p}" for p in gone] + [f"changed {p}" for p in changed]),
-                           hint="restore the original inputs, or start a new run directory")
+            raise RunError(
+                "input shards changed since the run started: "
+                + "; ".join([f"missing {p}" for p in gone] + [f"changed {p}" for p in changed]),
+                hint="restore the original inputs, or start a new run directory",
+            )
     if missing:
-        raise RunError(f"input shard(s) not found: {', '.join(missing)}", hint="check 'input' in the config")
+        raise RunError(
+            f"input shard(s) not found: {', '.join(missing)}", hint="check 'input' in the config"
+        )
     if not shards:
         raise ConfigError(f"no input files match {cfg.input}", hint="check 'input' in the config")
 
@@ -344,27 +425,38 @@ def _run_locked(cfg: RunConfig, out: Path, *, resume: bool, quiet: bool, config_
     items = load_items(shards)
     done, repaired = read_done(results_path) if resume else ([], False)
     if len(done) > len(items) or any(d["id"] != it.id for d, it in zip(done, items, strict=False)):
-        raise RunError(f"{results_path} does not match the inputs (ids differ)",
-                       hint="start a new run directory")
+        raise RunError(
+            f"{results_path} does not match the inputs (ids differ)",
+            hint="start a new run directory",
+        )
 
-    manifest = _manifest("run", cfg, shards, items, previous=previous if resume else None,
-                         config_file=config_path)
+    manifest = _manifest(
+        "run", cfg, shards, items, previous=previous if resume else None, config_file=config_path
+    )
     summary = RunSummary(items=len(items), resumed_from=len(done))
     spec = TASKS[cfg.task]
     for d in done:
         summary.count(spec, d)
-    session = _Session(cfg, manifest, manifest_path,
-                       lambda: Appender(results_path, hint="free disk space, then rerun with --resume"),
-                       cfg.cache_dir or out / "cache", out / "shards", quiet)
-    _process(session, items[len(done):], summary)
+    session = _Session(
+        cfg,
+        manifest,
+        manifest_path,
+        lambda: Appender(results_path, hint="free disk space, then rerun with --resume"),
+        cfg.cache_dir or out / "cache",
+        out / "shards",
+        quiet,
+    )
+    _process(session, items[len(done) :], summary)
     final, _ = read_done(results_path)
     (out / ERRORS).write_bytes(b"".join(dumps_line(x) for x in final if x.get("error") is not None))
     manifest.repaired_tail = repaired
     manifest.write(manifest_path)
     if not quiet:
-        _stderr().print(f"{cfg.task}: {summary.items} items ({summary.resumed_from} from before, "
-                        f"{summary.processed} now); errors {summary.errors}; decided without a model "
-                        f"{summary.decided_without_model}; results in {results_path}")
+        _stderr().print(
+            f"{cfg.task}: {summary.items} items ({summary.resumed_from} from before, "
+            f"{summary.processed} now); errors {summary.errors}; decided without a model "
+            f"{summary.decided_without_model}; results in {results_path}"
+        )
     _write_report(out, cfg)
     return summary
 

@@ -31,8 +31,17 @@ if TYPE_CHECKING:
 
     from citejudge.judge.core import Judge, Sampling
 
-__all__ = ["Executor", "JudgeBuilder", "Stages", "TaskWorker", "build_judge", "build_stages", "error_line",
-           "execute_local", "judge_lines"]
+__all__ = [
+    "Executor",
+    "JudgeBuilder",
+    "Stages",
+    "TaskWorker",
+    "build_judge",
+    "build_stages",
+    "error_line",
+    "execute_local",
+    "judge_lines",
+]
 
 #: Fewer good items than this are checked in this process (a pool costs more than it saves).
 POOL_MIN_ITEMS = 200
@@ -52,9 +61,18 @@ class TaskWorker:
         try:
             line = self.check(item)
         except Exception as exc:
-            return OutputLine(item.id, self.task_name, None, {},
-                              {"kind": "internal", "message": f"{type(exc).__name__}: {exc}",
-                               "file": item.file, "line": item.line})
+            return OutputLine(
+                item.id,
+                self.task_name,
+                None,
+                {},
+                {
+                    "kind": "internal",
+                    "message": f"{type(exc).__name__}: {exc}",
+                    "file": item.file,
+                    "line": item.line,
+                },
+            )
         return _validated(self.task_name, item, line)
 
 
@@ -68,14 +86,27 @@ def _validated(task: str, item: Item, line: OutputLine) -> OutputLine:
     if line.result is not None:
         problems = validate_result(task, line.result)
         if problems:
-            return OutputLine(item.id, task, None, line.details,
-                              {"kind": "schema", "message": "; ".join(problems), "file": item.file,
-                               "line": item.line})
+            return OutputLine(
+                item.id,
+                task,
+                None,
+                line.details,
+                {
+                    "kind": "schema",
+                    "message": "; ".join(problems),
+                    "file": item.file,
+                    "line": item.line,
+                },
+            )
     return line
 
 
-def judge_lines(lines: Iterator[OutputLine], items: Sequence[Item | ItemError], stage: JudgedStage,
-                batch_size: int) -> Iterator[OutputLine]:
+def judge_lines(
+    lines: Iterator[OutputLine],
+    items: Sequence[Item | ItemError],
+    stage: JudgedStage,
+    batch_size: int,
+) -> Iterator[OutputLine]:
     """Deterministic lines in, judged lines out, in order; the judge sees a batch at a time."""
     buf: list[tuple[Item, OutputLine]] = []
     order: list[OutputLine] = []
@@ -92,7 +123,9 @@ def judge_lines(lines: Iterator[OutputLine], items: Sequence[Item | ItemError], 
     yield from _revalidated(order, buf)
 
 
-def _revalidated(order: list[OutputLine], pairs: list[tuple[Item, OutputLine]]) -> Iterator[OutputLine]:
+def _revalidated(
+    order: list[OutputLine], pairs: list[tuple[Item, OutputLine]]
+) -> Iterator[OutputLine]:
     """Judged lines are checked against the schema again (the judged stage changed them)."""
     items = {id(ln): it for it, ln in pairs}
     for ln in order:
@@ -101,6 +134,7 @@ def _revalidated(order: list[OutputLine], pairs: list[tuple[Item, OutputLine]]) 
 
 
 # ------------------------------------------------------------------------------ the judge
+
 
 @dataclass
 class JudgeBuilder:
@@ -119,7 +153,9 @@ class JudgeBuilder:
 
     def __call__(self, prompts: Sequence[str], schemas: Sequence[type[BaseModel]]) -> Judge:
         """The judge for these prompt templates and answer schemas."""
-        self.judge, self.description = build_judge(self.model, self.cache_dir, self.sampling, prompts, schemas)
+        self.judge, self.description = build_judge(
+            self.model, self.cache_dir, self.sampling, prompts, schemas
+        )
         return self.judge
 
     def unbuilt(self) -> JudgeBuilder:
@@ -127,8 +163,13 @@ class JudgeBuilder:
         return JudgeBuilder(self.model, self.cache_dir, self.sampling)
 
 
-def build_judge(model: str, cache_dir: Path, sampling: Sampling | None, prompts: Sequence[str],
-                schemas: Sequence[type[BaseModel]]) -> tuple[Judge, dict[str, Any]]:
+def build_judge(
+    model: str,
+    cache_dir: Path,
+    sampling: Sampling | None,
+    prompts: Sequence[str],
+    schemas: Sequence[type[BaseModel]],
+) -> tuple[Judge, dict[str, Any]]:
     """Model card → backend → cached :class:`~citejudge.judge.core.Judge`, and its manifest record."""
     from citejudge.hashing import file_sha256
     from citejudge.judge.cards import load_card
@@ -139,20 +180,27 @@ def build_judge(model: str, cache_dir: Path, sampling: Sampling | None, prompts:
 
     card = load_card(model)
     backend = make_backend(card)
-    judge = Judge(backend, sampling or card.sampling, cache=RequestCache(cache_dir / ".citejudge-cache.sqlite"))
+    judge = Judge(
+        backend,
+        sampling or card.sampling,
+        cache=RequestCache(cache_dir / ".citejudge-cache.sqlite"),
+    )
     record: dict[str, Any] = {
-        "card": card.model_dump(mode="json"), **judge.describe(),
+        "card": card.model_dump(mode="json"),
+        **judge.describe(),
         "prompts": {p: template_sha256(p) for p in prompts},
         "schemas": {s.__name__: schema_sha256(s) for s in schemas},
     }
     if card.support_calibration:
         judge.scorer = _support_scorer(card.support_calibration, backend)
         record["support_scorer"] = {
-            "calibration": judge.scorer.name, "threshold": judge.scorer.threshold,
+            "calibration": judge.scorer.name,
+            "threshold": judge.scorer.threshold,
             # the calibration actually in use (a fallback when the card's needs a missing package)
             "requested": card.support_calibration,
             "sha256": file_sha256(judge.scorer.calibration_file),
-            "uses_llm": judge.scorer.uses_llm}
+            "uses_llm": judge.scorer.uses_llm,
+        }
     return judge, record
 
 
@@ -163,12 +211,15 @@ def _support_scorer(name: str, backend: Any) -> Any:
 
     path = calibration_path(name)
     if not path.is_file():
-        raise ConfigError(f"support calibration {name!r} not found at {path}",
-                          hint="set CITEJUDGE_CALIBRATION to the configs/calibration folder")
+        raise ConfigError(
+            f"support calibration {name!r} not found at {path}",
+            hint="set CITEJUDGE_CALIBRATION to the configs/calibration folder",
+        )
     return SupportScorer.load(path, backend if hasattr(backend, "score_choices") else None)
 
 
 # ------------------------------------------------------------------------------ executors
+
 
 @dataclass
 class Stages:

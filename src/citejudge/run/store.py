@@ -19,8 +19,16 @@ import orjson
 from citejudge.errors import CitejudgeError
 from citejudge.io import Item, ItemError, read_items
 
-__all__ = ["Appender", "LineSink", "RunError", "StreamSink", "expand_inputs", "load_items", "lock_run_dir",
-           "read_done"]
+__all__ = [
+    "Appender",
+    "LineSink",
+    "RunError",
+    "StreamSink",
+    "expand_inputs",
+    "load_items",
+    "lock_run_dir",
+    "read_done",
+]
 
 LOCK = "run.lock"
 
@@ -145,8 +153,10 @@ def lock_run_dir(out: Path) -> IO[str]:
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
         fh.close()
-        raise RunError(f"another citejudge run is using {out}",
-                       hint="wait for it to finish, or give this run another 'out' directory") from exc
+        raise RunError(
+            f"another citejudge run is using {out}",
+            hint="wait for it to finish, or give this run another 'out' directory",
+        ) from exc
     fh.seek(0)
     fh.truncate()
     fh.write(f"{os.getpid()}\n")

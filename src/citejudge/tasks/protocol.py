@@ -126,13 +126,25 @@ class TaskSpec:
 
 
 #: Task name → its spec. The CLI's choices, config validation and the pipeline all read this.
-TASKS: Mapping[str, TaskSpec] = MappingProxyType({
-    "references": TaskSpec("citejudge.tasks.references", "reference and content grounding of cited works",
-                           "reference_grounding", ("strict_identifiers",)),
-    "rag-audit": TaskSpec("citejudge.tasks.rag_audit", "citation audit of a RAG answer", "verdict"),
-    "citation-eval": TaskSpec("citejudge.tasks.citation_eval",
-                              "per-citation support, source verification, answer correctness", None, ("no_gold",)),
-})
+TASKS: Mapping[str, TaskSpec] = MappingProxyType(
+    {
+        "references": TaskSpec(
+            "citejudge.tasks.references",
+            "reference and content grounding of cited works",
+            "reference_grounding",
+            ("strict_identifiers",),
+        ),
+        "rag-audit": TaskSpec(
+            "citejudge.tasks.rag_audit", "citation audit of a RAG answer", "verdict"
+        ),
+        "citation-eval": TaskSpec(
+            "citejudge.tasks.citation_eval",
+            "per-citation support, source verification, answer correctness",
+            None,
+            ("no_gold",),
+        ),
+    }
+)
 
 
 def load_task(name: str) -> Task:
