@@ -29,7 +29,7 @@ and prints one JSON object:
   selected passages), batched vs one-by-one, best of ``--gen-repeat``; prompt tokens per item
   from the backend's tokenizer (bare prompt and chat-templated), generated tokens re-tokenized.
   The Judge has no request cache here, so repeats are never cache hits.
-* ``references_task`` — :func:`citejudge.tasks.runner.run_check` of the whole ``references``
+* ``references_task`` — :func:`citejudge.run.run_check` of the whole ``references``
   task with the card on the demo (index built from ``demo/world/works.jsonl``) and on
   ``--hallmark-n`` HALLMARK dev entries (rendered as in ``bench_references.py``, world
   ``world.bib``): the share of items decided without any model (the runner's
@@ -303,17 +303,17 @@ def bench_references(name: str, items: Path, world: list[Path], tmp: Path, model
                      today_year: int | None = None) -> dict[str, Any]:
     """The whole ``references`` task via ``run_check``: share of items decided without a model."""
     from citejudge.index import build_index
-    from citejudge.tasks.runner import CheckOptions, run_check, used_model
+    from citejudge.run import RunConfig, run_check, used_model
 
     index = tmp / f"{name}.index"
     t = time.perf_counter()
     build_index(world, index, workers=1)
     build_s = time.perf_counter() - t
     out = tmp / f"{name}.out.jsonl"
-    opts = CheckOptions(task="references", input=items, out=out, index=index, model=model, workers=1,
-                        quiet=True, cache_dir=tmp / f"{name}.cache", today_year=today_year)
+    opts = RunConfig(task="references", input=[str(items)], out=out, index=index, model=model, workers=1,
+                     cache_dir=tmp / f"{name}.cache", today_year=today_year)
     t = time.perf_counter()
-    summary = run_check(opts)
+    summary = run_check(opts, quiet=True)
     total_s = time.perf_counter() - t
     lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines() if x.strip()]
     ok = [ln for ln in lines if ln.get("error") is None]
@@ -349,20 +349,16 @@ def main_cpu(a: argparse.Namespace) -> int:
 
     torch.set_num_threads(threads)
     logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)
-    from citejudge.tasks.runner import CheckOptions
-
     loads = _share_models()
     report: dict[str, Any] = {"mode": "cpu-default", "model": card.name, "threads": threads,
                               "shared_data": str(a.shared) if a.shared.is_dir() else None}
     skipped: list[str] = []
     with tempfile.TemporaryDirectory(prefix="bench_judge_") as tmpname:
         tmp = Path(tmpname)
-        from citejudge.tasks.registry import make_judge
+        from citejudge.run.stages import JudgeBuilder
 
         t = time.perf_counter()
-        opts = CheckOptions(task="references", input=ROOT / "demo" / "citations.jsonl", out=None,
-                            model=card.name, cache_dir=tmp / "judge.cache")
-        judge = make_judge(opts, {}, ["content_grounding.v1"], [ClaimSupport])
+        judge = JudgeBuilder(card.name, tmp / "judge.cache")(["content_grounding.v1"], [ClaimSupport])
         backend = judge.backend
         report.update(backend=backend.name, revision=backend.revision, torch_threads=torch.get_num_threads(),
                       judge_start_s=round(time.perf_counter() - t, 2), rss_after_load_mib=_rss_mib(),

@@ -137,12 +137,12 @@ def main(argv: list[str] | None = None) -> int:
     judged = False
     if not args.no_llm:
         try:
+            from citejudge.run import RunConfig
+            from citejudge.run.stages import JudgeBuilder
             from citejudge.tasks.rag_audit import make_stage
-            from citejudge.tasks.runner import CheckOptions
 
-            opts = CheckOptions(task="rag-audit", input=Path("bench"), out=None, model=args.model,
-                                cache_dir=Path.home() / ".cache" / "citejudge")
-            stage = make_stage(opts, {})
+            opts = RunConfig(task="rag-audit", input=["bench"], out="-", model=args.model)
+            stage = make_stage(opts, JudgeBuilder(args.model, Path.home() / ".cache" / "citejudge"))
             if args.support_calibration is not None:
                 from citejudge.judge.support import SupportScorer
                 from citejudge.tasks.rag_audit import support_from_scorer

@@ -3,7 +3,7 @@
 Prints one JSON object:
 
 * ``overhead`` — items/s of the references task's deterministic stage called directly
-  (:class:`citejudge.tasks.runner.TaskWorker` over the input file, lines written to a file) vs the same items
+  (:class:`citejudge.run.stages.TaskWorker` over the input file, lines written to a file) vs the same items
   through :func:`citejudge.run.run` (reading shards, run directory, manifest, appends, counts,
   progress off); ``overhead_ratio`` = runner seconds / direct seconds - 1 (goal <= 0.05), with
   the one-off ``report.html`` timed apart as ``report_html_s``. Best of
@@ -37,8 +37,8 @@ import orjson
 from citejudge.index import build_index
 from citejudge.io import Item, dumps_line, read_items
 from citejudge.run import RunConfig, run
-from citejudge.run import runner as runner_mod
-from citejudge.tasks.runner import CheckOptions, TaskWorker
+from citejudge.run import pipeline as runner_mod
+from citejudge.run.stages import TaskWorker
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared" / "data"
@@ -64,7 +64,7 @@ def _write_items(rows: list[dict[str, Any]], n: int, path: Path) -> None:
             f.write(orjson.dumps({"id": f"i{i:07d}", **rows[i % len(rows)]}) + b"\n")
 
 
-def _direct(inp: Path, opts: CheckOptions, out: Path) -> float:
+def _direct(inp: Path, opts: RunConfig, out: Path) -> float:
     """Seconds to read the items, check each with the task, and write the lines to a file."""
     t0 = time.perf_counter()
     worker = TaskWorker(opts)
@@ -128,8 +128,8 @@ def main() -> int:
         build_index(sources, index, workers=1)
         inp = tmp / "items.jsonl"
         _write_items(rows, args.items, inp)
-        opts = CheckOptions(task="references", input=inp, out=None, index=index, no_llm=True, workers=1, quiet=True,
-                            today_year=2026)
+        opts = RunConfig(task="references", input=[str(inp)], out="-", index=index, model="none", workers=1,
+                         today_year=2026)
         direct: list[float] = []
         runner: list[float] = []
         core: list[float] = []

@@ -323,7 +323,7 @@ def test_stage_judge_failure_is_item_error(world: WorldIndex) -> None:
 
 
 def test_cli_run_with_scripted_card(tmp_path: Path, world: WorldIndex, repo: Path) -> None:
-    from citejudge.tasks.runner import CheckOptions, run_check
+    from citejudge.run import RunConfig, run_check
 
     idx = tmp_path / "w.index"
     build_index_from_works(WORKS, idx)
@@ -335,8 +335,8 @@ def test_cli_run_with_scripted_card(tmp_path: Path, world: WorldIndex, repo: Pat
         {"id": "b", "answer": "x", "citations": []},
     ]) + "\n", encoding="utf-8")
     out = tmp_path / "out.jsonl"
-    summary = run_check(CheckOptions(task="citation-eval", input=inp, out=out, index=idx, model="scripted-ceval",
-                                     workers=1, quiet=True))
+    summary = run_check(RunConfig(task="citation-eval", input=inp, out=out, index=idx, model="scripted-ceval",
+                                  workers=1), quiet=True)
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     assert summary.items == 2 and summary.errors == 1
     assert lines[0]["result"]["overall_assessment"]["overall_score"] == 0.9375

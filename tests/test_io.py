@@ -1,10 +1,9 @@
 from pathlib import Path
 
-import orjson
 import pytest
 
 from citejudge.errors import InputError
-from citejudge.io import Item, ItemError, OutputLine, ResultWriter, read_items
+from citejudge.io import Item, ItemError, read_items
 
 
 def test_jsonl_items_and_errors(tmp_path: Path) -> None:
@@ -37,12 +36,3 @@ def test_bib_items_keep_entry_text(tmp_path: Path) -> None:
 def test_missing_input_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(InputError):
         list(read_items(tmp_path / "nope.jsonl"))
-
-
-def test_writer_flushes_each_line(tmp_path: Path) -> None:
-    out = tmp_path / "r.jsonl"
-    with ResultWriter(out) as w:
-        w.write(OutputLine("a", "references", {"k": "v"}))
-        assert out.read_bytes().count(b"\n") == 1
-    line = orjson.loads(out.read_bytes())
-    assert list(line) == ["id", "task", "result", "details", "error"]

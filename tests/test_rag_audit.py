@@ -351,7 +351,7 @@ def test_stage_swappable_decision_function() -> None:
 
 
 def test_check_command_with_scripted_card(tmp_path: Path) -> None:
-    from citejudge.tasks.runner import CheckOptions, run_check
+    from citejudge.run import RunConfig, run_check
 
     items = [
         {"id": "ml", "query": "What is machine learning?",
@@ -384,8 +384,8 @@ def test_check_command_with_scripted_card(tmp_path: Path) -> None:
     old = os.environ.get("CITEJUDGE_MODELS")
     os.environ["CITEJUDGE_MODELS"] = str(models)
     try:
-        run_check(CheckOptions(task="rag-audit", input=inp, out=out, model="scripted-rag", workers=1, quiet=True,
-                               cache_dir=tmp_path))
+        run_check(RunConfig(task="rag-audit", input=inp, out=out, model="scripted-rag", workers=1,
+                            cache_dir=tmp_path), quiet=True)
     finally:
         if old is None:
             os.environ.pop("CITEJUDGE_MODELS", None)

@@ -192,15 +192,14 @@ class _BatchFailingBackend:
 def test_backend_failure_retried_then_per_item_errors(tmp_path: Path, world: Path, monkeypatch: pytest.MonkeyPatch,
                                                        fail: int, budget: object, over: bool) -> None:
     from citejudge.judge.core import Judge
-    from citejudge.tasks import registry
+    from citejudge.run import stages
 
     backend = _BatchFailingBackend(fail)
 
-    def fake_make_judge(opts, manifest, prompts, schemas):  # type: ignore[no-untyped-def]
-        manifest["judge"] = {"backend": backend.name}
-        return Judge(backend)
+    def fake_build_judge(model, cache_dir, sampling, prompts, schemas):  # type: ignore[no-untyped-def]
+        return Judge(backend), {"backend": backend.name}
 
-    monkeypatch.setattr(registry, "make_judge", fake_make_judge)
+    monkeypatch.setattr(stages, "build_judge", fake_build_judge)
     items = _items(tmp_path / "items.jsonl", 13)
     cfg = load_config(_config(tmp_path, world, items, model="scripted-demo", fail_on_error=budget))
     s = run(cfg, quiet=True)

@@ -88,18 +88,18 @@ def cmd_snapshot_pull(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """``citejudge check TASK INPUT --out OUT``."""
-    from citejudge.tasks.runner import CheckOptions, run_check
+    from citejudge.run.config import validate_config
+    from citejudge.run.pipeline import run_check
+    from citejudge.tasks.protocol import TASKS
 
-    opts = CheckOptions(
-        task=args.task, input=Path(args.input), out=Path(args.out) if args.out != "-" else None,
-        index=Path(args.index) if args.index else None, model=args.model, no_llm=args.no_llm,
-        workers=args.workers, quiet=args.quiet, fail_on_error=args.fail_on_error,
-        fulltext_dir=Path(args.fulltext) if getattr(args, "fulltext", None) else None,
-        no_gold=getattr(args, "no_gold", False), batch_size=args.batch_size,
-        strict_identifiers=getattr(args, "strict_identifiers", False),
-        cache_dir=Path(args.cache_dir) if args.cache_dir else None,
-    )
-    summary = run_check(opts)
+    data = {
+        "task": args.task, "input": [args.input], "out": args.out, "index": args.index,
+        "model": "none" if args.no_llm else args.model, "workers": args.workers,
+        "fail_on_error": args.fail_on_error, "fulltext_dir": args.fulltext, "batch_size": args.batch_size,
+        "cache_dir": args.cache_dir, **{name: getattr(args, name) for name in TASKS[args.task].flags},
+    }
+    cfg = validate_config({k: v for k, v in data.items() if v is not None}, "check")
+    summary = run_check(cfg, quiet=args.quiet)
     return EXIT_ITEMS if summary.over_budget else EXIT_OK
 
 
@@ -190,8 +190,18 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
+#: Help of the task-specific ``check`` flags (``TaskSpec.flags`` name them).
+_TASK_FLAG_HELP = {
+    "strict_identifiers": "a stated arXiv id, PMID or PMCID that the matched work's records lack is a mismatch "
+                          "(default: reported as unverified when no other work has it)",
+    "no_gold": "items have no gold answer: skip correctness",
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command (tests check each has help)."""
+    from citejudge.tasks.protocol import TASKS
+
     p = _Parser(prog="citejudge", description="Offline, reproducible evaluator of citations.")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging on stderr")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -232,10 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     chk = sub.add_parser("check", help="evaluate items of one task; writes one JSON line per item")
     csub = chk.add_subparsers(dest="task", required=True, parser_class=_Parser)
-    for task, helptext in [("references", "reference and content grounding of cited works"),
-                           ("rag-audit", "citation audit of a RAG answer"),
-                           ("citation-eval", "per-citation support, source verification, answer correctness")]:
-        c = csub.add_parser(task, help=helptext, description=helptext)
+    for task, spec in TASKS.items():
+        c = csub.add_parser(task, help=spec.help, description=spec.help)
         c.add_argument("input", metavar="INPUT", help="items: .jsonl, .json, .csv (and .bib for references)")
         c.add_argument("--out", required=True, metavar="OUT", help="results JSONL ('-' for stdout)")
         c.add_argument("--index", metavar="PATH", help="world index from 'citejudge index build'")
@@ -248,12 +256,8 @@ def build_parser() -> argparse.ArgumentParser:
         c.add_argument("--batch-size", type=int, default=64, help="items per judge batch (default 64)")
         c.add_argument("--cache-dir", metavar="DIR", help="judge request cache folder (default: beside OUT)")
         c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-        if task == "references":
-            c.add_argument("--strict-identifiers", action="store_true",
-                           help="a stated arXiv id, PMID or PMCID that the matched work's records lack is a "
-                                "mismatch (default: reported as unverified when no other work has it)")
-        if task == "citation-eval":
-            c.add_argument("--no-gold", action="store_true", help="items have no gold answer: skip correctness")
+        for name in spec.flags:
+            c.add_argument("--" + name.replace("_", "-"), dest=name, action="store_true", help=_TASK_FLAG_HELP[name])
         c.set_defaults(func=cmd_check, task=task)
 
     r = sub.add_parser("run", help="resumable, reproducible batch run from a config file",
@@ -306,7 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     srv.set_defaults(func=cmd_serve)
 
     sch = sub.add_parser("schema", help="print the JSON Schema of a task's result")
-    sch.add_argument("task", choices=["references", "rag-audit", "citation-eval", "output_line"])
+    sch.add_argument("task", choices=[*TASKS, "output_line"])
     sch.set_defaults(func=cmd_schema)
     return p
 

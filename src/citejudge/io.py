@@ -13,13 +13,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import orjson
 
 from citejudge.errors import InputError
 
-__all__ = ["Item", "ItemError", "OutputLine", "ResultWriter", "dumps_line", "read_items"]
+__all__ = ["Item", "ItemError", "OutputLine", "dumps_line", "read_items"]
 
 
 @dataclass
@@ -176,33 +176,3 @@ def read_items(path: Path) -> Iterator[Item | ItemError]:
         yield from _read_json(path, text)
     else:
         yield from _read_jsonl(path, text)
-
-
-class ResultWriter:
-    """Append-only JSONL writer; each line is flushed as soon as it is written."""
-
-    def __init__(self, path: Path | None, stream: IO[bytes] | None = None) -> None:
-        self.path = path
-        self._fh: IO[bytes] | None = stream
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = path.open("wb")
-
-    def write(self, line: OutputLine) -> None:
-        """Write one output line and flush it."""
-        if self._fh is None:
-            raise InputError("result writer is closed")
-        self._fh.write(dumps_line(line.to_dict()))
-        self._fh.flush()
-
-    def close(self) -> None:
-        """Close the file (not a borrowed stream)."""
-        if self._fh is not None and self.path is not None:
-            self._fh.close()
-        self._fh = None
-
-    def __enter__(self) -> ResultWriter:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

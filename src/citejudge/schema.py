@@ -9,12 +9,12 @@ from importlib import resources
 from typing import Any
 
 from citejudge.errors import ConfigError
+from citejudge.tasks.protocol import TASKS
 
-__all__ = ["TASKS", "load_schema", "schema_hash", "validate_result"]
+__all__ = ["load_schema", "schema_hash", "validate_result"]
 
-TASKS = ("references", "rag-audit", "citation-eval")
-_FILES = {"references": "references.json", "output_line": "output_line.json",
-          "rag-audit": "rag_audit.json", "citation-eval": "citation_eval.json"}
+#: Schema name → file in ``citejudge/schemas``: each task's result, an output line, a run manifest.
+_FILES = {name: name.replace("-", "_") + ".json" for name in (*TASKS, "output_line", "run_manifest")}
 
 
 @cache
@@ -28,7 +28,7 @@ def _text(name: str) -> str:
 
 
 def load_schema(name: str) -> dict[str, Any]:
-    """The JSON Schema for a task's ``result`` (or ``output_line``)."""
+    """The JSON Schema for a task's ``result`` (or ``output_line``, ``run_manifest``)."""
     schema: dict[str, Any] = json.loads(_text(name))
     return schema
 

@@ -1,6 +1,9 @@
-"""Batch runs: config, resumable runner, report and comparison of run directories."""
+"""Check and batch runs: options, the pipeline, its manifest, report and comparison of run directories."""
 
-from citejudge.run.config import RunConfig, load_config
-from citejudge.run.runner import RunError, RunSummary, read_done, run
+from citejudge.run.config import RunConfig, load_config, validate_config
+from citejudge.run.manifest import RunManifest
+from citejudge.run.pipeline import RunSummary, run, run_check, used_model
+from citejudge.run.store import RunError, read_done
 
-__all__ = ["RunConfig", "RunError", "RunSummary", "load_config", "read_done", "run"]
+__all__ = ["RunConfig", "RunError", "RunManifest", "RunSummary", "load_config", "read_done", "run", "run_check",
+           "used_model", "validate_config"]

@@ -1,11 +1,15 @@
-"""The run configuration: one typed, frozen object from YAML, environment and flags.
+"""The options of ``check`` and ``run``: one typed, frozen object, validated once.
 
-Precedence (later wins): the YAML file, ``CITEJUDGE_<FIELD>`` environment variables, command
-line flags. Relative paths in the file are relative to the file's folder.
+``citejudge run`` reads it from YAML, ``CITEJUDGE_<FIELD>`` environment variables and flags
+(later wins; relative paths in the file are relative to the file's folder); ``citejudge check``
+builds it from its flags. Both go through :func:`validate_config`, which turns the first
+validation error into one :class:`~citejudge.errors.ConfigError` (with a "did you mean" for
+unknown keys).
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -15,21 +19,24 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from citejudge.errors import ConfigError
 from citejudge.hashing import canonical_json, sha256_text
 from citejudge.judge.core import Sampling
+from citejudge.tasks.protocol import TASKS
 
-__all__ = ["RunConfig", "load_config"]
+__all__ = ["RunConfig", "load_config", "validate_config"]
 
 
 class RunConfig(BaseModel):
-    """Everything that defines a batch run (``citejudge run --config FILE``)."""
+    """Everything that defines a run: ``citejudge run --config FILE``, or ``citejudge check``'s flags."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    task: Literal["references", "rag-audit", "citation-eval"] = Field(
-        description="Which evaluator to run.")
+    task: str = Field(description="Which evaluator to run (a name in citejudge.tasks.protocol.TASKS).",
+                      json_schema_extra={"enum": list(TASKS)})
     input: list[str] = Field(
         description="Input file(s) or glob(s) of shards: JSONL, JSON, CSV (and BibTeX for references). "
-                    "Shards are read in sorted order; items keep that order in results.jsonl.")
-    out: Path = Field(description="Run directory: results.jsonl, errors.jsonl, manifest.json, report.html.")
+                    "Shards are read in sorted order; items keep that order in results.jsonl. "
+                    "check: the one input file, as given.")
+    out: Path = Field(description="run: the run directory (results.jsonl, errors.jsonl, manifest.json, "
+                                  "report.html); check: the results file, `-` for stdout.")
     index: Path | None = Field(default=None, description="World index from `citejudge index build` "
                                                          "(required by references).")
     model: str = Field(default="cpu-default",
@@ -55,10 +62,21 @@ class RunConfig(BaseModel):
                                                            "'VALID=Yes,HALLUCINATED=No'.")
     ray_address: str | None = Field(default=None, description="Ray cluster address (default: a local Ray).")
 
+    @field_validator("task")
+    @classmethod
+    def _known_task(cls, v: str) -> str:
+        if v not in TASKS:
+            close = difflib.get_close_matches(v, list(TASKS), n=1)
+            raise ValueError(f"unknown task {v!r}" + (f"; did you mean {close[0]!r}?" if close else "")
+                             + f" (one of: {', '.join(TASKS)})")
+        return v
+
     @field_validator("input", mode="before")
     @classmethod
     def _listify(cls, v: Any) -> Any:
-        return [v] if isinstance(v, str) else v
+        if isinstance(v, (str, os.PathLike)):
+            v = [v]
+        return [os.fspath(x) if isinstance(x, os.PathLike) else x for x in v] if isinstance(v, list) else v
 
     @field_validator("fail_on_error")
     @classmethod
@@ -112,6 +130,24 @@ def _resolve_paths(data: dict[str, Any], base: Path) -> dict[str, Any]:
     return data
 
 
+def validate_config(data: dict[str, Any], source: str) -> RunConfig:
+    """``data`` as a :class:`RunConfig`; the first problem becomes a one-line :class:`ConfigError`.
+
+    ``source`` names where the data came from in the message (``config FILE``, ``check``).
+    """
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"])) or "<config>"
+        hint = "see the field list in citejudge.run.config.RunConfig"
+        if first["type"] == "extra_forbidden":
+            close = difflib.get_close_matches(str(first["loc"][-1]), list(RunConfig.model_fields), n=1)
+            if close:
+                hint = f"did you mean {close[0]!r}?"
+        raise ConfigError(f"{source}: {where}: {first['msg']}", hint=hint) from exc
+
+
 def load_config(path: Path, **overrides: Any) -> RunConfig:
     """The run config of a YAML file, with environment and flag overrides applied."""
     import yaml
@@ -127,16 +163,4 @@ def load_config(path: Path, **overrides: Any) -> RunConfig:
     data = _resolve_paths(data, path.resolve().parent)
     data.update(_env_overrides())
     data.update({k: v for k, v in overrides.items() if v is not None})
-    try:
-        return RunConfig.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(map(str, first["loc"])) or "<config>"
-        import difflib
-
-        hint = "see the field list in citejudge.run.config.RunConfig"
-        if first["type"] == "extra_forbidden":
-            close = difflib.get_close_matches(str(first["loc"][-1]), list(RunConfig.model_fields), n=1)
-            if close:
-                hint = f"did you mean {close[0]!r}?"
-        raise ConfigError(f"config {path}: {where}: {first['msg']}", hint=hint) from exc
+    return validate_config(data, f"config {path}")

@@ -2,38 +2,39 @@
 
 Design
 ------
-* **Input**: the runner's remaining items (input order) become a Ray Dataset of plain rows
+* **Input**: the pipeline's remaining items (input order) become a Ray Dataset of plain rows
   (``position``, ``shard``, ``id`` and the pickled :class:`~citejudge.io.Item` /
   :class:`~citejudge.io.ItemError`), cut into contiguous *shards* of at most
   :data:`SHARD_ITEMS` items (at least one shard per CPU worker); each shard is one Ray block.
 * **Deterministic stage**: ``map_batches`` with the callable class :class:`CheckActor` in an
   actor pool of ``cfg.workers`` actors, one CPU each. Each actor builds the task's checker
-  once (:class:`~citejudge.tasks.runner.TaskWorker`: the index is opened read-only in that
+  once (:class:`~citejudge.run.stages.TaskWorker`: the index is opened read-only in that
   worker) and turns a whole block into pickled :class:`~citejudge.io.OutputLine` objects,
   schema-validated exactly as the local executor does.
 * **Judged stage**, two placements:
 
   - *driver* (default for cards that do not need a GPU: ``scripted``, the CPU models, vLLM on
-    the CPU): the driver feeds the ordered deterministic lines through the stage the runner
+    the CPU): the driver feeds the ordered deterministic lines through the stage the pipeline
     built, in batches of ``cfg.batch_size`` items — the very batching the local executor uses.
   - *judge actors* (cards with ``gpu: true``): a second ``map_batches`` with
     :class:`JudgeActor` in an actor pool of one actor per GPU of the cluster (``num_gpus=1``
-    each). Every actor builds its own stage and judge from the model card, i.e. one vLLM engine
+    each). Every actor builds its own stage and judge from the model card (with the run's
+    :class:`~citejudge.run.stages.JudgeBuilder` settings), i.e. one vLLM engine
     per GPU, and judges its blocks in batches of ``cfg.batch_size`` items (every request of a
     batch goes to the engine in one call, so vLLM batches continuously inside it). Ray Data
     streams blocks from the CPU pool to the GPU pool, so retrieval and judging overlap. Judge
-    request statistics are summed back into the driver's ``stage.judge.stats``; the shared
+    request statistics are summed back into the driver's judge statistics; the shared
     request cache (``cache_dir``) should be on a shared filesystem so that a resumed run reuses
     answers from every node. ``ray.data.llm`` is not used: our judge needs constrained decoding
     per answer schema, request hashing and the cache, which the backends already do.
 
-  The runner always builds the stage in the driver (for the manifest), so a GPU backend must
+  The pipeline always builds the stage in the driver (for the manifest), so a GPU backend must
   load its engine lazily, on its first batch.
 * **Output**: the driver receives blocks (in order: ``preserve_order``), writes each shard's
-  final lines to ``OUT/shards/part-<k>.jsonl`` (atomically, once the shard is complete; the
+  final lines to ``OUT/shards/part-<k>.jsonl`` (``run``; a ``check`` writes no shard files) (atomically, once the shard is complete; the
   folder is cleared at the start of each session because shard numbers are relative to the
   items that session processes) and yields :class:`~citejudge.io.OutputLine` objects in input
-  order, so the runner appends the same ``results.jsonl`` bytes the local executor writes.
+  order, so the pipeline appends the same ``results.jsonl`` bytes the local executor writes.
   Results do not depend on the shard or batch layout: judge answers are per request (greedy
   decoding, fixed seed), and ``details`` record request hashes, never cache hits.
 * **Ray itself**: ``ray.init`` starts a local instance (``cfg.workers`` + 1 CPUs: one slot for
@@ -61,7 +62,8 @@ from typing import Any
 from citejudge.errors import ConfigError, MissingDependencyError
 from citejudge.io import Item, ItemError, OutputLine, dumps_line
 from citejudge.run.config import RunConfig
-from citejudge.tasks.runner import CheckOptions, TaskWorker, judge_lines
+from citejudge.run.stages import JudgeBuilder, Stages, TaskWorker, judge_lines
+from citejudge.tasks.protocol import load_task
 
 __all__ = ["SHARD_ITEMS", "CheckActor", "JudgeActor", "execute_ray", "init_ray", "plan_shards"]
 
@@ -111,21 +113,16 @@ def plan_shards(n: int, workers: int, shard_items: int = SHARD_ITEMS) -> int:
 class CheckActor:
     """Ray Data callable class: the deterministic stage, built once per actor."""
 
-    def __init__(self, opts: CheckOptions, keep_items: bool = False) -> None:
-        self.task = opts.task
-        self.worker = TaskWorker(opts)
+    def __init__(self, cfg: RunConfig, keep_items: bool = False) -> None:
+        self.worker = TaskWorker(cfg)
         self.keep_items = keep_items
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
         """Rows with pickled items in, rows with pickled output lines (and the items if kept) out."""
         lines: list[bytes] = []
         for payload in batch["payload"]:
-            it = pickle.loads(payload)
-            if isinstance(it, ItemError):
-                line = OutputLine(it.id, self.task, None, {}, it.as_error())
-            else:
-                line = self.worker(it)
-            lines.append(pickle.dumps(line, protocol=pickle.HIGHEST_PROTOCOL))
+            it: Item | ItemError = pickle.loads(payload)
+            lines.append(pickle.dumps(self.worker(it), protocol=pickle.HIGHEST_PROTOCOL))
         out = {"position": batch["position"], "shard": batch["shard"], "line": lines}
         if self.keep_items:  # a judge actor follows and needs the items
             out["payload"] = batch["payload"]
@@ -135,21 +132,21 @@ class CheckActor:
 class JudgeActor:
     """Ray Data callable class: the judged stage with its own judge (one per GPU in production)."""
 
-    def __init__(self, opts: CheckOptions, batch_size: int, sampling: Any = None) -> None:
-        from citejudge.tasks.registry import get_task
+    def __init__(self, cfg: RunConfig, builder: JudgeBuilder) -> None:
+        self.builder = builder.unbuilt()  # this actor's own judge
+        self.stage = load_task(cfg.task).make_stage(cfg, self.builder)
+        self.batch_size = cfg.batch_size
 
-        self.stage = get_task(opts.task).make_stage(opts, {})
-        if sampling is not None:
-            self.stage.judge.sampling = sampling
-        self.batch_size = batch_size
+    def _stats(self) -> dict[str, int]:
+        return self.builder.judge.stats if self.builder.judge is not None else {}
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
         """Deterministic lines in, judged lines (and this block's judge statistics) out."""
         items = [pickle.loads(p) for p in batch["payload"]]
         lines = [pickle.loads(b) for b in batch["line"]]
-        before = dict(self.stage.judge.stats)
+        before = dict(self._stats())
         judged = list(judge_lines(iter(lines), items, self.stage, self.batch_size))
-        delta = {k: v - before.get(k, 0) for k, v in self.stage.judge.stats.items()}
+        delta = {k: v - before.get(k, 0) for k, v in self._stats().items()}
         stats = [pickle.dumps(delta)] + [b""] * (len(judged) - 1)
         return {"position": batch["position"], "shard": batch["shard"],
                 "line": [pickle.dumps(ln, protocol=pickle.HIGHEST_PROTOCOL) for ln in judged], "stats": stats}
@@ -163,16 +160,17 @@ def _card_needs_gpu(model: str | None) -> bool:
     return bool(load_card(model).gpu)
 
 
-def _judge_actor_count(ray: Any, opts: CheckOptions, stage: Any, judge_actors: int | None) -> int:
-    if stage is None:
+def _judge_actor_count(ray: Any, stages: Stages, judge_actors: int | None) -> int:
+    if stages.judged is None:
         return 0
     if judge_actors is not None:
         return max(0, judge_actors)
-    if not _card_needs_gpu(opts.model):
+    if not _card_needs_gpu(stages.cfg.model):
         return 0
     gpus = int(ray.cluster_resources().get("GPU", 0))
     if gpus == 0:
-        log.warning("model card %s needs a GPU but the Ray cluster has none; judging in the driver", opts.model)
+        log.warning("model card %s needs a GPU but the Ray cluster has none; judging in the driver",
+                    stages.cfg.model)
     return gpus
 
 
@@ -181,19 +179,20 @@ def _rows(todo: list[Item | ItemError], per_shard: int) -> list[dict[str, Any]]:
              "payload": pickle.dumps(it, protocol=pickle.HIGHEST_PROTOCOL)} for i, it in enumerate(todo)]
 
 
-def _dataset(ray: Any, cfg: RunConfig, opts: CheckOptions, todo: list[Item | ItemError], per_shard: int,
-             actors: int, gpu: bool) -> Any:
+def _dataset(ray: Any, stages: Stages, todo: list[Item | ItemError], per_shard: int, actors: int,
+             gpu: bool) -> Any:
+    cfg = stages.cfg
     n_shards = math.ceil(len(todo) / per_shard)
     ds = ray.data.from_items(_rows(todo, per_shard), override_num_blocks=n_shards)
     ctx = ds.context
     ctx.enable_progress_bars = False
     ctx.print_on_execution_start = False
     ctx.execution_options.preserve_order = True
-    ds = ds.map_batches(CheckActor, fn_constructor_args=(opts, actors > 0), batch_size=None, batch_format="numpy",
+    ds = ds.map_batches(CheckActor, fn_constructor_args=(cfg, actors > 0), batch_size=None, batch_format="numpy",
                         compute=ray.data.ActorPoolStrategy(size=cfg.workers), num_cpus=1)
     if actors:
         resources: dict[str, Any] = {"num_gpus": 1, "num_cpus": 1} if gpu else {"num_cpus": 1}
-        ds = ds.map_batches(JudgeActor, fn_constructor_args=(opts, cfg.batch_size, cfg.sampling),
+        ds = ds.map_batches(JudgeActor, fn_constructor_args=(cfg, stages.judge_builder.unbuilt()),
                             batch_size=None, batch_format="numpy",
                             compute=ray.data.ActorPoolStrategy(size=actors), **resources)
     return ds
@@ -222,15 +221,18 @@ def _ordered(ds: Any, n: int, stats: dict[str, int] | None) -> Iterator[OutputLi
 class _ShardWriter:
     """Writes ``shards/part-<k>.jsonl`` once shard ``k``'s lines are all through."""
 
-    def __init__(self, folder: Path, per_shard: int, n: int) -> None:
-        if folder.exists():
-            shutil.rmtree(folder)
-        folder.mkdir(parents=True)
+    def __init__(self, folder: Path | None, per_shard: int, n: int) -> None:
+        if folder is not None:
+            if folder.exists():
+                shutil.rmtree(folder)
+            folder.mkdir(parents=True)
         self.folder, self.per_shard, self.n = folder, per_shard, n
         self.buf: list[bytes] = []
         self.pos = 0
 
     def add(self, line: OutputLine) -> None:
+        if self.folder is None:
+            return
         self.buf.append(dumps_line(line.to_dict()))
         self.pos += 1
         if self.pos % self.per_shard == 0 or self.pos == self.n:
@@ -242,13 +244,15 @@ class _ShardWriter:
             self.buf = []
 
 
-def execute_ray(cfg: RunConfig, opts: CheckOptions, todo: list[Item | ItemError], stage: Any, out: Path,
+def execute_ray(stages: Stages, todo: list[Item | ItemError], shards_dir: Path | None = None,
                 *, judge_actors: int | None = None) -> Iterator[OutputLine]:
     """Output lines for ``todo`` in input order, computed on Ray (see the module docstring).
 
+    ``shards_dir`` receives ``part-<k>.jsonl`` per shard (None: no shard files).
     ``judge_actors`` overrides where the judged stage runs: None = by the model card (one actor
     per GPU for GPU cards, else the driver), 0 = the driver, N = N judge actors.
     """
+    cfg = stages.cfg
     if cfg.executor != "ray":
         raise ConfigError("execute_ray needs a config with executor: ray")
     n = len(todo)
@@ -258,16 +262,16 @@ def execute_ray(cfg: RunConfig, opts: CheckOptions, todo: list[Item | ItemError]
     started = init_ray(cfg.ray_address, cfg.workers + 1)
     try:
         per_shard = plan_shards(n, cfg.workers)
-        actors = _judge_actor_count(ray, opts, stage, judge_actors)
+        actors = _judge_actor_count(ray, stages, judge_actors)
         gpu = actors > 0 and judge_actors is None
-        ds = _dataset(ray, cfg, opts, todo, per_shard, actors, gpu)
+        ds = _dataset(ray, stages, todo, per_shard, actors, gpu)
         log.info("ray: %d items in %d shard(s) of <= %d, %d CPU worker(s), judge in %s", n,
                  math.ceil(n / per_shard), per_shard, cfg.workers, f"{actors} actor(s)" if actors else "the driver")
-        shards = _ShardWriter(out / "shards", per_shard, n)
-        stats = stage.judge.stats if (actors and stage is not None) else None
+        shards = _ShardWriter(shards_dir, per_shard, n)
+        stats = stages.judge.stats if (actors and stages.judge is not None) else None
         lines = _ordered(ds, n, stats)
-        if stage is not None and not actors:
-            lines = judge_lines(lines, todo, stage, cfg.batch_size)
+        if stages.judged is not None and not actors:
+            lines = judge_lines(lines, todo, stages.judged, cfg.batch_size)
         for line in lines:
             shards.add(line)
             yield line

@@ -61,6 +61,7 @@ from citejudge.sources import (
 )
 from citejudge.tasks.ceval_schemas import CorrectnessAnswer, SourceCheckAnswer, SupportAnswer
 from citejudge.tasks.content import select_passages, split_sentences
+from citejudge.tasks.protocol import Checker, JudgeFactory, TaskOptions
 
 __all__ = [
     "CORRECTNESS_TEMPLATE",
@@ -645,7 +646,7 @@ class CitationEvalStage:
 
 # ------------------------------------------------------------------------- entry points
 
-def validate_options(opts: Any) -> None:
+def validate_options(opts: TaskOptions) -> None:
     """Usage errors of ``check citation-eval`` before any work starts."""
     from citejudge.errors import ConfigError
 
@@ -656,7 +657,7 @@ def validate_options(opts: Any) -> None:
                           hint="--fulltext DIR names a folder of saved pages (see citejudge.sources)")
 
 
-def make_checker(opts: Any) -> Any:
+def make_checker(opts: TaskOptions) -> Checker:
     """The deterministic stage (opens the index read-only and the source store in this process)."""
     validate_options(opts)
     world = None
@@ -668,11 +669,9 @@ def make_checker(opts: Any) -> Any:
     return CitationEvalTask(world, store, bool(opts.no_gold)).check
 
 
-def make_stage(opts: Any, manifest: dict[str, Any]) -> CitationEvalStage:
+def make_stage(opts: TaskOptions, make_judge: JudgeFactory) -> CitationEvalStage:
     """The judged stage: citation support, unsettled source checks, answer correctness."""
-    from citejudge.tasks.registry import make_judge
-
     validate_options(opts)
-    judge = make_judge(opts, manifest, [SUPPORT_TEMPLATE, SOURCE_TEMPLATE, CORRECTNESS_TEMPLATE],
+    judge = make_judge([SUPPORT_TEMPLATE, SOURCE_TEMPLATE, CORRECTNESS_TEMPLATE],
                        [SupportAnswer, SourceCheckAnswer, CorrectnessAnswer])
     return CitationEvalStage(judge, ScorerSupportDecider(judge.scorer) if judge.scorer is not None else None)

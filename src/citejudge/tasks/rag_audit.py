@@ -52,6 +52,7 @@ from citejudge.io import Item, OutputLine
 from citejudge.judge.prompts import render, template_sha256
 from citejudge.match.normalize import fold
 from citejudge.tasks.content import select_passages, split_sentences
+from citejudge.tasks.protocol import Checker, JudgeFactory, TaskOptions
 from citejudge.tasks.rag_lang import Lang, msg, resolve_language
 from citejudge.tasks.rag_parse import Citation, citation_need, parse_citations, split_answer
 
@@ -509,20 +510,19 @@ def support_from_scorer(scorer: Any) -> SupportFn:
 
 # ------------------------------------------------------------------------------ entry points
 
-def validate_options(opts: Any) -> None:
+def validate_options(opts: TaskOptions) -> None:
     """``rag-audit`` needs no index; nothing to check before the run."""
     return None
 
 
-def make_checker(opts: Any) -> Callable[[Item], OutputLine]:
+def make_checker(opts: TaskOptions) -> Checker:
     """The deterministic stage (no state to build)."""
     return audit_item
 
 
-def make_stage(opts: Any, manifest: dict[str, Any]) -> RagAuditStage:
+def make_stage(opts: TaskOptions, make_judge: JudgeFactory) -> RagAuditStage:
     """The judged stage: ACCURATE and COMPLETE through the model card's judge."""
     from citejudge.tasks.rag_schemas import ChunkSupport, CitationNeed
-    from citejudge.tasks.registry import make_judge
 
-    judge = make_judge(opts, manifest, [SUPPORT_TEMPLATE, NEED_TEMPLATE], [ChunkSupport, CitationNeed])
+    judge = make_judge([SUPPORT_TEMPLATE, NEED_TEMPLATE], [ChunkSupport, CitationNeed])
     return RagAuditStage(judge, support=support_from_scorer(judge.scorer) if judge.scorer is not None else None)

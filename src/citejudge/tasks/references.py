@@ -32,6 +32,7 @@ from citejudge.match.venues import compare_venue
 from citejudge.readers.metadata import parse_item_citation
 from citejudge.tasks.abstention import detect_abstention
 from citejudge.tasks.content import ContentCase, find_evidence, judge_content
+from citejudge.tasks.protocol import Checker, JudgeFactory, TaskOptions
 
 __all__ = [
     "CONTENT_NOT_JUDGED",
@@ -370,34 +371,38 @@ class ContentStage:
 
 # ------------------------------------------------------------------------- task entry points
 
-def validate_options(opts: Any) -> None:
+def validate_options(opts: TaskOptions) -> None:
     """Usage errors of ``check references`` before any work starts."""
+    _index_path(opts)
+
+
+def _index_path(opts: TaskOptions) -> Path:
     from citejudge.errors import ConfigError
 
     if opts.index is None:
         raise ConfigError("the references task needs --index PATH", hint="build one with 'citejudge index build'")
     if not Path(opts.index).exists():
         raise ConfigError(f"index {opts.index} does not exist", hint="build one with 'citejudge index build'")
+    return opts.index
 
 
-def make_checker(opts: Any) -> Any:
+def make_checker(opts: TaskOptions) -> Checker:
     """The deterministic stage (opens the index read-only in this process)."""
     from citejudge.index import WorldIndex
 
-    world = WorldIndex.open(opts.index)
+    world = WorldIndex.open(_index_path(opts))
     task = ReferencesTask(world, strict_identifiers=bool(getattr(opts, "strict_identifiers", False)))
     if opts.today_year is not None:
         task.today_year = opts.today_year
     return task.check
 
 
-def make_stage(opts: Any, manifest: dict[str, Any]) -> ContentStage:
+def make_stage(opts: TaskOptions, make_judge: JudgeFactory) -> ContentStage:
     """The judged stage: content grounding and unclear abstentions."""
     from citejudge.index import WorldIndex
     from citejudge.judge.schemas import ClaimSupport
     from citejudge.tasks.content import TEMPLATE
-    from citejudge.tasks.registry import make_judge
 
-    validate_options(opts)
-    judge = make_judge(opts, manifest, [TEMPLATE, "abstention.v1"], [ClaimSupport, AbstentionJudgement])
-    return ContentStage(WorldIndex.open(opts.index), judge, opts.fulltext_dir)
+    index = _index_path(opts)
+    judge = make_judge([TEMPLATE, "abstention.v1"], [ClaimSupport, AbstentionJudgement])
+    return ContentStage(WorldIndex.open(index), judge, opts.fulltext_dir)
