@@ -9,8 +9,8 @@ English.
 Measured against ``langdetect`` (scripts/bench_text.py, claims of the shared data): this rule is
 right on 99.6% of the Czech CTKFacts claims (langdetect 92.5%), 100% of HealthVer (both) and
 97.6% of FEVER (langdetect 100%: Wikipedia names with accents tip the rule), and 100 to 350
-times faster; langdetect also needs a global seed to be deterministic. ``lingua-language-detector`` is a
-96 MB wheel. The rule stays.
+times faster; langdetect also needs a global seed to be deterministic.
+``lingua-language-detector`` is a 96 MB wheel. The rule stays.
 """
 
 from __future__ import annotations
