@@ -39,9 +39,10 @@ from typing import Any
 
 from citejudge.index import WorldIndex, build_index
 from citejudge.io import Item
+from citejudge.judge.deciders import LlmSupportDecider
 from citejudge.records import Work
-from citejudge.tasks.citation_eval import CitationEvalTask, JudgeSupportDecider, SupportCase
-from citejudge.tasks.content import split_sentences
+from citejudge.tasks.citation_eval import SUPPORT_FORM, CitationEvalTask, support_question
+from citejudge.text import split_sentences
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_SHARED = HERE.parent.parent / "shared" / "data"
@@ -161,13 +162,13 @@ def run_support(shared: Path, model: str, n: int, seed: int) -> dict[str, Any]:
     card = load_card(model)
     backend = make_backend(card)
     load_s = time.perf_counter() - t0
-    decider = JudgeSupportDecider(Judge(backend, card.sampling))
+    decider = LlmSupportDecider(Judge(backend, card.sampling), SUPPORT_FORM)  # the model itself, never the card's scorer
     t1 = time.perf_counter()
-    decisions = decider.decide([SupportCase(c, e) for _, c, e, _ in cases])
+    labels = [SUPPORT_FORM.task_label(d.label) for d in decider.decide([support_question(c, e) for _, c, e, _ in cases])]
     secs = time.perf_counter() - t1
     per_ds: dict[str, dict[str, Any]] = {}
     for ds in sorted({c[0] for c in cases}):
-        rows = [(gold, d.label) for (d0, _, _, gold), d in zip(cases, decisions, strict=True) if d0 == ds]
+        rows = [(gold, label) for (d0, _, _, gold), label in zip(cases, labels, strict=True) if d0 == ds]
         # 3-way agreement only for sets with three gold labels (SciFact RTE has two).
         three = [] if any(g == "NOT_ENTAILMENT" for g, _ in rows) else rows
         conf: dict[str, Counter[str]] = defaultdict(Counter)
@@ -183,7 +184,7 @@ def run_support(shared: Path, model: str, n: int, seed: int) -> dict[str, Any]:
         }
     return {"model": model, "revision": backend.revision, "load_s": round(load_s, 1), "pairs": len(cases),
             "s_per_pair": round(secs / len(cases), 3) if cases else None,
-            "predicted": dict(Counter(d.label or "invalid" for d in decisions)), "per_dataset": per_ds}
+            "predicted": dict(Counter(label or "invalid" for label in labels)), "per_dataset": per_ds}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -226,7 +226,8 @@ class _Recording:
 def bench_generation(backend: Any, sampling: Sampling, cases: list[Any], repeat: int) -> dict[str, Any]:
     """SmolLM2's generated ``ClaimSupport`` verdicts via ``Judge.ask``: batched vs one-by-one."""
     from citejudge.judge.core import Judge
-    from citejudge.tasks.content import TEMPLATE, select_passages, split_sentences, split_subclaims
+    from citejudge.tasks.content import TEMPLATE, select_passages, split_subclaims
+    from citejudge.text import split_sentences
 
     prompts = []
     for c in cases:
@@ -362,9 +363,7 @@ def main_cpu(a: argparse.Namespace) -> int:
         backend = judge.backend
         report.update(backend=backend.name, revision=backend.revision, torch_threads=torch.get_num_threads(),
                       judge_start_s=round(time.perf_counter() - t, 2), rss_after_load_mib=_rss_mib(),
-                      support_scorer={"calibration": judge.scorer.name if judge.scorer else None,
-                                      "threshold": round(judge.scorer.threshold, 4) if judge.scorer else None,
-                                      "uses_llm": judge.scorer.uses_llm if judge.scorer else None})
+                      support_scorer=judge.support.describe() if judge.support else None)
         sampling = judge.sampling if a.max_tokens is None else judge.sampling.model_copy(
             update={"max_tokens": a.max_tokens})
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from citejudge.io import Item
 from citejudge.tasks.rag_audit import DIMENSIONS, audit_item
-from citejudge.tasks.rag_lang import detect_language
+from citejudge.text import detect_language
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "claims"
 KINDS = ("faithful", "refuted", "hallucinated", "syntax", "uncited", "unrelated", "greeting")
@@ -144,11 +144,12 @@ def main(argv: list[str] | None = None) -> int:
             opts = RunConfig(task="rag-audit", input=["bench"], out="-", model=args.model)
             stage = make_stage(opts, JudgeBuilder(args.model, Path.home() / ".cache" / "citejudge"))
             if args.support_calibration is not None:
+                from citejudge.judge.deciders import ScorerSupportDecider
                 from citejudge.judge.support import SupportScorer
-                from citejudge.tasks.rag_audit import support_from_scorer
+                from citejudge.tasks.rag_audit import support_from_decider
 
                 scorer = SupportScorer.load(args.support_calibration)
-                stage.support = support_from_scorer(scorer)
+                stage.support = support_from_decider(ScorerSupportDecider(scorer))
                 report["support_scorer"] = {"calibration": scorer.name, "threshold": scorer.threshold}
             t1 = time.perf_counter()
             for k in range(0, len(items), 64):

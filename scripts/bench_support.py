@@ -41,8 +41,8 @@ from citejudge.judge.support import (
     embedding_features,
     lexical_features,
     nli_features,
-    split_sentences,
 )
+from citejudge.text import evidence_windows
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data" / "claims"
@@ -146,7 +146,7 @@ def compute_features(rows: list[Row], embedder: Any, backend: Any, variants: Seq
     t0 = time.perf_counter()
     emb, chosen = embedding_features(pairs, embedder, k=k)
     for r, e, idx in zip(rows, emb, chosen, strict=True):
-        ss = split_sentences(r["evidence"])
+        ss = evidence_windows(r["evidence"])
         r["chosen"] = idx
         r["selected"] = " ".join(ss[i] for i in idx)
         r.update(e)

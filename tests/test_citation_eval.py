@@ -12,13 +12,13 @@ from citejudge.index import WorldIndex, build_index_from_works
 from citejudge.io import Item, OutputLine
 from citejudge.judge.backends.scripted import ScriptedBackend, ScriptRule
 from citejudge.judge.core import Judge
+from citejudge.judge.deciders import ScorerSupportDecider
 from citejudge.records import Author, Work
 from citejudge.schema import validate_result
 from citejudge.sources import SourceStore, url_key
 from citejudge.tasks.citation_eval import (
     CitationEvalStage,
     CitationEvalTask,
-    ScorerSupportDecider,
     correctness_from_points,
     interpretability_score,
     overall_score,
@@ -284,8 +284,7 @@ class _FixedScorer:
                                                       (0.1, "NEUTRAL", "UNCERTAIN")])
 def test_card_scorer_decides_support_and_source(world: WorldIndex, p: float, support: str, source: str) -> None:
     backend = scripted()
-    stage = CitationEvalStage(Judge(backend, scorer=_FixedScorer(p)),
-                              ScorerSupportDecider(_FixedScorer(p)))
+    stage = CitationEvalStage(Judge(backend, support=ScorerSupportDecider(_FixedScorer(p))))
     task = CitationEvalTask(world)
     pairs = [(it, task.check(it)) for it in [item([cit(claim="ResNets were invented in 2015.",
                                                        content="Transformers use attention only.",

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from citejudge.io import Item
 from citejudge.judge.backends.scripted import ScriptedBackend, ScriptRule, UnexpectedRequestError
 from citejudge.judge.core import Judge, RequestCache, Sampling, request_hash
+from citejudge.judge.deciders import ScorerSupportDecider
 from citejudge.judge.prompts import defuse, render
 from citejudge.judge.schemas import AbstentionJudgement, ClaimSupport, schema_of
 from citejudge.records import Author, Work
@@ -24,9 +25,9 @@ from citejudge.tasks.content import (
     find_evidence,
     judge_content,
     select_passages,
-    split_sentences,
     split_subclaims,
 )
+from citejudge.text import split_sentences
 
 SUPPORTED = json.dumps({"label": "SUPPORTED", "missing": ""})
 NOT_SUPPORTED = json.dumps({"label": "NOT_SUPPORTED", "missing": "the number"})
@@ -178,7 +179,7 @@ def test_card_scorer_decides_support_instead_of_the_model() -> None:
     scorer = _WordScorer()
     ok, partial = judge_content([_case("Deep nets reach 90% accuracy."),
                                  _case("Deep nets reach 90% accuracy. Cats need no sleep.")],
-                                Judge(backend, scorer=scorer))
+                                Judge(backend, support=ScorerSupportDecider(scorer)))
     assert ok.label == "Yes"
     assert partial.label == "No" and "Cats need no sleep" in partial.explanation
     assert "support score 0.25, below the calibrated 0.75" in partial.explanation
@@ -257,5 +258,6 @@ def test_non_finite_scorer_output_is_an_error_not_a_label() -> None:
         def score(self, pairs: list[tuple[str, str]]) -> list[float]:
             return [float("nan")] * len(pairs)
 
-    (v,) = judge_content([_case("Deep nets reach 90% accuracy.")], Judge(ScriptedBackend([]), scorer=NaNScorer()))
+    (v,) = judge_content([_case("Deep nets reach 90% accuracy.")], Judge(ScriptedBackend([]),
+                                                                      support=ScorerSupportDecider(NaNScorer())))
     assert v.label == "error" and "non-finite" in (v.error or "")

@@ -11,16 +11,18 @@ import pytest
 from citejudge.io import Item, OutputLine
 from citejudge.judge.backends.scripted import ScriptedBackend, ScriptRule
 from citejudge.judge.core import Judge
+from citejudge.judge.deciders import ScorerSupportDecider
 from citejudge.schema import validate_result
 from citejudge.tasks.rag_audit import (
     RagAuditStage,
     analyse,
     audit_item,
     compose,
-    support_from_scorer,
+    support_from_decider,
 )
-from citejudge.tasks.rag_lang import detect_language, resolve_language
+from citejudge.tasks.rag_lang import resolve_language
 from citejudge.tasks.rag_parse import citation_need, parse_citations, split_answer
+from citejudge.text import detect_language
 
 IDS = ["chunk_1", "chunk_2", "chunk_3", "chunk_5"]
 CHUNKS = [{"chunk_id": c, "text": f"Text of {c} about plate tectonics and earthquakes."} for c in IDS]
@@ -318,14 +320,13 @@ def test_stage_invalid_answer_is_an_item_error_not_a_verdict() -> None:
 
 
 def test_failing_scorer_is_an_item_error() -> None:
-    def broken(pairs: list[tuple[str, str]]) -> list[bool]:
-        raise RuntimeError("embedder missing")
-
     class Broken:
-        name = "broken"
-        decide = staticmethod(broken)
+        name, threshold = "broken", 0.5
 
-    stage = RagAuditStage(judge=None, support=support_from_scorer(Broken()),
+        def score(self, pairs: list[tuple[str, str]]) -> list[float]:
+            raise RuntimeError("embedder missing")
+
+    stage = RagAuditStage(judge=None, support=support_from_decider(ScorerSupportDecider(Broken())),
                           need=lambda reqs: [{"needs_citation": "no"} for _ in reqs])
     it = _item("Plates move and grind against each other \\cite{chunk_1}.")
     line = audit_item(it)
@@ -425,23 +426,24 @@ def test_lowercase_sentence_start_after_a_word_splits_but_not_after_an_ordinal()
     assert [s.plain for s in sents] == ["Hello, thanks for the question.", "it is safe.", "Dne 19. října to platilo."]
 
 
-def test_support_from_scorer_seam() -> None:
-    from citejudge.tasks.rag_audit import support_from_scorer
-
+def test_support_from_decider_seam() -> None:
     class Scorer:
-        name = "fake"
+        name, threshold = "fake", 0.5
 
-        def decide(self, pairs: list[tuple[str, str]]) -> list[bool]:
-            return ["grind" in claim for claim, _ in pairs]
+        def score(self, pairs: list[tuple[str, str]]) -> list[float]:
+            return [1.0 if "grind" in claim else 0.0 for claim, _ in pairs]
 
     class Broken:
-        def decide(self, pairs: list[tuple[str, str]]) -> list[bool]:
+        name, threshold = "broken", 0.5
+
+        def score(self, pairs: list[tuple[str, str]]) -> list[float]:
             raise RuntimeError("no embedder")
 
     it = _item("Plates move and grind \\cite{chunk_1}. Plates melt in the plate mantle \\cite{chunk_2}.")
     for scorer, expected in ((Scorer(), 1), (Broken(), 2)):
         line = audit_item(it)
-        RagAuditStage(judge=None, support=support_from_scorer(scorer), need=lambda r: []).apply([(it, line)])
+        stage = RagAuditStage(judge=None, support=support_from_decider(ScorerSupportDecider(scorer)), need=lambda r: [])
+        stage.apply([(it, line)])
         result = line.result if line.result is not None else line.details["partial_result"]
         assert (line.error is None) == isinstance(scorer, Scorer)  # a failing scorer: an item error
         assert len(result["dimensions"]["accurate"]["issues"]) == expected

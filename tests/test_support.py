@@ -24,8 +24,8 @@ from citejudge.judge.support import (
     build_prompt,
     lexical_features,
     nli_features,
-    split_sentences,
 )
+from citejudge.text import evidence_windows
 
 REPO = Path(__file__).resolve().parents[1]
 CAL = REPO / "configs" / "calibration"
@@ -75,11 +75,11 @@ PAIRS = [
 ]
 
 
-def test_split_sentences() -> None:
+def test_evidence_windows() -> None:
     text = "The first sentence is here. Another sentence follows it! And 3 more come after this? Ok."
-    assert split_sentences(text) == [
+    assert evidence_windows(text) == [
         "The first sentence is here.", "Another sentence follows it!", "And 3 more come after this? Ok."]
-    assert split_sentences("single") == ["single"]
+    assert evidence_windows("single") == ["single"]
 
 
 def test_lexical_features() -> None:
@@ -150,7 +150,7 @@ def test_nli_features_premises_and_values() -> None:
     pairs = [("Claim A.", ev),
              ("Claim B.", "One sentence only.")]
     feats = nli_features(pairs, [[0, 2], [0]], nli, cos_topk=[0.5, 1.0])
-    assert split_sentences(ev)[0] == "The drug did not work in this trial."
+    assert evidence_windows(ev)[0] == "The drug did not work in this trial."
     assert nli.calls == [[(ev, "Claim A."), ("The drug did not work in this trial.", "Claim A."),
                           ("Mortality fell by half overall.", "Claim A."), (pairs[1][1], "Claim B.")]]
     assert set(feats[0]) == set(NLI_FEATURES)

@@ -10,7 +10,6 @@ into a guessed verdict.
 from __future__ import annotations
 
 import logging
-import math
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -22,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from citejudge.errors import BackendUnavailableError
 from citejudge.hashing import canonical_json, sha256_text
+from citejudge.judge.decide import SupportDecider
 from citejudge.judge.schemas import answer_budget, schema_sha256
 
 __all__ = [
@@ -30,47 +30,12 @@ __all__ = [
     "JudgeOutcome",
     "RequestCache",
     "Sampling",
-    "Scored",
     "request_hash",
-    "score_pairs",
 ]
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
-
-
-@dataclass(frozen=True)
-class Scored:
-    """A calibrated scorer's verdict on one (claim, evidence) pair, or why there is none."""
-
-    prob: float | None
-    threshold: float
-    scorer: str
-    error: str | None = None
-
-    @property
-    def supported(self) -> bool:
-        """At or above the calibrated threshold (False when the scorer failed)."""
-        return self.prob is not None and self.prob >= self.threshold
-
-
-def score_pairs(scorer: Any, pairs: Sequence[tuple[str, str]]) -> list[Scored]:
-    """Score ``pairs`` in one call with a calibrated scorer.
-
-    A failing scorer, or output that is not one finite probability per pair, gives every pair
-    an ``error`` (per-item errors, never a guessed label).
-    """
-    if not pairs:
-        return []
-    name, thr = str(getattr(scorer, "name", "scorer")), float(scorer.threshold)
-    try:
-        probs = [float(p) for p in scorer.score(list(pairs))]
-        if len(probs) != len(pairs) or not all(math.isfinite(p) for p in probs):
-            raise ValueError(f"scorer returned {len(probs)} scores for {len(pairs)} pairs, or a non-finite one")
-    except Exception as exc:
-        return [Scored(None, thr, name, f"{type(exc).__name__}: {exc}") for _ in pairs]
-    return [Scored(p, thr, name) for p in probs]
 
 
 class Sampling(BaseModel):
@@ -168,10 +133,10 @@ class Judge:
     sampling: Sampling = field(default_factory=Sampling)
     cache: RequestCache | None = None
     retries: int = 1
-    #: Calibrated support scorer (``score(pairs)``, ``threshold``, ``name``; see
-    #: :func:`score_pairs`) that replaces the model's generated support label when the card
-    #: names one; None: the model decides.
-    scorer: Any = None
+    #: The card's CPU support decider (a calibrated scorer, see
+    #: :func:`citejudge.judge.deciders.card_support_decider`) that answers support questions
+    #: instead of the model; None: the model's constrained answer decides.
+    support: SupportDecider | None = None
     stats: dict[str, int] = field(default_factory=lambda: {"requests": 0, "cache_hits": 0, "model_calls": 0,
                                                            "invalid": 0, "errors": 0})
 

@@ -40,6 +40,7 @@ import numpy.typing as npt
 
 from citejudge.judge.prompts import defuse
 from citejudge.resources import resource_dir
+from citejudge.text import evidence_windows
 
 __all__ = [
     "CALIBRATION_DIR",
@@ -60,7 +61,6 @@ __all__ = [
     "lexical_features",
     "nli_available",
     "nli_features",
-    "split_sentences",
 ]
 
 log = logging.getLogger(__name__)
@@ -110,7 +110,6 @@ _FEW_SHOT = (
 #: Prompt variants for the LLM feature (verdict-first; the answer starts with the label).
 PROMPT_VARIANTS: Mapping[str, str] = {"zero": _INSTR, "few": _INSTR + _FEW_SHOT}
 
-_SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9ÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ])")
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 _STOP = frozenset(
@@ -242,18 +241,6 @@ class OnnxNli:
         return np.concatenate(out)
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text`` (regex split after . ! ? before a capital or digit; tiny pieces merged)."""
-    parts = [p.strip() for p in _SENT_SPLIT.split(text.strip()) if p.strip()]
-    out: list[str] = []
-    for p in parts:
-        if out and len(p) < 25:
-            out[-1] = f"{out[-1]} {p}"
-        else:
-            out.append(p)
-    return out or [text.strip()]
-
-
 def _tokens(text: str) -> list[str]:
     return [t.lower() for t in _TOKEN.findall(text)]
 
@@ -300,7 +287,7 @@ def embedding_features(
     vectors in the last bits depending on which texts share a batch, and a score must not depend
     on how a run was batched, sharded or resumed.
     """
-    sents = [split_sentences(ev) for _, ev in pairs]
+    sents = [evidence_windows(ev) for _, ev in pairs]
     texts: list[str] = []
     index: dict[str, int] = {}
     for (claim, ev), ss in zip(pairs, sents, strict=True):
@@ -347,7 +334,7 @@ def nli_features(
         return index[key]
 
     for (claim, ev), idx in zip(pairs, chosen, strict=True):
-        ss = split_sentences(ev)
+        ss = evidence_windows(ev)
         whole = at(ev, claim)
         sent = [at(ss[i], claim) for i in idx] if len(ss) > 1 and idx else [whole]
         plans.append((whole, sent))
@@ -534,7 +521,7 @@ class SupportScorer:
         rows: list[dict[str, float]] = []
         selected: list[str] = []
         for (claim, ev), e, idx in zip(pairs, emb, chosen, strict=True):
-            ss = split_sentences(ev)
+            ss = evidence_windows(ev)
             sel = " ".join(ss[i] for i in idx)
             selected.append(sel)
             rows.append({**e, **lexical_features(claim, ev, sel)})

@@ -171,9 +171,9 @@ def build_judge(
     schemas: Sequence[type[BaseModel]],
 ) -> tuple[Judge, dict[str, Any]]:
     """Model card → backend → cached :class:`~citejudge.judge.core.Judge`, and its manifest record."""
-    from citejudge.hashing import file_sha256
     from citejudge.judge.cards import load_card
     from citejudge.judge.core import Judge, RequestCache
+    from citejudge.judge.deciders import card_support_decider
     from citejudge.judge.prompts import template_sha256
     from citejudge.judge.registry import make_backend
     from citejudge.judge.schemas import schema_sha256
@@ -191,31 +191,10 @@ def build_judge(
         "prompts": {p: template_sha256(p) for p in prompts},
         "schemas": {s.__name__: schema_sha256(s) for s in schemas},
     }
-    if card.support_calibration:
-        judge.scorer = _support_scorer(card.support_calibration, backend)
-        record["support_scorer"] = {
-            "calibration": judge.scorer.name,
-            "threshold": judge.scorer.threshold,
-            # the calibration actually in use (a fallback when the card's needs a missing package)
-            "requested": card.support_calibration,
-            "sha256": file_sha256(judge.scorer.calibration_file),
-            "uses_llm": judge.scorer.uses_llm,
-        }
+    judge.support = card_support_decider(card, backend)
+    if judge.support is not None:
+        record["support_scorer"] = judge.support.describe()
     return judge, record
-
-
-def _support_scorer(name: str, backend: Any) -> Any:
-    """The card's calibrated support scorer (the LLM margin feature only if the backend can score)."""
-    from citejudge.errors import ConfigError
-    from citejudge.judge.support import SupportScorer, calibration_path
-
-    path = calibration_path(name)
-    if not path.is_file():
-        raise ConfigError(
-            f"support calibration {name!r} not found at {path}",
-            hint="set CITEJUDGE_CALIBRATION to the configs/calibration folder",
-        )
-    return SupportScorer.load(path, backend if hasattr(backend, "score_choices") else None)
 
 
 # ------------------------------------------------------------------------------ executors

@@ -13,8 +13,10 @@ Decisions, each a rule in code:
   text is available but the quote is in neither it nor elsewhere, the judge decides whether the content is a paraphrase of that text (→ VERIFIED), is not
   in it (→ UNCERTAIN) or contradicts it (→ LIKELY_FABRICATED). ``url_accessible`` means
   "resolves offline" (a record of the index, or a page of the store).
-* **Citation support** is a judged label (ENTAILMENT / NEUTRAL / CONTRADICTION) behind the
-  :class:`SupportDecider` seam; ``support_score`` is set by code: 1.0 / 0.5 / 0.0.
+* **Citation support** is a judged label (ENTAILMENT / NEUTRAL / CONTRADICTION) from the model
+  card's support decider (:func:`citejudge.judge.deciders.support_decider`: the LLM, or the card's
+  calibrated scorer, which says ENTAILMENT or NEUTRAL); ``support_score`` is set by code:
+  1.0 / 0.5 / 0.0.
 * **Answer correctness**: the judge lists the gold answer's key points and marks each COVERED /
   PARTIAL / MISSING. ``correctness_score = (covered + 0.5 * partial) / points``;
   ``alignment_judgement`` is CORRECT when the score is 1, INCORRECT when it is 0,
@@ -43,10 +45,12 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from citejudge.io import Item, OutputLine
-from citejudge.judge.core import Judge, score_pairs
+from citejudge.judge.core import Judge
+from citejudge.judge.decide import SupportDecider, SupportDecision, SupportQuestion
+from citejudge.judge.deciders import SupportForm, support_decider
 from citejudge.judge.prompts import render, template_sha256
 from citejudge.match.resolve import WorldLookup
 from citejudge.sources import (
@@ -60,29 +64,28 @@ from citejudge.sources import (
     resolve_source,
 )
 from citejudge.tasks.ceval_schemas import CorrectnessAnswer, SourceCheckAnswer, SupportAnswer
-from citejudge.tasks.content import select_passages, split_sentences
+from citejudge.tasks.content import select_passages
 from citejudge.tasks.protocol import Checker, JudgeFactory, TaskOptions
+from citejudge.text import split_sentences
 
 __all__ = [
     "CORRECTNESS_TEMPLATE",
+    "SOURCE_FORM",
     "SOURCE_TEMPLATE",
+    "SUPPORT_FORM",
     "SUPPORT_SCORE",
     "SUPPORT_TEMPLATE",
     "VERIFICATION_VALUE",
     "CitationEvalStage",
     "CitationEvalTask",
-    "JudgeSupportDecider",
     "ParsedCitation",
-    "ScorerSupportDecider",
-    "SupportCase",
-    "SupportDecider",
-    "SupportDecision",
     "compose_result",
     "correctness_from_points",
     "interpretability_score",
     "make_checker",
     "make_stage",
     "overall_score",
+    "support_question",
     "validate_options",
     "verify_source",
 ]
@@ -93,6 +96,14 @@ TASK = "citation-eval"
 SUPPORT_TEMPLATE = "ceval_support.v1"
 SOURCE_TEMPLATE = "ceval_source.v1"
 CORRECTNESS_TEMPLATE = "ceval_correctness.v1"
+#: How the LLM answers citation support (prompt :data:`SUPPORT_TEMPLATE`); a two-way scorer's
+#: NOT_SUPPORTED reads NEUTRAL (it cannot tell contradiction from silence).
+SUPPORT_FORM = SupportForm(SupportAnswer, {"ENTAILMENT": "SUPPORTED", "NEUTRAL": "NOT_SUPPORTED",
+                                           "CONTRADICTION": "CONTRADICTED"}, "reason")
+#: How the LLM answers an unsettled source check (prompt :data:`SOURCE_TEMPLATE`); a two-way scorer
+#: says FROM_SOURCE or NOT_IN_SOURCE, never CONTRADICTS_SOURCE (LIKELY_FABRICATED needs clear evidence).
+SOURCE_FORM = SupportForm(SourceCheckAnswer, {"FROM_SOURCE": "SUPPORTED", "NOT_IN_SOURCE": "NOT_SUPPORTED",
+                                              "CONTRADICTS_SOURCE": "CONTRADICTED"}, "reason")
 
 #: support_score of each support label.
 SUPPORT_SCORE = {"ENTAILMENT": 1.0, "NEUTRAL": 0.5, "CONTRADICTION": 0.0}
@@ -465,69 +476,9 @@ class CitationEvalTask:
 
 # ----------------------------------------------------------------------- the judged stage
 
-@dataclass(frozen=True)
-class SupportCase:
-    """One claim and the content cited for it."""
-
-    claim: str
-    content: str
-
-
-@dataclass(frozen=True)
-class SupportDecision:
-    """A support label (None on failure) with its reason and provenance."""
-
-    label: str | None
-    reasoning: str = ""
-    request_hash: str | None = None
-    error: str | None = None
-
-
-class SupportDecider(Protocol):
-    """Anything that labels (claim, cited content) pairs — the judge, or a calibrated scorer."""
-
-    def decide(self, cases: Sequence[SupportCase]) -> list[SupportDecision]:
-        """One decision per case, in order (one model call for the whole batch)."""
-        ...
-
-
-@dataclass
-class JudgeSupportDecider:
-    """Support labels from the judge (prompt ``ceval_support.v1``, answer :class:`SupportAnswer`)."""
-
-    judge: Judge
-
-    def decide(self, cases: Sequence[SupportCase]) -> list[SupportDecision]:
-        """Ask the judge about every case in one batch."""
-        if not cases:
-            return []
-        prompts = [render(SUPPORT_TEMPLATE, claim=c.claim, cited_content=c.content) for c in cases]
-        out = []
-        for o in self.judge.ask(prompts, SupportAnswer):
-            if o.answer is None:
-                out.append(SupportDecision(None, "", o.request_hash, o.error or "no valid answer"))
-            else:
-                out.append(SupportDecision(o.answer.label, o.answer.reason.strip(), o.request_hash))
-        return out
-
-
-@dataclass
-class ScorerSupportDecider:
-    """Support labels from a calibrated scorer (``score(pairs)`` and ``threshold``).
-
-    A two-way scorer cannot tell contradiction from silence: below its threshold the label is
-    NEUTRAL (support score 0.5 is then an upper bound), at or above it ENTAILMENT.
-    """
-
-    scorer: Any
-
-    def decide(self, cases: Sequence[SupportCase]) -> list[SupportDecision]:
-        """Score every case in one batch."""
-        return [SupportDecision(None, "", None, s.error) if s.prob is None else
-                SupportDecision("ENTAILMENT" if s.supported else "NEUTRAL",
-                                f"calibrated scorer {s.scorer}: support probability {s.prob:.3f} "
-                                f"({'at or above' if s.supported else 'below'} threshold {s.threshold:.3f})")
-                for s in score_pairs(self.scorer, [(c.claim, c.content) for c in cases])]
+def support_question(claim: str, content: str) -> SupportQuestion:
+    """The support question for one citation (the LLM's prompt is :data:`SUPPORT_TEMPLATE`)."""
+    return SupportQuestion(claim, content, render(SUPPORT_TEMPLATE, claim=claim, cited_content=content))
 
 
 _SOURCE_MAP = {"FROM_SOURCE": "VERIFIED", "NOT_IN_SOURCE": "UNCERTAIN", "CONTRADICTS_SOURCE": "LIKELY_FABRICATED"}
@@ -541,31 +492,29 @@ class CitationEvalStage:
     """
 
     judge: Judge
+    #: Who decides citation support; default: the card's (:func:`support_decider`).
     support: SupportDecider | None = None
     templates: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.support is None:
-            self.support = JudgeSupportDecider(self.judge)
+            self.support = support_decider(self.judge, SUPPORT_FORM)
         self.templates = {t: f"{t}@{template_sha256(t)[:12]}" for t in
                           (SUPPORT_TEMPLATE, SOURCE_TEMPLATE, CORRECTNESS_TEMPLATE)}
 
-    def _source_checks(self, pairs: list[tuple[str, str]], prompts: list[str]) -> list[SupportDecision]:
-        """Is each quote from its source's passages? The card's scorer decides when it has one.
+    def _source_checks(self, questions: list[SupportQuestion]) -> list[tuple[SupportDecision, str]]:
+        """Is each quote from its source's passages? Each decision with its reason as the note gives it.
 
-        A two-way scorer says FROM_SOURCE at or above its threshold and NOT_IN_SOURCE below it
-        (never CONTRADICTS_SOURCE: LIKELY_FABRICATED needs clear evidence it cannot give).
+        The card's decider answers; a two-way scorer says FROM_SOURCE at or above its threshold and
+        NOT_IN_SOURCE below it.
         """
-        if not prompts:
-            return []
-        if self.judge.scorer is not None:
-            return [SupportDecision(None, "", None, s.error) if s.prob is None else
-                    SupportDecision("FROM_SOURCE" if s.supported else "NOT_IN_SOURCE",
-                                    f"calibrated scorer {s.scorer}: {s.prob:.3f} vs threshold {s.threshold:.3f}")
-                    for s in score_pairs(self.judge.scorer, pairs)]
-        return [SupportDecision(o.answer.label, o.answer.reason, o.request_hash) if o.answer is not None
-                else SupportDecision(None, "", o.request_hash, o.error or "no valid answer")
-                for o in self.judge.ask(prompts, SourceCheckAnswer)]
+        out: list[tuple[SupportDecision, str]] = []
+        for d in support_decider(self.judge, SOURCE_FORM).decide(questions):
+            if d.kind != "llm" and d.score is not None and d.threshold is not None:
+                out.append((d, f"calibrated scorer {d.decider}: {d.score:.3f} vs threshold {d.threshold:.3f}"))
+            else:
+                out.append((d, d.rationale or ""))
+        return out
 
     def apply(self, pairs: list[tuple[Item, OutputLine]]) -> None:
         """Judge and recompose the results of a batch of deterministic lines, in place."""
@@ -573,47 +522,47 @@ class CitationEvalStage:
         failures: dict[int, str] = {}
         # 1. support
         sup_refs: list[tuple[int, int]] = []
-        cases: list[SupportCase] = []
+        questions: list[SupportQuestion] = []
         for k, (_, _, cits) in enumerate(live):
             for j, c in enumerate(cits):
                 sup_refs.append((k, j))
-                cases.append(SupportCase(c.claim, c.content))
+                questions.append(support_question(c.claim, c.content))
         assert self.support is not None
-        decisions = self.support.decide(cases)
+        decisions = self.support.decide(questions)
         for (k, j), d in zip(sup_refs, decisions, strict=True):
             st = live[k][1].details["citations"][j]
-            st["support"] = {"label": d.label, "reasoning": d.reasoning, "request_hash": d.request_hash,
-                             "template": self.templates[SUPPORT_TEMPLATE]}
+            st["support"] = {"label": SUPPORT_FORM.task_label(d.label), "reasoning": (d.rationale or "").strip(),
+                             "request_hash": d.request_hash, "template": self.templates[SUPPORT_TEMPLATE]}
             if d.label is None:
                 failures.setdefault(k, f"citations[{j}] support: {d.error}")
         # 2. source checks the deterministic stage could not settle
         src_refs: list[tuple[int, int]] = []
-        prompts: list[str] = []
-        src_pairs: list[tuple[str, str]] = []
+        src_questions: list[SupportQuestion] = []
         for k, (_, ln, cits) in enumerate(live):
             for j, c in enumerate(cits):
                 ver = ln.details["citations"][j]["verification"]
                 if ver["pending_judge"]:
                     src_refs.append((k, j))
-                    prompts.append(render(SOURCE_TEMPLATE, source_name=ver["source_name"],
-                                          source_text="\n".join(ver["passages"]), quote=c.content))
-                    src_pairs.append((c.content, "\n".join(ver["passages"])))
-        for (k, j), dec in zip(src_refs, self._source_checks(src_pairs, prompts), strict=True):
+                    text = "\n".join(ver["passages"])
+                    src_questions.append(SupportQuestion(c.content, text, render(
+                        SOURCE_TEMPLATE, source_name=ver["source_name"], source_text=text, quote=c.content)))
+        for (k, j), (dec, why) in zip(src_refs, self._source_checks(src_questions), strict=True):
             ver = live[k][1].details["citations"][j]["verification"]
             st = live[k][1].details["citations"][j]
-            if dec.label is None:
+            label = SOURCE_FORM.task_label(dec.label)
+            if label is None:
                 failures.setdefault(k, f"citations[{j}] source check: {dec.error}")
                 st["source_judge"] = {"error": dec.error, "request_hash": dec.request_hash}
                 continue
-            ver["judgement"] = _SOURCE_MAP[dec.label]
-            reason = dec.reasoning.strip().rstrip(".")
-            st["source_judge"] = {"label": dec.label, "request_hash": dec.request_hash,
+            ver["judgement"] = _SOURCE_MAP[label]
+            reason = why.strip().rstrip(".")
+            st["source_judge"] = {"label": label, "request_hash": dec.request_hash,
                                   "template": self.templates[SOURCE_TEMPLATE] if dec.request_hash else None,
-                                  "note": f"judged {dec.label} against the closest passages"
+                                  "note": f"judged {label} against the closest passages"
                                           + (f": {reason}." if reason else ".")}
         # 3. answer correctness
         ans_refs: list[int] = []
-        prompts = []
+        prompts: list[str] = []
         for k, (it, ln, _) in enumerate(live):
             if ln.details["answer"]["status"] == "pending":
                 ans_refs.append(k)
@@ -674,4 +623,4 @@ def make_stage(opts: TaskOptions, make_judge: JudgeFactory) -> CitationEvalStage
     validate_options(opts)
     judge = make_judge([SUPPORT_TEMPLATE, SOURCE_TEMPLATE, CORRECTNESS_TEMPLATE],
                        [SupportAnswer, SourceCheckAnswer, CorrectnessAnswer])
-    return CitationEvalStage(judge, ScorerSupportDecider(judge.scorer) if judge.scorer is not None else None)
+    return CitationEvalStage(judge)

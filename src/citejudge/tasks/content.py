@@ -21,14 +21,18 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from citejudge.judge.core import Judge, score_pairs
+from citejudge.judge.core import Judge
+from citejudge.judge.decide import SupportDecision, SupportQuestion
+from citejudge.judge.deciders import SupportForm, support_decider
 from citejudge.judge.prompts import render, template_sha256
 from citejudge.judge.schemas import ClaimSupport
 from citejudge.match.normalize import fold
 from citejudge.readers.fulltext import find_fulltext
 from citejudge.records import Work
+from citejudge.text import split_sentences
 
 __all__ = [
+    "SUPPORT_FORM",
     "TEMPLATE",
     "ContentCase",
     "ContentVerdict",
@@ -36,17 +40,16 @@ __all__ = [
     "find_evidence",
     "judge_content",
     "select_passages",
-    "split_sentences",
     "split_subclaims",
 ]
 
 TEMPLATE = "content_grounding.v1"
+#: How the LLM answers a sub-claim's support question (prompt :data:`TEMPLATE`).
+SUPPORT_FORM = SupportForm(ClaimSupport, {"SUPPORTED": "SUPPORTED", "NOT_SUPPORTED": "NOT_SUPPORTED"}, "missing")
 #: Evidence sentences given to the judge per sub-claim, and their character budget.
 TOP_SENTENCES = 4
 EVIDENCE_CHARS = 1600
 
-_SENT_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[A-Z0-9ÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ\"'“(\[])")
-_ABBREV = re.compile(r"\b(?:e\.g|i\.e|et al|Fig|Figs|Eq|Ref|vs|cf|approx|No|Dr|Mr|Ms|St|resp|incl|tj|tzv|např|mj)\.$", re.I)
 _NUM = re.compile(r"\d+(?:[.,]\d+)?")
 
 
@@ -56,26 +59,6 @@ class Evidence:
 
     text: str
     source: str  # "abstract" | "fulltext:<file name>"
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text`` (a light splitter that keeps abbreviations such as "et al." inside)."""
-    text = " ".join(text.split())
-    if not text:
-        return []
-    parts: list[str] = []
-    start = 0
-    for m in _SENT_END.finditer(text):
-        piece = text[start : m.start()].strip()
-        if _ABBREV.search(piece):
-            continue
-        if piece:
-            parts.append(piece)
-        start = m.end()
-    tail = text[start:].strip()
-    if tail:
-        parts.append(tail)
-    return parts
 
 
 def split_subclaims(claim: str, limit: int = 6) -> list[str]:
@@ -147,33 +130,30 @@ def _prompt(sub: str, case: ContentCase) -> tuple[str, list[str]]:
                   claim=sub), passages
 
 
-def _scored(scorer: Any, flat: list[tuple[int, str, str, list[str]]]) -> list[dict[str, Any]]:
-    """Sub-claim records decided by a calibrated scorer over the selected passages."""
-    return [{"label": None, "missing": None, "error": s.error} if s.prob is None else
-            {"label": "SUPPORTED" if s.supported else "NOT_SUPPORTED", "missing": None, "error": None,
-             "scorer": s.scorer, "score": round(s.prob, 4), "threshold": round(s.threshold, 4)}
-            for s in score_pairs(scorer, [(sub, "\n".join(passages)) for _, sub, _, passages in flat])]
+def _record(sub: str, passages: list[str], d: SupportDecision, template: str) -> dict[str, Any]:
+    """A sub-claim's record: the LLM's answer and its request, or a CPU decider's score."""
+    label = SUPPORT_FORM.task_label(d.label)
+    if d.kind == "llm":
+        return {"subclaim": sub, "label": label, "missing": d.rationale, "passages": passages,
+                "request_hash": d.request_hash, "error": d.error, "template": template}
+    if d.score is None or d.threshold is None:
+        return {"subclaim": sub, "label": None, "missing": None, "error": d.error, "passages": passages}
+    return {"subclaim": sub, "label": label, "missing": None, "error": None, "scorer": d.decider,
+            "score": round(d.score, 4), "threshold": round(d.threshold, 4), "passages": passages}
 
 
 def judge_content(cases: Sequence[ContentCase], judge: Judge) -> list[ContentVerdict]:
-    """Judge every case; all sub-claims of all cases go to the model in one batch."""
-    flat: list[tuple[int, str, str, list[str]]] = []
+    """Judge every case; all sub-claims of all cases go to the support decider in one batch."""
+    flat: list[tuple[int, SupportQuestion, list[str]]] = []
     for ci, case in enumerate(cases):
         for sub in split_subclaims(case.claim):
             prompt, passages = _prompt(sub, case)
-            flat.append((ci, sub, prompt, passages))
+            flat.append((ci, SupportQuestion(sub, "\n".join(passages), prompt), passages))
+    decisions = support_decider(judge, SUPPORT_FORM).decide([q for _, q, _ in flat])
+    template = f"{TEMPLATE}@{template_sha256(TEMPLATE)[:12]}"
     per_case: list[list[dict[str, Any]]] = [[] for _ in cases]
-    if judge.scorer is not None:
-        for (ci, sub, _, passages), rec in zip(flat, _scored(judge.scorer, flat), strict=True):
-            per_case[ci].append({"subclaim": sub, **rec, "passages": passages})
-    else:
-        outcomes = judge.ask([f[2] for f in flat], ClaimSupport) if flat else []
-        tmpl = template_sha256(TEMPLATE)[:12]
-        for (ci, sub, _, passages), o in zip(flat, outcomes, strict=True):
-            per_case[ci].append({"subclaim": sub, "label": o.answer.label if o.answer else None,
-                                 "missing": o.answer.missing if o.answer else None, "passages": passages,
-                                 "request_hash": o.request_hash, "error": o.error,
-                                 "template": f"{TEMPLATE}@{tmpl}"})
+    for (ci, q, passages), d in zip(flat, decisions, strict=True):
+        per_case[ci].append(_record(q.claim, passages, d, template))
     verdicts: list[ContentVerdict] = []
     for case, records in zip(cases, per_case, strict=True):
         where = "the abstract" if case.evidence.source == "abstract" else "the full text"

@@ -28,9 +28,10 @@ sentence, and only an explicit "no" excuses an uncited undecided sentence. A mis
 judge answer (or a failing scorer) makes the item a per-item error of kind "judge", counted against
 the error budget; the FAIL result it would have had (with a "could not verify" issue) is kept in
 ``details.partial_result``.
-A decision function other than the LLM (e.g. a calibrated support scorer) plugs in through
-:class:`RagAuditStage`'s ``support`` and ``need`` callables, and must map its score to SUPPORTED
-only above its own calibrated threshold. At most :data:`MAX_JUDGED` sentences per item and
+ACCURATE is answered by the model card's support decider
+(:func:`citejudge.judge.deciders.support_decider`: the LLM, or the card's calibrated scorer, which
+says SUPPORTED only at or above its calibrated threshold); :class:`RagAuditStage`'s ``support``
+and ``need`` callables replace the decisions wholesale (tests, benchmarks). At most :data:`MAX_JUDGED` sentences per item and
 dimension are judged; the rest fail the dimension as "not verified".
 
 With ``--no-llm`` nothing is judged: ACCURATE fails with "not evaluated" when any sentence
@@ -49,17 +50,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from citejudge.io import Item, OutputLine
+from citejudge.judge.decide import SupportDecider, SupportQuestion
+from citejudge.judge.deciders import SupportForm, support_decider
 from citejudge.judge.prompts import render, template_sha256
 from citejudge.match.normalize import fold
-from citejudge.tasks.content import select_passages, split_sentences
+from citejudge.tasks.content import select_passages
 from citejudge.tasks.protocol import Checker, JudgeFactory, TaskOptions
-from citejudge.tasks.rag_lang import Lang, msg, resolve_language
+from citejudge.tasks.rag_lang import msg, resolve_language
 from citejudge.tasks.rag_parse import Citation, citation_need, parse_citations, split_answer
+from citejudge.tasks.rag_schemas import ChunkSupport, CitationNeed
+from citejudge.text import Lang, split_sentences
 
 __all__ = [
     "MAX_ANSWER_CHARS",
     "MAX_JUDGED",
     "NEED_TEMPLATE",
+    "SUPPORT_FORM",
     "SUPPORT_TEMPLATE",
     "RagAuditStage",
     "analyse",
@@ -67,7 +73,7 @@ __all__ = [
     "compose",
     "make_checker",
     "make_stage",
-    "support_from_scorer",
+    "support_from_decider",
     "validate_options",
 ]
 
@@ -76,6 +82,9 @@ log = logging.getLogger(__name__)
 TASK = "rag-audit"
 SUPPORT_TEMPLATE = "rag_support.v1"
 NEED_TEMPLATE = "rag_need.v1"
+#: How the LLM answers ACCURATE for one sentence (prompt :data:`SUPPORT_TEMPLATE`).
+SUPPORT_FORM = SupportForm(ChunkSupport, {"SUPPORTED": "SUPPORTED", "NOT_SUPPORTED": "NOT_SUPPORTED",
+                                          "CONTRADICTED": "CONTRADICTED"}, "missing")
 #: Larger answers are an input error (a 100 KB answer is fine).
 MAX_ANSWER_CHARS = 1_000_000
 #: Sentences judged per item and dimension; beyond that the dimension fails as "not verified".
@@ -423,9 +432,10 @@ def _lang_name(lang: str) -> str:
 
 @dataclass
 class RagAuditStage:
-    """ACCURATE and COMPLETE for a batch: one ``judge.ask`` per answer model for all its sentences.
+    """ACCURATE and COMPLETE for a batch: one support decision batch and one ``judge.ask`` for all sentences.
 
-    ``support`` and ``need`` are the swappable decision functions; by default they ask the judge.
+    ``support`` and ``need`` are the swappable decision functions; by default ACCURATE goes to the
+    card's support decider (:func:`support_from_decider`) and COMPLETE to the judge.
     Each takes the batch's request records (with ``query`` and ``language`` added) and returns one
     decision dict per request (``label``/``missing`` resp. ``needs_citation``, ``None`` when
     undecided) plus what explains it (``request_hash``, ``error``).
@@ -436,17 +446,9 @@ class RagAuditStage:
     need: SupportFn | None = None
 
     def _ask_support(self, reqs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        from citejudge.tasks.rag_schemas import ChunkSupport
-
-        prompts = [render(SUPPORT_TEMPLATE, question=r["query"], evidence=r["evidence"], claim=r["claim"],
-                          language=_lang_name(r["language"])) for r in reqs]
-        outs = self.judge.ask(prompts, ChunkSupport) if prompts else []
-        return [{"label": o.answer.label if o.answer else None, "missing": o.answer.missing if o.answer else "",
-                 "request_hash": o.request_hash, "error": o.error} for o in outs]
+        return support_from_decider(support_decider(self.judge, SUPPORT_FORM))(reqs)
 
     def _ask_need(self, reqs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        from citejudge.tasks.rag_schemas import CitationNeed
-
         prompts = [render(NEED_TEMPLATE, question=r["query"], sentence=r["text"]) for r in reqs]
         outs = self.judge.ask(prompts, CitationNeed) if prompts else []
         return [{"needs_citation": o.answer.needs_citation if o.answer else None,
@@ -488,22 +490,31 @@ class RagAuditStage:
                 ln.result = None
 
 
-def support_from_scorer(scorer: Any) -> SupportFn:
-    """ACCURATE decisions from a scorer with ``decide(pairs) -> list[bool]`` at its calibrated threshold.
+_CHUNK_TAG = re.compile(r"^\[[^\]]*\] ", flags=re.M)
 
-    E.g. :class:`citejudge.judge.support.SupportScorer`; True → SUPPORTED, anything else → NOT_SUPPORTED.
+
+def support_from_decider(decider: SupportDecider) -> SupportFn:
+    """ACCURATE decisions (the stage's request and decision records) from a support decider.
+
+    The LLM reads the rendered prompt; a CPU decider reads the sentence and the cited passages
+    without their ``[chunk_id]`` tags, and its decisions say which scorer made them.
     """
     def decide(reqs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        pairs = [(r["claim"], re.sub(r"^\[[^\]]*\] ", "", r["evidence"], flags=re.M)) for r in reqs]
-        try:
-            flags = scorer.decide(pairs)
-            if len(flags) != len(pairs):
-                raise ValueError(f"scorer returned {len(flags)} decisions for {len(pairs)} sentences")
-        except Exception as exc:  # an unusable scorer leaves every sentence unverified (→ FAIL)
-            log.warning("support scorer failed: %s", exc)
-            return [{"label": None, "error": f"{type(exc).__name__}: {exc}"} for _ in reqs]
-        return [{"label": "SUPPORTED" if ok is True else "NOT_SUPPORTED", "missing": "",
-                 "scorer": getattr(scorer, "name", "scorer")} for ok in flags]
+        questions = [SupportQuestion(r["claim"], _CHUNK_TAG.sub("", r["evidence"]),
+                                     render(SUPPORT_TEMPLATE, question=r["query"], evidence=r["evidence"],
+                                            claim=r["claim"], language=_lang_name(r["language"])))
+                     for r in reqs]
+        out: list[dict[str, Any]] = []
+        for d in decider.decide(questions):
+            if d.kind == "llm":
+                out.append({"label": SUPPORT_FORM.task_label(d.label),
+                            "missing": d.rationale if d.rationale is not None else "",
+                            "request_hash": d.request_hash, "error": d.error})
+            elif d.label is None:
+                out.append({"label": None, "error": d.error})
+            else:
+                out.append({"label": SUPPORT_FORM.task_label(d.label), "missing": "", "scorer": d.decider})
+        return out
 
     return decide
 
@@ -525,4 +536,4 @@ def make_stage(opts: TaskOptions, make_judge: JudgeFactory) -> RagAuditStage:
     from citejudge.tasks.rag_schemas import ChunkSupport, CitationNeed
 
     judge = make_judge([SUPPORT_TEMPLATE, NEED_TEMPLATE], [ChunkSupport, CitationNeed])
-    return RagAuditStage(judge, support=support_from_scorer(judge.scorer) if judge.scorer is not None else None)
+    return RagAuditStage(judge)

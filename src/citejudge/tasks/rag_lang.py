@@ -1,10 +1,7 @@
 """Language of the feedback (Czech or English) and the message templates of ``rag-audit``.
 
-Detection is an offline heuristic, measured on CTKFacts (cs) and HealthVer (en) claims by
-``scripts/bench_rag_audit.py --lang-only``: every word scores for Czech when it carries a
-Czech-only letter (ě š č ř ž ů ň ť ď) or is a Czech function word, and for English when it is
-an English function word; letters shared with other languages (á é í ó ú ý) count half. Ties go
-to English. An item's ``language`` field wins when it names cs/en.
+An item's ``language`` field wins when it names cs/en; otherwise the language of the query and the
+answer is detected (:func:`citejudge.text.detect_language`).
 
 Every text a user reads (issues, summary, recommendations) comes from the templates below, in
 the detected language; model-written fragments are only quoted inside them.
@@ -12,37 +9,9 @@ the detected language; model-written fragments are only quoted inside them.
 
 from __future__ import annotations
 
-import re
-from typing import Literal
+from citejudge.text import Lang, detect_language
 
-__all__ = ["Lang", "detect_language", "msg", "resolve_language"]
-
-Lang = Literal["cs", "en"]
-
-_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
-_CS_ONLY = set("ěščřžůňťďĚŠČŘŽŮŇŤĎ")
-_CS_SHARED = set("áéíóúýÁÉÍÓÚÝ")
-_CS_STOP = frozenset(
-    ["a", "aby", "ale", "ani", "ano", "asi", "až", "bez", "bude", "budou", "by", "byl", "byla", "byli", "bylo", "být", "co", "či", "další", "do", "ho", "i", "jak", "jako", "je", "jeho", "její", "jejich", "jen", "jsem", "jsme", "jsou", "již", "jde", "k", "kde", "kdy", "když", "ke", "kterou", "které", "který", "která", "kteří", "mezi", "mi", "mu", "ná", "na", "nad", "než", "nebo", "není", "nic", "od", "po", "pod", "podle", "pro", "proto", "protože", "před", "při", "se", "si", "s", "sice", "své", "svůj", "tak", "také", "tam", "ten", "tento", "této", "tím", "to", "tu", "tyto", "u", "už", "v", "ve", "však", "vše", "z", "za", "ze", "že", "jí", "ji", "jsi", "má", "mají", "může", "o", "ro"])
-_EN_STOP = frozenset(
-    ["the", "of", "and", "to", "in", "is", "are", "was", "were", "be", "been", "being", "it", "that", "this", "these", "those", "for", "on", "with", "as", "by", "at", "from", "an", "or", "not", "but", "which", "who", "what", "when", "where", "how", "have", "has", "had", "do", "does", "did", "will", "would", "can", "could", "should", "may", "might", "there", "their", "they", "them", "its", "than", "then", "also", "more", "most", "such", "into", "about", "after", "before", "over", "between", "during", "while", "because", "if", "we", "you", "he", "she", "his", "her", "our", "your"])
-
-
-def detect_language(text: str) -> Lang:
-    """``"cs"`` or ``"en"`` for ``text`` (query and answer together); English on a tie."""
-    cs = 0.0
-    en = 0.0
-    for w in _WORD.findall(text[:20_000]):
-        lw = w.lower()
-        if any(c in _CS_ONLY for c in w):
-            cs += 1.0
-        elif any(c in _CS_SHARED for c in w):
-            cs += 0.5
-        if lw in _CS_STOP:
-            cs += 1.0
-        if lw in _EN_STOP:
-            en += 1.0
-    return "cs" if cs > en else "en"
+__all__ = ["msg", "resolve_language"]
 
 
 def resolve_language(declared: object, query: str, answer: str) -> tuple[Lang, str]:

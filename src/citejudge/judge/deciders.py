@@ -1,0 +1,237 @@
+"""The support deciders, and the one place that picks which of them answers a task's support questions.
+
+* :class:`LlmSupportDecider` — the LLM's schema-constrained answer, asked through the
+  :class:`~citejudge.judge.core.Judge` (cached, validated); each task gives its prompt per question
+  and its answer schema as a :class:`SupportForm`.
+* :class:`ScorerSupportDecider` — a calibrated two-way scorer
+  (:class:`citejudge.judge.support.SupportScorer`): SUPPORTED at or above its threshold,
+  NOT_SUPPORTED below; it cannot tell contradiction from silence.
+* a CPU verifier (an NLI or fact-checking model with a calibrated threshold) fits the same
+  protocol with ``kind="verifier"``; none is measured good enough yet (docs/SUPPORT.md).
+
+:func:`card_support_decider` builds the card's CPU decider once per run (None: the LLM decides);
+:func:`support_decider` is what every task calls.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel
+
+from citejudge.judge.cards import ModelCard
+from citejudge.judge.core import Judge, JudgeBackend
+from citejudge.judge.decide import (
+    DeciderKind,
+    SupportDecider,
+    SupportDecision,
+    SupportLabel,
+    SupportQuestion,
+)
+
+__all__ = [
+    "CalibratedScorer",
+    "LlmSupportDecider",
+    "ScorerSupportDecider",
+    "SupportForm",
+    "card_support_decider",
+    "support_decider",
+]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SupportForm:
+    """How one task asks the LLM a support question: the answer schema and how to read it."""
+
+    #: The answer model (its ``label`` field is a ``Literal`` of the task's labels).
+    schema: type[BaseModel]
+    #: The schema's labels → the shared :data:`~citejudge.judge.decide.SupportLabel` (one to one).
+    labels: Mapping[str, SupportLabel]
+    #: The answer field that explains the label (e.g. ``missing`` or ``reason``).
+    rationale: str = "reason"
+    #: The answer field that holds the label.
+    label_field: str = "label"
+
+    def __post_init__(self) -> None:
+        if len(set(self.labels.values())) != len(self.labels):
+            raise ValueError(f"{self.schema.__name__}: two labels map to the same support label")
+
+    def task_label(self, label: SupportLabel | None) -> str | None:
+        """The task's own label for a shared one (None stays None)."""
+        if label is None:
+            return None
+        for mine, shared in self.labels.items():
+            if shared == label:
+                return mine
+        raise ValueError(f"{self.schema.__name__} has no label for {label}")
+
+
+@dataclass
+class LlmSupportDecider:
+    """Support decisions from the LLM's constrained answer (one ``judge.ask`` for the whole batch)."""
+
+    judge: Judge
+    form: SupportForm
+    kind: DeciderKind = field(default="llm", init=False)
+
+    @property
+    def name(self) -> str:
+        """The backend's name."""
+        return self.judge.backend.name
+
+    def decide(self, questions: Sequence[SupportQuestion]) -> list[SupportDecision]:
+        """Ask the judge every question's ``prompt`` with the form's schema."""
+        if not questions:
+            return []
+        out: list[SupportDecision] = []
+        for o in self.judge.ask([q.prompt for q in questions], self.form.schema):
+            if o.answer is None:
+                out.append(
+                    SupportDecision(
+                        None,
+                        self.name,
+                        "llm",
+                        request_hash=o.request_hash,
+                        error=o.error or "no valid answer",
+                    )
+                )
+            else:
+                label = self.form.labels[str(getattr(o.answer, self.form.label_field))]
+                out.append(
+                    SupportDecision(
+                        label,
+                        self.name,
+                        "llm",
+                        rationale=str(getattr(o.answer, self.form.rationale)),
+                        request_hash=o.request_hash,
+                    )
+                )
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        """The judge's description (backend, revision, sampling)."""
+        return {"kind": self.kind, **self.judge.describe()}
+
+
+@runtime_checkable
+class CalibratedScorer(Protocol):
+    """A two-way scorer: probability of support per ``(claim, evidence)`` pair, and its threshold."""
+
+    @property
+    def name(self) -> str:
+        """The calibration's name."""
+        ...
+
+    @property
+    def threshold(self) -> float:
+        """Probability at or above which a claim counts as supported."""
+        ...
+
+    def score(self, pairs: list[tuple[str, str]], /) -> Sequence[float]:
+        """One probability per pair, in order."""
+        ...
+
+
+@dataclass
+class ScorerSupportDecider:
+    """Support decisions from a calibrated scorer, in one ``score`` call per batch.
+
+    A failing scorer, or output that is not one finite probability per question, gives every
+    question an error (per-item errors, never a guessed label).
+    """
+
+    scorer: CalibratedScorer
+    #: What the manifest records about the scorer (calibration file and its sha256, ...).
+    provenance: dict[str, Any] = field(default_factory=dict)
+    kind: DeciderKind = field(default="scorer", init=False)
+
+    @property
+    def name(self) -> str:
+        """The scorer's (calibration's) name."""
+        return str(self.scorer.name)
+
+    def decide(self, questions: Sequence[SupportQuestion]) -> list[SupportDecision]:
+        """Score every ``(claim, evidence)`` and compare with the threshold."""
+        if not questions:
+            return []
+        name, thr = self.name, float(self.scorer.threshold)
+        try:
+            probs = [
+                float(p) for p in self.scorer.score([(q.claim, q.evidence) for q in questions])
+            ]
+            if len(probs) != len(questions) or not all(math.isfinite(p) for p in probs):
+                raise ValueError(
+                    f"scorer returned {len(probs)} scores for {len(questions)} pairs, "
+                    "or a non-finite one"
+                )
+        except Exception as exc:  # an unusable scorer leaves every question undecided
+            log.warning("support scorer %s failed: %s", name, exc)
+            error = f"{type(exc).__name__}: {exc}"
+            return [
+                SupportDecision(None, name, self.kind, threshold=thr, error=error)
+                for _ in questions
+            ]
+        return [
+            SupportDecision(
+                "SUPPORTED" if p >= thr else "NOT_SUPPORTED",
+                name,
+                self.kind,
+                score=p,
+                threshold=thr,
+                rationale=f"calibrated scorer {name}: support probability {p:.3f} "
+                f"({'at or above' if p >= thr else 'below'} threshold {thr:.3f})",
+            )
+            for p in probs
+        ]
+
+    def describe(self) -> dict[str, Any]:
+        """The provenance given at construction, or the name and threshold."""
+        return dict(self.provenance) or {
+            "calibration": self.name,
+            "threshold": float(self.scorer.threshold),
+        }
+
+
+def card_support_decider(card: ModelCard, backend: JudgeBackend) -> SupportDecider | None:
+    """The CPU decider a model card names, or None when the card's LLM decides support itself.
+
+    ``support_calibration`` → the calibrated scorer (with the backend's label log-probabilities as
+    a feature when the calibration uses them and the backend can give them). A card field naming a
+    CPU verifier would be read here too.
+    """
+    if not card.support_calibration:
+        return None
+    from citejudge.errors import ConfigError
+    from citejudge.hashing import file_sha256
+    from citejudge.judge.support import ChoiceScorer, SupportScorer, calibration_path
+
+    name = card.support_calibration
+    path = calibration_path(name)
+    if not path.is_file():
+        raise ConfigError(
+            f"support calibration {name!r} not found at {path}",
+            hint="set CITEJUDGE_CALIBRATION to the configs/calibration folder",
+        )
+    scorer = SupportScorer.load(path, backend if isinstance(backend, ChoiceScorer) else None)
+    return ScorerSupportDecider(
+        scorer,
+        provenance={
+            "calibration": scorer.name,
+            "threshold": scorer.threshold,
+            # the calibration actually in use (a fallback when the card's needs a missing package)
+            "requested": name,
+            "sha256": file_sha256(scorer.calibration_file),
+            "uses_llm": scorer.uses_llm,
+        },
+    )
+
+
+def support_decider(judge: Judge, form: SupportForm) -> SupportDecider:
+    """Who answers a task's support questions: the card's CPU decider if it names one, else the LLM."""
+    return judge.support if judge.support is not None else LlmSupportDecider(judge, form)
