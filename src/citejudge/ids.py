@@ -14,7 +14,8 @@ Canonical forms (what the index stores and lookups use):
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from citejudge.text.normalize import fold_confusables
 
 __all__ = [
     "arxiv_from_doi",
@@ -33,20 +34,6 @@ __all__ = [
     "norm_pmid",
     "strip_landing_suffix",
 ]
-
-# Hyphen-like characters, zero-width characters and other look-alikes people paste into ids.
-_HYPHENS = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u00ad"
-_ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
-_CONFUSABLES = str.maketrans(
-    {**{c: "-" for c in _HYPHENS}, **{c: None for c in _ZERO_WIDTH},
-     "\u2044": "/", "\u2215": "/", "\uff0f": "/", "\u00a0": " ", "\u2009": " ", "\u202f": " "}
-)
-
-
-def fold_confusables(text: str) -> str:
-    """NFKC-normalise and map unicode hyphens/slashes/spaces to ASCII; drop zero-width chars."""
-    return unicodedata.normalize("NFKC", text).translate(_CONFUSABLES)
-
 
 _DOI_PREFIX = re.compile(
     r"^(?:https?://(?:dx\.)?doi\.org/|(?:dx\.)?doi\.org/|doi\s*[:=]?\s*|urn:doi:|info:doi/)",

@@ -12,9 +12,29 @@ import unicodedata
 from functools import lru_cache
 from typing import Any
 
-from citejudge.ids import fold_confusables
+# Hyphen-like characters, zero-width characters and other look-alikes people paste into ids.
+_HYPHENS = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u00ad"
+_ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
+_CONFUSABLES = str.maketrans(
+    {
+        **{c: "-" for c in _HYPHENS},
+        **{c: None for c in _ZERO_WIDTH},
+        "\u2044": "/",
+        "\u2215": "/",
+        "\uff0f": "/",
+        "\u00a0": " ",
+        "\u2009": " ",
+        "\u202f": " ",
+    }
+)
 
-__all__ = ["delatex", "fold", "strip_markup"]
+
+def fold_confusables(text: str) -> str:
+    """NFKC-normalise and map unicode hyphens/slashes/spaces to ASCII; drop zero-width chars."""
+    return unicodedata.normalize("NFKC", text).translate(_CONFUSABLES)
+
+
+__all__ = ["delatex", "fold", "fold_confusables", "strip_markup"]
 
 _HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*(?:\s[^<>]*)?/?>")
 _MATHML = re.compile(r"<mml:math.*?</mml:math>", re.S)
