@@ -431,3 +431,76 @@ def test_parallel_serial_and_in_memory_builds_agree(tmp_path: Path) -> None:
     queries = [w.title for w in works[:30] if w.title]
     with WorldIndex.open(tmp_path / "from_file") as x, WorldIndex.open(tmp_path / "in_memory") as y:
         assert [x.search_title(q, 5) for q in queries] == [y.search_title(q, 5) for q in queries]
+
+
+def _oa(n: int, title: str, updated: str, doi: str | None = None) -> str:
+    rec: dict[str, object] = {
+        "id": f"https://openalex.org/W{n}",
+        "title": title,
+        "publication_year": 2020,
+        "authorships": [{"author": {"display_name": "Ann Berg"}, "raw_author_name": "Berg, A."}],
+        "updated_date": updated,
+    }
+    if doi:
+        rec["doi"] = f"https://doi.org/{doi}"
+    return json.dumps(rec)
+
+
+def _gz(path: Path, text: str) -> None:
+    import gzip
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def _old_snapshot(root: Path) -> Path:
+    works = root / "data" / "works"
+    _gz(works / "updated_date=2024-01-01" / "part_000.gz", "\n".join([
+        _oa(1, "Graph kernels for protein function prediction", "2024-01-01", "10.1/one"),
+        _oa(2, "Sparse coding of natural images in visual cortex", "2024-01-01", "10.1/two"),
+        _oa(3, "A survey of federated optimisation methods", "2024-01-01", "10.1/three"),
+        _oa(4, "Reservoir computing with delay systems", "2024-01-01", "10.1/four"),
+    ]) + "\n")
+    return root
+
+
+def test_incremental_update_reads_only_newer_partitions_and_retires_merged_ids(
+    tmp_path: Path,
+) -> None:
+    """A newer snapshot updates an index: only its new partitions are read; merged and deleted
+    ids remove the works the index had; the result answers like a full build of the new one."""
+    old = _old_snapshot(tmp_path / "old")
+    index = tmp_path / "w.index"
+    assert build_index([old], index, workers=1).works == 4
+    # the newer snapshot: W2 moved to a new partition with a corrected title, W5 is new,
+    # W3 was merged into W1 and W4 deleted (dated files); the old partition lost W2, W3, W4
+    new = tmp_path / "new"
+    works = new / "data" / "works"
+    _gz(works / "updated_date=2024-01-01" / "part_000.gz",
+        _oa(1, "Graph kernels for protein function prediction", "2024-01-01", "10.1/one") + "\n")
+    _gz(works / "updated_date=2024-05-01" / "part_000.gz", "\n".join([
+        _oa(2, "Sparse coding of natural images in the visual cortex", "2024-05-01", "10.1/two"),
+        _oa(5, "Attention for tabular anomaly detection", "2024-05-01", "10.1/five"),
+    ]) + "\n")
+    _gz(new / "data" / "merged_ids" / "works" / "2024-05-01.csv.gz",
+        "merge_date,id,merge_into_id\n2024-05-01,W3,W1\n")
+    _gz(new / "data" / "deleted_ids_2024-05-01.csv.gz", "id\nW4\n")
+    rep = build_index([new], index, workers=1, update=True)
+    assert rep.since == "2024-01-01" and rep.skipped_parts == 1
+    assert rep.retired == ["W3", "W4"]
+    full = build_index([new], tmp_path / "full.index", workers=1)
+    with WorldIndex.open(index) as ix, WorldIndex.open(tmp_path / "full.index") as fx:
+        assert ix.count() == fx.count() == 3
+        for q in ("10.1/one", "10.1/two", "10.1/three", "10.1/four", "10.1/five"):
+            assert [w.id for w in ix.by_doi(q)] == [w.id for w in fx.by_doi(q)]
+        assert ix.by_doi("10.1/three") == [] and ix.by_doi("10.1/four") == []
+        assert [w.id for w in ix.by_openalex("W3")] == ["W1"]  # merged: followed
+        assert ix.by_openalex("W4") == []  # deleted
+        got = ix.get("W2")
+        assert got is not None and got.title == "Sparse coding of natural images in the visual cortex"
+        assert ix.by_title_key(title_key("Sparse coding of natural images in visual cortex")) == []
+        for q in ("A survey of federated optimisation methods", "Reservoir computing with delay",
+                  "Sparse coding natural images visual cortex", "Attention for tabular anomaly"):
+            assert ix.search_title(q, 5) == fx.search_title(q, 5)
+    assert full.works == 3

@@ -240,3 +240,35 @@ def test_output_file_round_trip(task: ReferencesTask, tmp_path: Path) -> None:
     res, _ = run(task, metadata={"title": "Deep learning", "authors": "LeCun, Yann and Bengio, Yoshua and Hinton, Geoffrey",
                                  "year": 2015, "venue": "Nature"})
     assert ref(res) == "Yes", res
+
+
+def test_matching_only_index_same_verdicts_and_says_it_has_no_text(tmp_path: Path) -> None:
+    """``--fields matching`` drops abstracts: reference grounding is unchanged, and content
+    grounding names the index as the reason it cannot check (never a guessed "No")."""
+    from dataclasses import replace as dc_replace
+
+    from msgspec.structs import replace
+
+    from citejudge.judge.backends.scripted import ScriptedBackend
+    from citejudge.judge.core import Judge
+    from citejudge.tasks.references import NO_TEXT_INDEX, ContentStage
+
+    works = [replace(w, abstract=f"{w.title} is studied here in depth.") for w in WORKS]
+    full, lean = tmp_path / "all.index", tmp_path / "matching.index"
+    build_index_from_works(works, full)
+    build_index_from_works(works, lean, fields="matching")
+    a, b = WorldIndex.open(full), WorldIndex.open(lean)
+    assert a.has_text and not b.has_text
+    assert b.get("W1") is not None and b.get("W1").abstract is None  # type: ignore[union-attr]
+    item = Item("x", {"claim": "ResNets are deep.", "full_citation": (
+        "He, K., Zhang, X., Ren, S., & Sun, J. (2016). Deep residual learning for image recognition. CVPR.")},
+        "t.jsonl", 1)
+    lines = [ReferencesTask(ix, today_year=2026).check(item) for ix in (a, b)]
+    assert lines[0].result == lines[1].result and lines[0].details == lines[1].details
+    ln = dc_replace(lines[1])
+    backend = ScriptedBackend(rules=[])
+    ContentStage(b, judge=Judge(backend)).apply([(item, ln)])
+    assert not any(backend.calls)  # nothing was asked: there is no text to judge
+    assert ln.result is not None
+    assert ln.result["content_grounding"] == NO_TEXT_INDEX.format(wid="W1")
+    assert ln.result["verification_error"] == "Yes"

@@ -46,7 +46,7 @@ def cmd_index_build(args: argparse.Namespace) -> int:
         task = bar.add_task("index", total=None)
         report = build_index(sources, Path(args.index), fmt=args.format, workers=args.workers,
                              update=args.update, progress=lambda n: bar.update(task, completed=n),
-                             fields=args.fields)
+                             fields=args.fields, since=args.since)
     out = report.to_dict()
     print(json.dumps(out, ensure_ascii=False, indent=1))
     for issue in out.get("issues", [])[:20]:
@@ -217,6 +217,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--format", default="auto", choices=["auto", "openalex", "bibtex", "csl"], help="source format")
     b.add_argument("--workers", type=int, default=2, help="parsing processes (default 2)")
     b.add_argument("--update", action="store_true", help="upsert into an existing index instead of replacing it")
+    b.add_argument("--since", metavar="DATE", default=None,
+                   help="with --update: read only snapshot partitions and id files dated after DATE "
+                        "(default: the newest snapshot date the index holds)")
     b.add_argument("--fields", default="all", choices=["all", "matching"],
                    help="records to keep: all (default) or matching (no abstracts: reference grounding only, "
                         "about half the size; content grounding then reports that the index has no text)")

@@ -91,6 +91,9 @@ class BuildReport:
     manifest_mismatches: list[str] = field(default_factory=list)
     bad_sources: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    since: str | None = None  # an update read only what is dated after this
+    skipped_parts: int = 0
+    retired: list[str] = field(default_factory=list)  # works an update's merged/deleted ids removed
 
     @property
     def ok(self) -> bool:
@@ -115,6 +118,8 @@ class BuildReport:
             "manifest_mismatches": self.manifest_mismatches,
             "bad_sources": self.bad_sources,
             "seconds": round(self.seconds, 3),
+            **({"since": self.since, "skipped_parts": self.skipped_parts} if self.since else {}),
+            **({"retired": self.retired} if self.retired else {}),
         }
 
 
@@ -163,10 +168,14 @@ def work_keys(work: Work, folded_title: str | None = None) -> tuple[str, ...]:
 
 
 def key_hash(key: str) -> int:
-    """The signed 64-bit hash under which the lookup table stores ``key`` (BLAKE2b, stable)."""
-    return int.from_bytes(
-        hashlib.blake2b(key.encode(), digest_size=8).digest(), "little", signed=True
-    )
+    """The signed hash under which the lookup table stores ``key`` (BLAKE2b, stable).
+
+    64 bits for exact keys (identifiers, title keys: a reader confirms them on the record);
+    32 bits for title blocks (a block only proposes candidates, so a collision costs one
+    compared title, and the shorter integer takes 4 bytes on disk instead of 8).
+    """
+    size = 4 if key[0] in "PS" else 8
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=size).digest(), "little", signed=True)
 
 
 #: Words left out of title queries and title blocks (they match most titles).
@@ -417,7 +426,6 @@ class _Writer:
                                               PRIMARY KEY (h, seq)) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS redirects(id TEXT NOT NULL, target TEXT, source TEXT);
             CREATE TABLE IF NOT EXISTS venue_alias(key TEXT NOT NULL, names TEXT NOT NULL);
-            DROP INDEX IF EXISTS works_id;
             DROP INDEX IF EXISTS venue_alias_key;
             DROP INDEX IF EXISTS redirects_id;
             """
@@ -436,6 +444,11 @@ class _Writer:
         # works.rowid = (part number << 32) + position in the part, so that the newest row of an
         # id (the one that wins) is the one of the latest part, whatever order parts finish in.
         self.part_base = (int(row[0]) >> PART_SHIFT) + 1
+        self.update = update
+        self.new_base = self.part_base << PART_SHIFT  # rows below it were in the index before
+        row = self.db.execute("SELECT coalesce(max(rowid), 0) FROM redirects").fetchone()
+        self.redirect_base = int(row[0])  # redirects above it come from this build
+        self.retired: list[str] = []
         self.next_pos: dict[int, int] = {}
         tdir = root / "tantivy"
         tdir.mkdir(exist_ok=True)
@@ -514,20 +527,26 @@ class _Writer:
     def finish(self) -> tuple[int, int, int]:
         """Resolve upserts, create indexes, commit Tantivy; return (works, redirects, dups)."""
         db = self.db
-        db.execute("CREATE INDEX works_id ON works(id)")
-        db.execute(
-            "CREATE TEMP TABLE dup AS SELECT id, max(rowid) AS keep FROM works "
-            "GROUP BY id HAVING count(*) > 1"
-        )
+        db.execute("CREATE INDEX IF NOT EXISTS works_id ON works(id)")
+        if self.update:  # only the ids the update brought can repeat (their old rows go)
+            db.execute(
+                "CREATE TEMP TABLE dup AS SELECT w.id, max(w.rowid) AS keep FROM works w "
+                "WHERE w.id IN (SELECT id FROM works WHERE rowid >= ?) "
+                "GROUP BY w.id HAVING count(*) > 1",
+                (self.new_base,),
+            )
+        else:
+            db.execute(
+                "CREATE TEMP TABLE dup AS SELECT id, max(rowid) AS keep FROM works "
+                "GROUP BY id HAVING count(*) > 1"
+            )
         db.execute(
             "CREATE TEMP TABLE gone AS SELECT w.rowid AS seq FROM works w JOIN dup d ON w.id = d.id "
             "WHERE w.rowid <> d.keep"
         )
         ndup = int(db.execute("SELECT count(*) FROM gone").fetchone()[0])
         if ndup:
-            db.execute("DELETE FROM works WHERE rowid IN (SELECT seq FROM gone)")
-            db.execute("DELETE FROM lookup_load WHERE seq IN (SELECT seq FROM gone)")
-            db.execute("DELETE FROM lookup WHERE seq IN (SELECT seq FROM gone)")
+            self._drop_rows("SELECT seq FROM gone")
             # Tantivy: drop every document of a duplicated id and re-add the surviving title.
             decode = self.codec.decode
             for wid, data in db.execute(
@@ -538,6 +557,20 @@ class _Writer:
                 folded = fold_title(work.title) if work.title else ""
                 if folded:
                     self.twriter.add_document(tantivy.Document(id=wid, title=folded))
+        if self.update:
+            # a newer snapshot's merged or deleted id removes the work the index had under it
+            # (unless the newer snapshot also brought a record of that id: the record wins)
+            db.execute(
+                "CREATE TEMP TABLE retired AS SELECT w.rowid AS seq, w.id AS id FROM works w "
+                "WHERE w.rowid < ? AND w.id IN (SELECT id FROM redirects WHERE rowid > ?) "
+                "AND w.id NOT IN (SELECT id FROM works WHERE rowid >= ?)",
+                (self.new_base, self.redirect_base, self.new_base),
+            )
+            self.retired = [r[0] for r in db.execute("SELECT id FROM retired ORDER BY id")]
+            if self.retired:
+                self._drop_rows("SELECT seq FROM retired")
+                for wid in self.retired:
+                    self.twriter.delete_documents_by_term("id", wid)
         # Tantivy commits (and merges) in a thread while SQLite builds its indexes.
         errors: list[BaseException] = []
         twriter = self.twriter
@@ -576,6 +609,25 @@ class _Writer:
         if errors:
             raise errors[0]
         return nworks, nred, ndup
+
+    def _drop_rows(self, seqs_sql: str) -> None:
+        """Delete the works rows ``seqs_sql`` selects, with their lookup rows.
+
+        New rows' keys are still in the scratch table; rows the index had before an update have
+        their keys recomputed from the record, so that ``lookup`` is probed, never scanned.
+        """
+        db = self.db
+        old = db.execute(
+            f"SELECT w.rowid, w.data FROM works w WHERE w.rowid IN ({seqs_sql}) AND w.rowid < ?",
+            (self.new_base,),
+        ).fetchall()
+        decode = self.codec.decode
+        db.executemany(
+            "DELETE FROM lookup WHERE h = ? AND seq = ?",
+            ((key_hash(k), seq) for seq, data in old for k in work_keys(decode(data))),
+        )
+        db.execute(f"DELETE FROM lookup_load WHERE seq IN ({seqs_sql})")
+        db.execute(f"DELETE FROM works WHERE rowid IN ({seqs_sql})")
 
     def abort(self) -> None:
         with contextlib.suppress(Exception):
@@ -713,6 +765,7 @@ def _run(
         fed = time.monotonic()
         log.info("read and loaded %d rows in %.1fs", writer.added, fed - started)
         nworks, nred, ndup = writer.finish()
+        report.retired = writer.retired
         log.info("resolved upserts and built lookup indexes in %.1fs", time.monotonic() - fed)
         report.works, report.redirects, report.duplicates_overwritten = nworks, nred, ndup
         writer = None
@@ -770,6 +823,42 @@ def build_index_from_works(
     return _run(index, update, feed, report, fields=fields, sample=sample)
 
 
+_DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
+
+
+def _newest_snapshot_date(index: Path) -> str | None:
+    """The newest ``updated_date`` partition the index at ``index`` was built from, if any."""
+    try:
+        meta = json.loads((index / "meta.json").read_text())
+    except (OSError, ValueError):
+        return None
+    dates = [str(d) for src in meta.get("sources", []) for d in src.get("snapshot_dates") or []]
+    return max(dates, default=None)
+
+
+def _after(plan: Any, since: str, report: BuildReport) -> Any:
+    """``plan`` without the parts and id files dated on or before ``since`` (undated ones stay)."""
+    import dataclasses
+
+    def newer(date: str | None) -> bool:
+        return date is None or date > since
+
+    def file_date(p: Path) -> str | None:
+        m = _DATE.search(p.name)
+        return m.group(1) if m else None
+
+    parts = [p for p in plan.parts if newer(getattr(p, "updated_date", None))]
+    report.skipped_parts += len(plan.parts) - len(parts)
+    report.since = since
+    changes: dict[str, Any] = {"parts": parts}
+    for attr in ("redirect_files", "deleted_files"):
+        if hasattr(plan, attr):
+            changes[attr] = [p for p in getattr(plan, attr) if newer(file_date(p))]
+    if hasattr(plan, "snapshot_dates"):
+        changes["snapshot_dates"] = [d for d in plan.snapshot_dates if newer(d)]
+    return dataclasses.replace(plan, **changes)
+
+
 def _plan_info(plan: Any, path: Path) -> dict[str, Any]:
     info: dict[str, Any] = {"path": str(path), "format": getattr(plan, "format", None)}
     for attr in ("layout", "snapshot_dates", "manifest", "manifest_sha256", "expected_records"):
@@ -790,6 +879,7 @@ def build_index(
     update: bool = False,
     progress: Callable[[int], None] | None = None,
     fields: Fields = "all",
+    since: str | None = None,
 ) -> BuildReport:
     """Build the index of the worlds in ``sources`` at ``index`` (atomically).
 
@@ -797,16 +887,23 @@ def build_index(
     already there replaces it, lookup keys included). Unreadable sources are named in the report
     and the build goes on with the others. ``progress`` is called with the number of works read so
     far after every batch.
+
+    An update reads only the snapshot partitions (``updated_date=``) and merged/deleted-id files
+    dated after ``since``, by default the newest snapshot date the index already holds: a newer
+    snapshot of the same world is applied without reading what the index has. A merged or
+    deleted id of those files removes the work the index had under it.
     """
     from citejudge.snapshot import plan_source, read_redirects, read_venue_names
 
     index = Path(index)
     report = BuildReport(index=str(index))
+    if update and since is None:
+        since = _newest_snapshot_date(index)
     plans: list[tuple[Path, Any]] = []
     for src in sources:
         src = Path(src)
         try:
-            plan = plan_source(src, fmt)
+            plan = _after(plan_source(src, fmt), since, report) if update and since else plan_source(src, fmt)
             plans.append((src, plan))
             report.issues.extend(getattr(plan, "issues", None) or [])
         except (CitejudgeError, OSError, ValueError) as exc:

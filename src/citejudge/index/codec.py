@@ -6,8 +6,9 @@ names, DOI prefixes, source paths), which brings a record to about a quarter of 
 The codec is described in ``meta.json`` (``records``: codec, level, fields, dictionary file and
 its SHA-256) and the dictionary is a file of the index, so a reader needs nothing else.
 
-``fields="matching"`` leaves out what only content grounding reads (the abstract): such an
-index answers every reference-grounding question and says it has no text for the others.
+``fields="matching"`` leaves out what reference grounding never reads (the abstract, author
+ORCIDs, the world file a record came from): such an index answers every reference-grounding
+question and says it has no text for content grounding.
 """
 
 from __future__ import annotations
@@ -51,6 +52,14 @@ def train_dictionary(samples: Sequence[bytes]) -> bytes | None:
     return d.as_bytes()
 
 
+def _matching_only(work: Work) -> Work:
+    """``work`` without what reference grounding never reads: abstract, ORCIDs, world file."""
+    authors = work.authors
+    if any(a.orcid for a in authors):
+        authors = [msgspec.structs.replace(a, orcid=None) if a.orcid else a for a in authors]
+    return msgspec.structs.replace(work, abstract=None, source=None, authors=authors)
+
+
 @dataclass
 class RecordCodec:
     """Encode a :class:`Work` for storage and decode it back."""
@@ -71,8 +80,8 @@ class RecordCodec:
 
     def pack(self, work: Work) -> bytes:
         """The msgpack bytes of ``work`` restricted to the codec's fields (before compression)."""
-        if self.fields == "matching" and work.abstract is not None:
-            work = msgspec.structs.replace(work, abstract=None)
+        if self.fields == "matching":
+            work = _matching_only(work)
         return self._enc.encode(work)
 
     def encode(self, work: Work) -> bytes:

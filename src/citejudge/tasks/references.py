@@ -308,6 +308,8 @@ def _cited_summary(c: CitedWork) -> dict[str, Any]:
 
 
 NO_TEXT = "N/A. Cannot verify content: no abstract or full text of {wid} is available offline."
+NO_TEXT_INDEX = ("N/A. Cannot verify content: the index was built with --fields matching (it holds no "
+                 "abstracts) and no full text of {wid} is available offline.")
 NO_CLAIM = "N/A. The item states no claim about the work's content."
 
 
@@ -349,7 +351,8 @@ class ContentStage:
             work = self.world.get(wid) if wid else None
             evidence = find_evidence(work, self.fulltext_dir) if work else None
             if work is None or evidence is None:
-                ln.result["content_grounding"] = NO_TEXT.format(wid=wid)
+                text_less = not getattr(self.world, "has_text", True)
+                ln.result["content_grounding"] = (NO_TEXT_INDEX if text_less else NO_TEXT).format(wid=wid)
                 ln.result["verification_error"] = "Yes"
                 ln.details["content"] = {"evidence": None}
                 continue
