@@ -65,7 +65,7 @@ log = logging.getLogger(__name__)
 SCHEMA_VERSION = 2  # 2: zstd records with a dictionary, hashed lookup keys
 BATCH = 2000  # works per batch sent from a worker to the writer
 MAX_TOKEN = 40  # tantivy's default tokenizer drops longer tokens; queries must too
-TANTIVY_HEAP = 256 * 1024 * 1024
+TANTIVY_HEAP = 128 * 1024 * 1024  # indexing memory of Tantivy: a fixed budget, whatever the world
 TANTIVY_THREADS = 2
 PART_SHIFT = 32  # works.rowid = (part << 32) + position in the part
 
@@ -416,7 +416,9 @@ class _Writer:
         self.db = sqlite3.connect(str(root / "works.sqlite"), isolation_level=None)
         self.db.execute("PRAGMA journal_mode=OFF")
         self.db.execute("PRAGMA synchronous=OFF")
-        self.db.execute("PRAGMA cache_size=-262144")
+        # fixed page cache (64 MiB): rows are appended, so a larger one buys little and the
+        # sorts of the final indexes spill to temporary files beyond it
+        self.db.execute("PRAGMA cache_size=-65536")
         # sorts for the indexes spill to temporary files: memory stays flat as the world grows
         self.db.execute("PRAGMA temp_store=FILE")
         self.db.executescript(
