@@ -4,7 +4,7 @@ Layout of an index directory::
 
     works.sqlite   works(rowid, id, data)     records (citejudge.index.codec: zstd'd msgpack)
                    lookup(h, seq)             64-bit hash of "d:<doi>", "p:<pmid>", "c:<pmcid>",
-                                              "a:<arxiv>", "m:<mag>", "t:<title key>" -> works.rowid
+                                              "a:<arxiv>", "t:<title key>" -> works.rowid
                                               (readers check the key on the decoded record)
                    redirects(id, target)      merged (target) or deleted (NULL) work ids
     tantivy/       id (stored, raw) + title (folded words, BM25) for candidate retrieval
@@ -156,8 +156,6 @@ def work_keys(work: Work, folded_title: str | None = None) -> tuple[str, ...]:
         keys.append("p:" + work.pmid)
     if work.pmcid:
         keys.append("c:" + work.pmcid)
-    if work.mag:
-        keys.append("m:" + work.mag)
     if folded_title is None:
         folded_title = fold_title(work.title) if work.title else ""
     tkey = folded_title.replace(" ", "")

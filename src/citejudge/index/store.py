@@ -19,7 +19,7 @@ import tantivy
 from rapidfuzz import fuzz
 
 from citejudge.errors import IndexError_
-from citejudge.ids import norm_arxiv, norm_doi, norm_mag, norm_openalex, norm_pmcid, norm_pmid
+from citejudge.ids import norm_arxiv, norm_doi, norm_openalex, norm_pmcid, norm_pmid
 from citejudge.index.build import (
     MAX_TOKEN,
     SCHEMA_VERSION,
@@ -220,10 +220,6 @@ class WorldIndex:
     def by_arxiv(self, arxiv: str) -> list[Work]:
         """Works with this arXiv id (of the record, a version, or an arXiv DOI)."""
         return self._by("a:", norm_arxiv, arxiv)
-
-    def by_mag(self, mag: str | int) -> list[Work]:
-        """Works with this Microsoft Academic Graph id."""
-        return self._by("m:", norm_mag, mag)
 
     def by_openalex(self, openalex_id: str) -> list[Work]:
         """The work with this OpenAlex id, following merge redirects (empty if deleted/unknown)."""
