@@ -21,23 +21,13 @@ from functools import cache, lru_cache
 from typing import Any, Literal
 
 from citejudge.text.normalize import fold
+from citejudge.text.venue_names import is_book_series, venue_tokens
 
 __all__ = ["VenueCheck", "canonical_venue_ids", "compare_venue", "is_book_series", "venue_heads", "venue_tokens"]
 
 Status = Literal["match", "mismatch", "ambiguous"]
 
 _FUNCTION_WORDS = frozenset({"of", "the", "and", "for", "in", "on", "at", "a", "an", "to", "und", "de", "des", "la", "le", "et"})
-_ORDINALS = frozenset(
-    {
-        "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
-        "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
-        "seventeenth", "eighteenth", "nineteenth", "twentieth", "thirtieth", "fortieth",
-        "fiftieth", "sixtieth", "seventieth", "eightieth", "ninetieth", "hundredth",
-        # the tens of a compound ordinal ("Twenty-Eighth" folds to "twenty eighth")
-        "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-    }
-)
-_ORDINAL_RE = re.compile(r"^\d+(st|nd|rd|th)$|^(19|20)\d\d$|^'?\d\d$")
 # Words that say what kind of venue it is but not which one: a cited venue made only of them
 # ("Journal", "Proceedings of the", "International Conference") names no particular venue.
 _GENERIC_WORDS = frozenset(
@@ -157,7 +147,6 @@ _VENUES: dict[str, tuple[str, ...]] = {
     "jcp_chem": ("J. Chem. Phys.", "Journal of Chemical Physics", "JCP"),
     "jcp_comp": ("J. Comput. Phys.", "Journal of Computational Physics", "JCP"),
 }
-_VOLUME_RE = re.compile(r"\bvol(?:ume)?\.?\s*\d+[a-z]?\b", re.I)
 
 
 # A parenthesised acronym after a name ("ACM Computing Surveys (CSUR)", "... Intervention (MICCAI)").
@@ -176,20 +165,6 @@ _MEETING_NOTE = re.compile(
     r"(?:\s+\d{1,2}(?:\s*[-–]\s*\d{1,2})?)?,?\s+(?:1[89]|20)\d\d\b.*$",
     re.I,
 )
-# Book series that host many conferences' proceedings: a record named only by one of these does
-# not say which conference it was.
-_BOOK_SERIES = (
-    "Lecture Notes in Computer Science", "Lecture Notes in Artificial Intelligence",
-    "Lecture Notes in Bioinformatics", "Lecture Notes in Networks and Systems",
-    "Lecture Notes in Electrical Engineering", "Communications in Computer and Information Science",
-    "Advances in Intelligent Systems and Computing", "Proceedings of Machine Learning Research", "PMLR",
-    "CEUR Workshop Proceedings", "ACM International Conference Proceeding Series",
-    "Studies in Computational Intelligence", "Smart Innovation, Systems and Technologies",
-    "IFIP Advances in Information and Communication Technology", "Leibniz International Proceedings in Informatics",
-    "LIPIcs", "Lecture Notes in Business Information Processing", "LNCS", "LNAI", "LNBI", "CCIS", "LNNS", "Springer Proceedings in Mathematics & Statistics",
-)
-
-
 def venue_heads(venue: str) -> frozenset[tuple[str, ...]]:
     """Token forms of a venue name with a trailing acronym in brackets and a descriptive subtitle dropped."""
     forms = {venue}
@@ -203,13 +178,6 @@ def venue_heads(venue: str) -> frozenset[tuple[str, ...]]:
         if head != v and venue_tokens(head):
             forms.add(head)
     return frozenset(t for t in (venue_tokens(v) for v in forms) if t)
-
-
-@lru_cache(maxsize=1 << 12)
-def is_book_series(venue: str) -> bool:
-    """True if ``venue`` is a proceedings book series (LNCS, PMLR, CEUR...), not one conference."""
-    toks = venue_tokens(venue)
-    return any(toks == venue_tokens(s) for s in _BOOK_SERIES)
 
 
 @dataclass(frozen=True)
@@ -228,32 +196,6 @@ class VenueCheck:
     def to_dict(self) -> dict[str, Any]:
         """Plain-dict form (for details)."""
         return {"status": self.status, "reason": self.reason, "matched": self.matched}
-
-
-def venue_tokens(venue: str) -> tuple[str, ...]:
-    """Folded venue words without years, ordinals, leading "The"/"Proceedings of the", "U.S.A.".
-
-    "arXiv preprint arXiv:2101.00001" becomes ``("arxiv",)``.
-    """
-    s = venue.replace("&", " and ")
-    if "ol" in s:  # "The China Environment Yearbook, Volume 4": the volume is not part of the name
-        s = _VOLUME_RE.sub(" ", s)
-    s = re.sub(r"\barxiv:\s*\S+", "arxiv", s, flags=re.I)
-    s = re.sub(r"\(([^()]*)\)", r" , \1 , ", s) if "(" in s else s
-    toks = fold(s).split()
-    toks = [t for t in toks if not _ORDINAL_RE.match(t) and t not in _ORDINALS]
-    toks = [t for t in toks if not re.fullmatch(r"\d+", t)]
-    while toks and toks[0] in {"the", "proceedings", "proc", "of", "in"}:
-        toks.pop(0)
-    if toks and toks[-1] == "usa":
-        toks.pop()
-    if len(toks) >= 3 and toks[-3:] == ["u", "s", "a"]:
-        toks = toks[:-3]
-    if toks and toks[-1] in {"preprint", "e", "prints", "eprints"} and "arxiv" in toks:
-        toks = ["arxiv"]
-    if toks[:2] == ["arxiv", "preprint"]:
-        toks = ["arxiv"]
-    return tuple(toks)
 
 
 def _abbrev_word(a: str, f: str) -> bool:
