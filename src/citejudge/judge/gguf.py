@@ -25,6 +25,7 @@ from typing import Any
 
 from citejudge.errors import ConfigError
 from citejudge.hashing import file_sha256
+from citejudge.judge._deps import require
 from citejudge.judge.cards import ModelCard, WeightFile, resolve_weight
 
 __all__ = [
@@ -113,8 +114,6 @@ def materialized_info(folder: Path) -> dict[str, Any] | None:
 
 
 def _require(module: str) -> Any:
-    from citejudge.judge.deps import require
-
     try:
         return require(module)
     except Exception as exc:

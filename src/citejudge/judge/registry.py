@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from citejudge.errors import ConfigError
+from citejudge.judge._deps import INSTALL_HINTS, require
 from citejudge.judge.cards import ModelCard, resolve_weight
 from citejudge.judge.core import JudgeBackend
-from citejudge.judge.deps import INSTALL_HINTS, require
 
 __all__ = ["BACKENDS", "INSTALL_HINTS", "make_backend", "require"]
 

@@ -29,6 +29,7 @@ from pydantic import BaseModel
 
 from citejudge.errors import ConfigError
 from citejudge.hashing import sha256_text
+from citejudge.judge._deps import require
 from citejudge.judge.cards import ModelCard, WeightFile, resolve_weight
 from citejudge.judge.core import Sampling
 from citejudge.judge.gguf import checked_files, materialize_gguf, offline_env
@@ -52,8 +53,6 @@ def json_output_type(schema: type[BaseModel], whitespace_pattern: str | None = W
 
 def _import_stack() -> tuple[Any, Any, Any]:
     """torch, transformers and outlines, imported with the offline/no-compile environment set."""
-    from citejudge.judge.deps import require
-
     offline_env()
     torch = require("torch")
     transformers = require("transformers")

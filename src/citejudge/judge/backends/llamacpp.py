@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from citejudge.errors import ConfigError
 from citejudge.hashing import sha256_text
+from citejudge.judge._deps import require
 from citejudge.judge.cards import ModelCard
 from citejudge.judge.core import Sampling
 from citejudge.judge.gguf import checked_files
@@ -47,8 +48,6 @@ class LlamaCppBackend:
     @classmethod
     def from_card(cls, card: ModelCard, models_dir: Path | None = None, **options: Any) -> LlamaCppBackend:
         """Check the card's files and load its GGUF file (options: ``threads``, default 2; ``n_ctx``)."""
-        from citejudge.judge.deps import require
-
         llama_cpp = require("llama_cpp")
         require("numba")  # outlines[llamacpp]: without it the JSON constraint is silently dropped
         outlines = require("outlines")

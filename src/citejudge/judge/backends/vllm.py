@@ -26,6 +26,7 @@ from pydantic import BaseModel
 
 from citejudge.errors import BackendUnavailableError, ConfigError
 from citejudge.hashing import canonical_json, sha256_text
+from citejudge.judge._deps import require
 from citejudge.judge.cards import ModelCard
 from citejudge.judge.core import Sampling
 from citejudge.judge.schemas import schema_of
@@ -95,8 +96,6 @@ def get_engine(model: str, engine_args_json: str) -> Any:
     ``engine_args_json`` is the canonical JSON of the ``vllm.LLM`` keyword arguments (a string,
     so the process-wide cache can key on it).
     """
-    from citejudge.judge.deps import require
-
     require("vllm")
     from vllm import LLM
 
@@ -169,8 +168,6 @@ class VLLMBackend:
             close = difflib.get_close_matches(unknown[0], sorted(_OPTIONS), n=1)
             raise ConfigError(f"unknown vllm option(s) {unknown} on card {card.name!r}",
                               hint=f"did you mean {close[0]!r}?" if close else f"known: {', '.join(sorted(_OPTIONS))}")
-        from citejudge.judge.deps import require
-
         require("vllm")  # fail at start-up, not on the first batch (the engine itself starts lazily)
         set_offline_env()
         if not card.gpu:

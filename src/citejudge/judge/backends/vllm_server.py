@@ -35,6 +35,7 @@ from pydantic import BaseModel
 
 from citejudge.errors import ConfigError
 from citejudge.hashing import sha256_text
+from citejudge.judge._deps import require
 from citejudge.judge.cards import ModelCard
 from citejudge.judge.core import Sampling
 from citejudge.judge.schemas import schema_of
@@ -141,8 +142,6 @@ class VLLMServerBackend:
     def client(self) -> Any:
         """The OpenAI client (made on first use)."""
         if self._client is None:
-            from citejudge.judge.deps import require
-
             openai = require("openai")
             self._client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key, timeout=self.timeout,
                                          max_retries=1)
