@@ -35,6 +35,9 @@ def test_every_package_states_its_contract_and_exports_all() -> None:
             for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
             if isinstance(t, ast.Name)
         }
+        names |= {  # "from module import __all__ as __all__": the face of a one-module package
+            a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names
+        }
         assert "__all__" in names, f"{face}: no __all__"
 
 

@@ -438,10 +438,13 @@ def read_part(part: Part) -> Iterator[Work | ReadIssue]:
 
 
 def _csv_rows(path: Path) -> Iterator[tuple[int, list[str]] | ReadIssue]:
+    """The non-blank rows of a CSV file with their 1-based row numbers; a read error ends them."""
     try:
         with open_maybe_gzip(path) as fh:
             lines = (raw.decode("utf-8", errors="replace") for raw in fh)
-            yield from enumerate(csv.reader(lines), 1)
+            for n, row in enumerate(csv.reader(lines), 1):
+                if row and any(c.strip() for c in row):
+                    yield n, row
     except (EOFError, OSError, zlib.error, csv.Error) as exc:
         yield ReadIssue(file=str(path), message=f"truncated or corrupt file: {exc}")
 
@@ -454,8 +457,6 @@ def _read_merged(path: Path) -> Iterator[Redirect | ReadIssue]:
             yield item
             continue
         n, row = item
-        if not row or not any(c.strip() for c in row):
-            continue
         low = [c.strip().lower() for c in row]
         if n == 1 and "id" in low:
             id_col = low.index("id")
@@ -480,8 +481,6 @@ def _read_deleted(path: Path) -> Iterator[Redirect | ReadIssue]:
             yield item
             continue
         n, row = item
-        if not row or not any(c.strip() for c in row):
-            continue
         wid = next((w for w in (norm_openalex(c) for c in row) if w), None)
         if wid is None:
             if n == 1:
