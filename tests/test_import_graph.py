@@ -28,7 +28,14 @@ LAYERS: list[set[str]] = [
     {"match", "snapshot"},  # resolution and field checks; world readers
     {"readers"},  # one reader per input format
     {"judge", "ids", "io", "demo", "citejudge"},  # the model boundary; ids; task input
-    {"text", "records", "errors", "hashing", "resources", "schemas"},  # leaves: import no other part
+    {
+        "text",
+        "records",
+        "errors",
+        "hashing",
+        "resources",
+        "schemas",
+    },  # leaves: import no other part
 ]
 
 
@@ -60,7 +67,9 @@ def _graph(src: Path = SRC) -> dict[str, set[str]]:
                 if node.level:
                     up = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
                     base = ".".join([*up, base] if base else up)
-                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in files else base for a in node.names]
+                targets = [
+                    f"{base}.{a.name}" if f"{base}.{a.name}" in files else base for a in node.names
+                ]
             for t in targets:
                 while t and t not in files:
                     t = t.rpartition(".")[0]

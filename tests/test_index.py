@@ -132,7 +132,9 @@ def test_search_title_robust(world: WorldIndex) -> None:
 
 def test_info(world: WorldIndex) -> None:
     info = world.info()
-    assert info["works"] == 6 and info["redirects"] == 3 and info["schema_version"] == SCHEMA_VERSION
+    assert (
+        info["works"] == 6 and info["redirects"] == 3 and info["schema_version"] == SCHEMA_VERSION
+    )
     assert info["bytes"] > 0 and info["sources"][0]["works"] == 6
     assert info["snapshot_dates"] == [] and info["title_docs"] == 6
     per = info["bytes_per_work"]

@@ -35,7 +35,10 @@ def make_backend(card: ModelCard, models_dir: Path | None = None, **overrides: A
 
         scripts = [f for f in card.files if f.role == "script"]
         if not scripts:
-            raise ConfigError(f"scripted card {card.name!r} names no script file", hint="add files: [{path, role: script}]")
+            raise ConfigError(
+                f"scripted card {card.name!r} names no script file",
+                hint="add files: [{path, role: script}]",
+            )
         backend = ScriptedBackend.from_file(resolve_weight(scripts[0], models_dir))
         backend.name = f"scripted:{card.name}"
         return backend

@@ -9,5 +9,15 @@ from citejudge.run.manifest import RunManifest
 from citejudge.run.pipeline import RunSummary, run, run_check, used_model
 from citejudge.run.store import RunError, read_done
 
-__all__ = ["RunConfig", "RunError", "RunManifest", "RunSummary", "load_config", "read_done", "run", "run_check",
-           "used_model", "validate_config"]
+__all__ = [
+    "RunConfig",
+    "RunError",
+    "RunManifest",
+    "RunSummary",
+    "load_config",
+    "read_done",
+    "run",
+    "run_check",
+    "used_model",
+    "validate_config",
+]

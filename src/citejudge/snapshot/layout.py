@@ -99,7 +99,9 @@ class SourcePlan:
     redirect_files: list[Path] = field(default_factory=list)  # merged_ids CSVs
     deleted_files: list[Path] = field(default_factory=list)  # deleted_ids CSVs
     issues: list[ReadIssue] = field(default_factory=list)  # plan-level problems (manifest vs disk)
-    venue_files: list[Path] = field(default_factory=list)  # the Sources entity's partitions (venue names)
+    venue_files: list[Path] = field(
+        default_factory=list
+    )  # the Sources entity's partitions (venue names)
 
     @property
     def expected_records(self) -> int | None:
@@ -279,7 +281,8 @@ def _plan_snapshot(src: Path, works: Path, layout: str, fmt: str) -> SourcePlan:
     dates = sorted({p.updated_date for p in parts if p.updated_date})
     sources_dir = works.parent / "sources"
     venue_files = sorted(
-        f for d in (sources_dir.iterdir() if sources_dir.is_dir() else [])
+        f
+        for d in (sources_dir.iterdir() if sources_dir.is_dir() else [])
         if d.is_dir() and _DATE_DIR.match(d.name)
         for f in d.iterdir()
         if f.is_file() and f.name.endswith(_WORLD_SUFFIXES) and not f.name.startswith(".")
@@ -526,8 +529,15 @@ def read_venue_names(plan: SourcePlan) -> Iterator[list[str] | ReadIssue]:
                     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                         yield ReadIssue(file=str(path), line=n, message=f"source record: {exc}")
                         continue
-                    names = [x.strip() for x in [rec.display_name, rec.abbreviated_title, *(rec.alternate_titles or [])]
-                             if isinstance(x, str) and x.strip()]
+                    names = [
+                        x.strip()
+                        for x in [
+                            rec.display_name,
+                            rec.abbreviated_title,
+                            *(rec.alternate_titles or []),
+                        ]
+                        if isinstance(x, str) and x.strip()
+                    ]
                     if len(names) > 1:
                         yield list(dict.fromkeys(names))
         except OSError as exc:
