@@ -12,8 +12,11 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
-BUNDLE = {"models": ROOT / "models", "prompts": ROOT / "configs" / "prompts",
-          "calibration": ROOT / "configs" / "calibration"}
+BUNDLE = {
+    "models": ROOT / "models",
+    "prompts": ROOT / "configs" / "prompts",
+    "calibration": ROOT / "configs" / "calibration",
+}
 
 
 class BuildPyWithData(build_py):
@@ -25,7 +28,9 @@ class BuildPyWithData(build_py):
             return  # an editable install reads the source tree
         for name, src in BUNDLE.items():
             dst = Path(self.build_lib) / "citejudge" / "_bundled" / name
-            shutil.copytree(src, dst, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            shutil.copytree(
+                src, dst, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+            )
 
 
 setup(cmdclass={"build_py": BuildPyWithData})

@@ -64,7 +64,9 @@ def _reference(work: Work, doi: str | None = None) -> str:
     return ref
 
 
-def verification_cases(works: list[Work], n: int, rng: random.Random) -> list[tuple[str, str, str, set[str]]]:
+def verification_cases(
+    works: list[Work], n: int, rng: random.Random
+) -> list[tuple[str, str, str, set[str]]]:
     """(case type, source, quote, acceptable labels) for a sample of works."""
     usable = [w for w in works if w.title and _quote(w)]
     with_doi = [w for w in usable if w.doi]
@@ -79,24 +81,39 @@ def verification_cases(works: list[Work], n: int, rng: random.Random) -> list[tu
         cases.append(("correct_openalex_url", f"https://openalex.org/{w.id}", q, {"VERIFIED"}))
         cases.append(("correct_reference", _reference(w), q, {"VERIFIED"}))
         cases.append(("wrong_work_named", _reference(w, other.doi), q, {"LIKELY_FABRICATED"}))
-        cases.append(("wrong_work_bare_doi", f"https://doi.org/{other.doi}", q, {"UNCERTAIN", "LIKELY_FABRICATED"}))
+        cases.append(
+            (
+                "wrong_work_bare_doi",
+                f"https://doi.org/{other.doi}",
+                q,
+                {"UNCERTAIN", "LIKELY_FABRICATED"},
+            )
+        )
         with_text = [v for v in with_doi if v.id != w.id and v.title != w.title and v.abstract]
         if with_text:
             donor = rng.choice(with_text)
-            cases.append(("misattributed_quote", f"https://doi.org/{donor.doi}", q, {"LIKELY_FABRICATED"}))
+            cases.append(
+                ("misattributed_quote", f"https://doi.org/{donor.doi}", q, {"LIKELY_FABRICATED"})
+            )
         cases.append(("unknown_doi", f"https://doi.org/10.99999/fake.{i}", q, {"UNCERTAIN"}))
         cases.append(("unknown_url", f"https://example.org/articles/{i}", q, {"UNCERTAIN"}))
     return cases
 
 
-def run_verification(shared: Path, tmp: Path, n: int, seed: int, errors: list[dict[str, Any]]) -> dict[str, Any]:
+def run_verification(
+    shared: Path, tmp: Path, n: int, seed: int, errors: list[dict[str, Any]]
+) -> dict[str, Any]:
     """Build the index of the OpenAlex works and score the deterministic verification."""
     src = shared / "openalex" / "works.jsonl"
     t0 = time.perf_counter()
     build_index([src], tmp / "w.index", workers=1)
     build_s = time.perf_counter() - t0
     world = WorldIndex.open(tmp / "w.index")
-    ids = [json.loads(x)["id"].rsplit("/", 1)[-1] for x in src.read_text(encoding="utf-8").split("\n") if x.strip()]
+    ids = [
+        json.loads(x)["id"].rsplit("/", 1)[-1]
+        for x in src.read_text(encoding="utf-8").split("\n")
+        if x.strip()
+    ]
     works = [w for w in world.get_many(ids) if w.abstract]
     cases = verification_cases(works, n, random.Random(seed))
     task = CitationEvalTask(world)
@@ -104,23 +121,54 @@ def run_verification(shared: Path, tmp: Path, n: int, seed: int, errors: list[di
     confusion: dict[str, Counter[str]] = defaultdict(Counter)
     t1 = time.perf_counter()
     for k, (kind, source, quote, ok) in enumerate(cases):
-        it = Item(f"v{k}", {"answer": "a", "gold_answer": "g", "citations": [
-            {"citation_id": 1, "claim": "c", "cited_content": quote, "source": source}]}, "bench", k)
+        it = Item(
+            f"v{k}",
+            {
+                "answer": "a",
+                "gold_answer": "g",
+                "citations": [
+                    {"citation_id": 1, "claim": "c", "cited_content": quote, "source": source}
+                ],
+            },
+            "bench",
+            k,
+        )
         line = task.check(it)
-        label = line.result["citation_evaluations"][0]["source_verification"]["judgement"] if line.result else "error"
+        label = (
+            line.result["citation_evaluations"][0]["source_verification"]["judgement"]
+            if line.result
+            else "error"
+        )
         per_type[kind].append(label in ok)
         confusion[kind][label] += 1
         if label not in ok and len(errors) < 200:
-            errors.append({"kind": kind, "source": source, "quote": quote[:200], "got": label,
-                           "reasoning": line.result["citation_evaluations"][0]["source_verification"]["reasoning"]
-                           if line.result else line.error})
+            errors.append(
+                {
+                    "kind": kind,
+                    "source": source,
+                    "quote": quote[:200],
+                    "got": label,
+                    "reasoning": line.result["citation_evaluations"][0]["source_verification"][
+                        "reasoning"
+                    ]
+                    if line.result
+                    else line.error,
+                }
+            )
     secs = time.perf_counter() - t1
     allv = [x for v in per_type.values() for x in v]
-    return {"works_in_index": world.count(), "works_with_abstract": len(works), "index_build_s": round(build_s, 2),
-            "cases": len(allv), "accuracy": round(sum(allv) / len(allv), 4) if allv else None,
-            "per_type": {k: {"n": len(v), "accuracy": round(sum(v) / len(v), 4), "labels": dict(confusion[k])}
-                         for k, v in sorted(per_type.items())},
-            "items_per_s": round(len(allv) / secs, 1) if secs else None}
+    return {
+        "works_in_index": world.count(),
+        "works_with_abstract": len(works),
+        "index_build_s": round(build_s, 2),
+        "cases": len(allv),
+        "accuracy": round(sum(allv) / len(allv), 4) if allv else None,
+        "per_type": {
+            k: {"n": len(v), "accuracy": round(sum(v) / len(v), 4), "labels": dict(confusion[k])}
+            for k, v in sorted(per_type.items())
+        },
+        "items_per_s": round(len(allv) / secs, 1) if secs else None,
+    }
 
 
 def support_cases(shared: Path, n: int, rng: random.Random) -> list[tuple[str, str, str, str]]:
@@ -130,10 +178,14 @@ def support_cases(shared: Path, n: int, rng: random.Random) -> list[tuple[str, s
     with (shared / "claims" / "healthver_dev.csv").open(encoding="utf-8") as fh:
         for row in csv.DictReader(fh):
             if row.get("label") in hv and row.get("claim") and row.get("evidence"):
-                pools[("healthver", hv[row["label"]])].append((row["claim"].strip(), row["evidence"].strip()))
+                pools[("healthver", hv[row["label"]])].append(
+                    (row["claim"].strip(), row["evidence"].strip())
+                )
     with (shared / "claims" / "scifact_rte_train.tsv").open(encoding="utf-8") as fh:
         for row in csv.DictReader(fh, delimiter="\t"):
-            lab = {"entailment": "ENTAILMENT", "not_entailment": "NOT_ENTAILMENT"}.get(row.get("entailment", ""))
+            lab = {"entailment": "ENTAILMENT", "not_entailment": "NOT_ENTAILMENT"}.get(
+                row.get("entailment", "")
+            )
             if lab:
                 pools[("scifact", lab)].append((row["sentence2"].strip(), row["sentence1"].strip()))
     ctk = {"SUPPORTS": "ENTAILMENT", "REFUTES": "CONTRADICTION", "NOT ENOUGH INFO": "NEUTRAL"}
@@ -141,7 +193,9 @@ def support_cases(shared: Path, n: int, rng: random.Random) -> list[tuple[str, s
         if not line.strip():
             continue
         d = json.loads(line)
-        ev = " ".join(" ".join(e) if isinstance(e, list) else str(e) for e in d.get("evidence") or [])
+        ev = " ".join(
+            " ".join(e) if isinstance(e, list) else str(e) for e in d.get("evidence") or []
+        )
         if d.get("label") in ctk and ev.strip():
             pools[("ctkfacts", ctk[d["label"]])].append((d["claim"], ev[:1500]))
     out = []
@@ -162,13 +216,20 @@ def run_support(shared: Path, model: str, n: int, seed: int) -> dict[str, Any]:
     card = load_card(model)
     backend = make_backend(card)
     load_s = time.perf_counter() - t0
-    decider = LlmSupportDecider(Judge(backend, card.sampling), SUPPORT_FORM)  # the model itself, never the card's scorer
+    decider = LlmSupportDecider(
+        Judge(backend, card.sampling), SUPPORT_FORM
+    )  # the model itself, never the card's scorer
     t1 = time.perf_counter()
-    labels = [SUPPORT_FORM.task_label(d.label) for d in decider.decide([support_question(c, e) for _, c, e, _ in cases])]
+    labels = [
+        SUPPORT_FORM.task_label(d.label)
+        for d in decider.decide([support_question(c, e) for _, c, e, _ in cases])
+    ]
     secs = time.perf_counter() - t1
     per_ds: dict[str, dict[str, Any]] = {}
     for ds in sorted({c[0] for c in cases}):
-        rows = [(gold, label) for (d0, _, _, gold), label in zip(cases, labels, strict=True) if d0 == ds]
+        rows = [
+            (gold, label) for (d0, _, _, gold), label in zip(cases, labels, strict=True) if d0 == ds
+        ]
         # 3-way agreement only for sets with three gold labels (SciFact RTE has two).
         three = [] if any(g == "NOT_ENTAILMENT" for g, _ in rows) else rows
         conf: dict[str, Counter[str]] = defaultdict(Counter)
@@ -176,26 +237,45 @@ def run_support(shared: Path, model: str, n: int, seed: int) -> dict[str, Any]:
             conf[g][p or "invalid"] += 1
         per_ds[ds] = {
             "n": len(rows),
-            "agreement_3way": round(sum(g == p for g, p in three) / len(three), 4) if three else None,
-            "agreement_entailment_vs_not": round(sum((g == "ENTAILMENT") == (p == "ENTAILMENT") for g, p in rows)
-                                                 / len(rows), 4) if rows else None,
+            "agreement_3way": round(sum(g == p for g, p in three) / len(three), 4)
+            if three
+            else None,
+            "agreement_entailment_vs_not": round(
+                sum((g == "ENTAILMENT") == (p == "ENTAILMENT") for g, p in rows) / len(rows), 4
+            )
+            if rows
+            else None,
             "invalid": sum(p is None for _, p in rows),
             "confusion": {g: dict(c) for g, c in sorted(conf.items())},
         }
-    return {"model": model, "revision": backend.revision, "load_s": round(load_s, 1), "pairs": len(cases),
-            "s_per_pair": round(secs / len(cases), 3) if cases else None,
-            "predicted": dict(Counter(label or "invalid" for label in labels)), "per_dataset": per_ds}
+    return {
+        "model": model,
+        "revision": backend.revision,
+        "load_s": round(load_s, 1),
+        "pairs": len(cases),
+        "s_per_pair": round(secs / len(cases), 3) if cases else None,
+        "predicted": dict(Counter(label or "invalid" for label in labels)),
+        "per_dataset": per_ds,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print its JSON report."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     ap.add_argument("--shared", type=Path, default=DEFAULT_SHARED, help="the shared data folder")
-    ap.add_argument("--verify-n", type=int, default=200, help="works sampled for source verification")
-    ap.add_argument("--support-n", type=int, default=20, help="pairs per dataset and label for support")
-    ap.add_argument("--model", default="cpu-default", help="model card for the support judge, or 'none'")
+    ap.add_argument(
+        "--verify-n", type=int, default=200, help="works sampled for source verification"
+    )
+    ap.add_argument(
+        "--support-n", type=int, default=20, help="pairs per dataset and label for support"
+    )
+    ap.add_argument(
+        "--model", default="cpu-default", help="model card for the support judge, or 'none'"
+    )
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--errors", type=Path, help="write misclassified verification cases here (JSONL)")
+    ap.add_argument(
+        "--errors", type=Path, help="write misclassified verification cases here (JSONL)"
+    )
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     if not (args.shared / "openalex" / "works.jsonl").is_file():
@@ -204,14 +284,18 @@ def main(argv: list[str] | None = None) -> int:
     errors: list[dict[str, Any]] = []
     report: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        report["verification"] = run_verification(args.shared, Path(tmp), args.verify_n, args.seed, errors)
+        report["verification"] = run_verification(
+            args.shared, Path(tmp), args.verify_n, args.seed, errors
+        )
     if args.model.lower() != "none":
         try:
             report["support"] = run_support(args.shared, args.model, args.support_n, args.seed)
         except Exception as exc:  # report the reason; verification numbers stand on their own
             report["support"] = {"model": args.model, "pending": f"{type(exc).__name__}: {exc}"}
     if args.errors:
-        args.errors.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in errors), encoding="utf-8")
+        args.errors.write_text(
+            "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in errors), encoding="utf-8"
+        )
     print(json.dumps(report, indent=2, ensure_ascii=False))
     return 0
 

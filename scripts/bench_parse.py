@@ -29,10 +29,35 @@ from citejudge import ids
 from citejudge.match.normalize import fold, title_key
 from citejudge.match.parse import parse_citation_string
 
-PARTICLES = frozenset(["van", "von", "der", "den", "de", "del", "della", "da", "das", "dos", "du", "di", "la", "le", "ter", "ten"])
-NO_TITLE_STYLES = frozenset({"american-chemical-society", "american-institute-of-physics",
-                             "american-institute-of-physics-noise", "elsevier-without-titles",
-                             "degraded_title_scrambled"})
+PARTICLES = frozenset(
+    [
+        "van",
+        "von",
+        "der",
+        "den",
+        "de",
+        "del",
+        "della",
+        "da",
+        "das",
+        "dos",
+        "du",
+        "di",
+        "la",
+        "le",
+        "ter",
+        "ten",
+    ]
+)
+NO_TITLE_STYLES = frozenset(
+    {
+        "american-chemical-society",
+        "american-institute-of-physics",
+        "american-institute-of-physics-noise",
+        "elsevier-without-titles",
+        "degraded_title_scrambled",
+    }
+)
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "citations" / "crossref"
 
 
@@ -45,7 +70,11 @@ def family(name: str | None) -> str | None:
         fam = name.split(",")[0]
     else:
         ws = [w for w in re.split(r"\s+", name.strip()) if w]
-        ws = [w for w in ws if not re.fullmatch(r"(?:[A-Z][a-z]?\.-?)+|[A-Z]{1,3}\.?|[A-Z]\.?-[A-Z]\.?", w)]
+        ws = [
+            w
+            for w in ws
+            if not re.fullmatch(r"(?:[A-Z][a-z]?\.-?)+|[A-Z]{1,3}\.?|[A-Z]\.?-[A-Z]\.?", w)
+        ]
         ws = [w for w in ws if w.lower() not in PARTICLES] or ws
         fam = ws[-1] if ws else ""
     toks = [t for t in fold(fam).split() if t not in PARTICLES]
@@ -78,7 +107,9 @@ def doi_stats(rows: list[tuple[str, list[str]]]) -> dict[str, Any]:
         "extracted_dois": extracted_total,
         "extracted_not_gold": wrong,
         "extracted_written_in_string": verbatim,
-        "precision": round((extracted_total - wrong) / extracted_total, 4) if extracted_total else None,
+        "precision": round((extracted_total - wrong) / extracted_total, 4)
+        if extracted_total
+        else None,
         "recall_of_written": round(correct / written, 4) if written else None,
     }
 
@@ -97,13 +128,17 @@ class Agree:
 
     def out(self) -> dict[str, Any]:
         """Agreement rate per field."""
-        return {f: {"n": self.n[f], "agree": round(self.ok[f] / self.n[f], 4)} for f in sorted(self.n)}
+        return {
+            f: {"n": self.n[f], "agree": round(self.ok[f] / self.n[f], 4)} for f in sorted(self.n)
+        }
 
 
 def title_ok(parsed: str | None, gold: str) -> bool:
     if not parsed:
         return False
-    return fuzz.ratio(fold(parsed), fold(gold), processor=utils.default_process, score_cutoff=0) >= 90
+    return (
+        fuzz.ratio(fold(parsed), fold(gold), processor=utils.default_process, score_cutoff=0) >= 90
+    )
 
 
 def bench_mixed(path: Path, agree: Agree, fails: list[dict[str, Any]]) -> int:
@@ -119,14 +154,23 @@ def bench_mixed(path: Path, agree: Agree, fails: list[dict[str, Any]]) -> int:
             ok = w.year == int(ref["year"])
             agree.add("year", ok)
             if not ok:
-                fails.append({"f": "year", "s": text.strip()[:160], "got": w.year, "gold": ref["year"]})
+                fails.append(
+                    {"f": "year", "s": text.strip()[:160], "got": w.year, "gold": ref["year"]}
+                )
         if ref.get("author"):
             gf = family(ref["author"])
             pf = family(w.authors[0]) if w.authors else None
             ok = gf is not None and pf == gf
             agree.add("first_author_family", ok)
             if not ok:
-                fails.append({"f": "author", "s": text.strip()[:160], "got": w.authors[:2], "gold": ref["author"]})
+                fails.append(
+                    {
+                        "f": "author",
+                        "s": text.strip()[:160],
+                        "got": w.authors[:2],
+                        "gold": ref["author"],
+                    }
+                )
         if ref.get("journal-title"):
             ok = w.venue is not None and fold(w.venue) == fold(ref["journal-title"])
             agree.add("venue_exact", ok)
@@ -135,7 +179,14 @@ def bench_mixed(path: Path, agree: Agree, fails: list[dict[str, Any]]) -> int:
             agree.add("title", ok)
             agree.add("title_exact", title_key(w.title) == title_key(ref["article-title"]))
             if not ok:
-                fails.append({"f": "title", "s": text.strip()[:160], "got": w.title, "gold": ref["article-title"]})
+                fails.append(
+                    {
+                        "f": "title",
+                        "s": text.strip()[:160],
+                        "got": w.title,
+                        "gold": ref["article-title"],
+                    }
+                )
     return n
 
 
@@ -160,9 +211,15 @@ def _degraded_fields(one: str, scrambled: str) -> dict[str, Any] | None:
         return None
     title_end = len(a) - k + dot
     head = a[:title_end]
-    am = re.match(r"^[^,]+, (?:(?:[A-Z][a-z]?\.\s?-?)+)\. ", head) or re.match(r"^[^,]+, [^.]+\. ", head)
+    am = re.match(r"^[^,]+, (?:(?:[A-Z][a-z]?\.\s?-?)+)\. ", head) or re.match(
+        r"^[^,]+, [^.]+\. ", head
+    )
     title = head[am.end() :] if am else None
-    return {"year": int(m.group(2)), "family": fold(fam_m.group(1)).split()[-1:] or None, "title": title}
+    return {
+        "year": int(m.group(2)),
+        "family": fold(fam_m.group(1)).split()[-1:] or None,
+        "title": title,
+    }
 
 
 def _title_between(full: str, scrambled: str) -> str | None:
@@ -198,8 +255,11 @@ def _harvard_ieee_fields(harvard: str, ieee: str) -> dict[str, Any] | None:
     title = re.search(r"“(.+?),?”", ieee)
     if not fam or not year or fam.group(1).strip().lower() == "anon":
         return None
-    return {"year": int(year.group(1)), "family": fold(fam.group(1)).split()[-1:] or None,
-            "title": title.group(1) if title else None}
+    return {
+        "year": int(year.group(1)),
+        "family": fold(fam.group(1)).split()[-1:] or None,
+        "title": title.group(1) if title else None,
+    }
 
 
 def bench_artificial(
@@ -230,10 +290,15 @@ def bench_artificial(
         parsed = [parse_citation_string(t) for t, _, _ in rows]
         t_total += time.perf_counter() - t0
         n_total += len(rows)
-        doi_out[style] = doi_stats([(t, g) for t, g, _ in rows]) if any(
-            _doi_written(d, t) for t, g, _ in rows for d in g
-        ) else {"strings": len(rows), "strings_with_gold_doi_written": 0,
-                "extracted_dois": sum(len(w.doi) for w in parsed)}
+        doi_out[style] = (
+            doi_stats([(t, g) for t, g, _ in rows])
+            if any(_doi_written(d, t) for t, g, _ in rows for d in g)
+            else {
+                "strings": len(rows),
+                "strings_with_gold_doi_written": 0,
+                "extracted_dois": sum(len(w.doi) for w in parsed),
+            }
+        )
         for (_text, _gold, idx), w in zip(rows, parsed, strict=True):
             src = by_doi[idx]
             if "harvard3" in src and "ieee" in src:
@@ -241,7 +306,9 @@ def bench_artificial(
             elif "degraded_one_author" in src and "degraded_title_scrambled" in src:
                 g = _degraded_fields(src["degraded_one_author"], src["degraded_title_scrambled"])
                 if g and "degraded_all_authors" in src:
-                    g["title"] = _title_between(src["degraded_all_authors"], src["degraded_title_scrambled"])
+                    g["title"] = _title_between(
+                        src["degraded_all_authors"], src["degraded_title_scrambled"]
+                    )
             else:
                 g = None
             if not g:
@@ -263,8 +330,15 @@ def bench_artificial(
                 if not exact:
                     bad.append("title")
             if bad and failures is not None and len(failures) < 20000:
-                failures.append({"style": style, "bad": bad, "s": _text, "gold": g,
-                                 "got": [w.authors[:2], w.year, w.title, w.venue]})
+                failures.append(
+                    {
+                        "style": style,
+                        "bad": bad,
+                        "s": _text,
+                        "gold": g,
+                        "got": [w.authors[:2], w.year, w.title, w.venue],
+                    }
+                )
         field_out[style] = agree.out()
     doi_out["_rows_without_a_string"] = skipped
     return doi_out, field_out, n_total / t_total if t_total else 0.0
@@ -275,19 +349,28 @@ def main() -> int:
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--limit", type=int, default=None, help="strings per artificial style")
     ap.add_argument("--failures", type=int, default=0, help="print N failure examples to stderr")
-    ap.add_argument("--failures-out", type=Path, default=None, help="write all disagreements as JSONL")
+    ap.add_argument(
+        "--failures-out", type=Path, default=None, help="write all disagreements as JSONL"
+    )
     args = ap.parse_args()
     out: dict[str, Any] = {}
-    rows = [json.loads(x) for x in (args.data / "real_unstructured_2k.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows = [
+        json.loads(x)
+        for x in (args.data / "real_unstructured_2k.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     t0 = time.perf_counter()
     out["real_unstructured_doi"] = doi_stats([(r["ref_string"], r["gold_dois"]) for r in rows])
     out["real_unstructured_strings_per_s"] = round(len(rows) / (time.perf_counter() - t0), 1)
     agree = Agree()
     fails: list[dict[str, Any]] = []
-    out["real_mixed_unstructured_strings"] = bench_mixed(args.data / "real_mixed_2k_with_source_doi.jsonl", agree, fails)
+    out["real_mixed_unstructured_strings"] = bench_mixed(
+        args.data / "real_mixed_2k_with_source_doi.jsonl", agree, fails
+    )
     out["real_mixed_fields"] = agree.out()
     afails: list[dict[str, Any]] = []
-    doi_a, fields_a, rate = bench_artificial(args.data / "artificial_13_styles.jsonl.gz", args.limit, afails)
+    doi_a, fields_a, rate = bench_artificial(
+        args.data / "artificial_13_styles.jsonl.gz", args.limit, afails
+    )
     if args.failures_out:
         with args.failures_out.open("w") as fh:
             for f in fails + afails:
@@ -295,8 +378,9 @@ def main() -> int:
     out["artificial_doi"] = doi_a
     out["artificial_fields"] = fields_a
     out["artificial_strings_per_s"] = round(rate, 1)
-    out["summary_exact_title_per_style"] = {st: f["title_exact"]["agree"] for st, f in fields_a.items()
-                                            if "title_exact" in f}
+    out["summary_exact_title_per_style"] = {
+        st: f["title_exact"]["agree"] for st, f in fields_a.items() if "title_exact" in f
+    }
     for f in fails[: args.failures]:
         print(json.dumps(f, ensure_ascii=False), file=sys.stderr)
     print(json.dumps(out, indent=1))

@@ -55,10 +55,34 @@ from render_citations import cite_of, load_works, render  # noqa: E402
 __all__ = ["main", "run_bench"]
 
 DEFAULT_SHARED = HERE.parent.parent / "shared" / "data"
-_LATEX = {"ö": '{\\"o}', "ü": '{\\"u}', "ä": '{\\"a}', "é": "{\\'e}", "è": "{\\`e}", "á": "{\\'a}", "í": "{\\'i}",
-          "ó": "{\\'o}", "ú": "{\\'u}", "ç": "{\\c{c}}", "ñ": "{\\~n}", "č": "{\\v{c}}", "š": "{\\v{s}}",
-          "ž": "{\\v{z}}", "ř": "{\\v{r}}", "ł": "{\\l}", "Ł": "{\\L}", "ø": "{\\o}", "å": "{\\aa}", "ß": "{\\ss}",
-          "É": "{\\'E}", "Ö": '{\\"O}', "Ü": '{\\"U}', "ã": "{\\~a}", "ê": "{\\^e}", "ô": "{\\^o}"}
+_LATEX = {
+    "ö": '{\\"o}',
+    "ü": '{\\"u}',
+    "ä": '{\\"a}',
+    "é": "{\\'e}",
+    "è": "{\\`e}",
+    "á": "{\\'a}",
+    "í": "{\\'i}",
+    "ó": "{\\'o}",
+    "ú": "{\\'u}",
+    "ç": "{\\c{c}}",
+    "ñ": "{\\~n}",
+    "č": "{\\v{c}}",
+    "š": "{\\v{s}}",
+    "ž": "{\\v{z}}",
+    "ř": "{\\v{r}}",
+    "ł": "{\\l}",
+    "Ł": "{\\L}",
+    "ø": "{\\o}",
+    "å": "{\\aa}",
+    "ß": "{\\ss}",
+    "É": "{\\'E}",
+    "Ö": '{\\"O}',
+    "Ü": '{\\"U}',
+    "ã": "{\\~a}",
+    "ê": "{\\^e}",
+    "ô": "{\\^o}",
+}
 _TRANSLIT = {"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss"}
 _URL_FORMS: tuple[Callable[[str], str], ...] = (
     lambda d: f"https://www.frontiersin.org/articles/{d}/full",
@@ -99,53 +123,107 @@ def _cases(works: list[Work], seed: int) -> list[tuple[str, bool, dict[str, Any]
     for fam in fams:
         for w in fam:
             out.append(("family_member", True, {"metadata": _meta(w)}, w.id))
-            out.append(("family_member", True, {"full_citation": str(render(cite_of(w), "apa"))}, w.id))
+            out.append(
+                ("family_member", True, {"full_citation": str(render(cite_of(w), "apa"))}, w.id)
+            )
         for a in fam:
             for b in fam:
                 if a.id != b.id and a.doi and b.venue and a.doi != b.doi:
                     out.append(("family_cross_ids", True, {"metadata": _meta(b, doi=a.doi)}, b.id))
                 if a.id != b.id and a.venue and b.year and a.year != b.year and a.venue != b.venue:
-                    out.append(("family_mixed_fields", False, {"metadata": _meta(a, year=b.year)}, a.id))
+                    out.append(
+                        ("family_mixed_fields", False, {"metadata": _meta(a, year=b.year)}, a.id)
+                    )
     titled = [w for w in works if w.title and w.authors and w.year]
     in_family = {w.id for fam in fams for w in fam}
     pmcids = sorted({w.pmcid for w in works if w.pmcid})
     for w in titled:
         if w.doi:
             form = rng.choice(_URL_FORMS)
-            out.append(("landing_page_doi", True, {"metadata": {"title": w.title, "url": form(w.doi)}}, w.id))
+            out.append(
+                (
+                    "landing_page_doi",
+                    True,
+                    {"metadata": {"title": w.title, "url": form(w.doi)}},
+                    w.id,
+                )
+            )
             bad = w.doi.replace("/", "", 1)
             out.append(("malformed_doi", False, {"metadata": _meta(w, doi=bad)}, w.id))
         if not w.pmcid and w.id not in in_family:  # a twin's PMCID would contradict it
-            out.append(("pmcid_absent", True, {"metadata": _meta(w, pmcid=f"PMC{9000000 + rng.randrange(99999)}")},
-                        w.id))
+            out.append(
+                (
+                    "pmcid_absent",
+                    True,
+                    {"metadata": _meta(w, pmcid=f"PMC{9000000 + rng.randrange(99999)}")},
+                    w.id,
+                )
+            )
             other = [p for p in pmcids if p != w.pmcid]
             if other:
-                out.append(("pmcid_of_other_work", False, {"metadata": _meta(w, pmcid=rng.choice(other))}, w.id))
+                out.append(
+                    (
+                        "pmcid_of_other_work",
+                        False,
+                        {"metadata": _meta(w, pmcid=rng.choice(other))},
+                        w.id,
+                    )
+                )
         if not w.pmid and w.id not in in_family:
-            out.append(("pmid_absent", True, {"metadata": _meta(w, pmid=str(39000000 + rng.randrange(99999)))}, w.id))
+            out.append(
+                (
+                    "pmid_absent",
+                    True,
+                    {"metadata": _meta(w, pmid=str(39000000 + rng.randrange(99999)))},
+                    w.id,
+                )
+            )
         names = [a.name for a in w.authors]
         if any(c in n for n in names for c in _LATEX):
             lat = [n.translate(str.maketrans(_LATEX)) for n in names]  # type: ignore[arg-type]
-            out.append(("latex_authors", True, {"metadata": _meta(w, authors=" and ".join(lat))}, w.id))
+            out.append(
+                ("latex_authors", True, {"metadata": _meta(w, authors=" and ".join(lat))}, w.id)
+            )
         if any(c in n for n in names for c in _TRANSLIT):
             tr = [n.translate(str.maketrans(_TRANSLIT)) for n in names]  # type: ignore[arg-type]
             out.append(("transliterated_authors", True, {"metadata": _meta(w, authors=tr)}, w.id))
-        if w.venue and not is_book_series(w.venue) and (w.type or "") in ("article", "journal-article", "review"):
+        if (
+            w.venue
+            and not is_book_series(w.venue)
+            and (w.type or "") in ("article", "journal-article", "review")
+        ):
             acronym = "".join(x[0] for x in w.venue.split() if x[:1].isupper())
             if 2 <= len(acronym) <= 6:
-                out.append(("venue_long_form", True, {"metadata": _meta(w, venue=f"{w.venue} ({acronym})")}, w.id))
-            out.append(("venue_long_form", True,
-                        {"metadata": _meta(w, venue=f"{w.venue}: an international journal")}, w.id))
+                out.append(
+                    (
+                        "venue_long_form",
+                        True,
+                        {"metadata": _meta(w, venue=f"{w.venue} ({acronym})")},
+                        w.id,
+                    )
+                )
+            out.append(
+                (
+                    "venue_long_form",
+                    True,
+                    {"metadata": _meta(w, venue=f"{w.venue}: an international journal")},
+                    w.id,
+                )
+            )
     venues = sorted({w.venue for w in works if w.venue})
     for w in titled:
         if w.venue:
             names = {x.lower() for x in [w.venue, *w.venue_alt] if x}
             other = [v for v in venues if v.lower() not in names and "arxiv" not in v.lower()]
-            out.append(("wrong_venue", False, {"metadata": _meta(w, venue=rng.choice(other))}, w.id))
+            out.append(
+                ("wrong_venue", False, {"metadata": _meta(w, venue=rng.choice(other))}, w.id)
+            )
     return out
 
 
-def run_bench(works_path: Path, shared: Path | None, *, seed: int = 0, show: int = 10) -> dict[str, Any]:
+def run_bench(
+    works_path: Path, shared: Path | None, *, seed: int = 0, show: int = 10
+) -> dict[str, Any]:
     """Build the index, check every case in default and strict-identifier mode, and return the report."""
     works = load_works(works_path)
     cases = _cases(works, seed)
@@ -153,7 +231,11 @@ def run_bench(works_path: Path, shared: Path | None, *, seed: int = 0, show: int
         idx = Path(tmp) / "world.index"
         build_index([works_path], idx, workers=1)
         world = WorldIndex.open(idx)
-        out: dict[str, Any] = {"dataset": str(works_path), "works": len(works), "families": len(_families(works))}
+        out: dict[str, Any] = {
+            "dataset": str(works_path),
+            "works": len(works),
+            "families": len(_families(works)),
+        }
         for mode, strict in (("default", False), ("strict_identifiers", True)):
             task = ReferencesTask(world, today_year=2026, strict_identifiers=strict)
             per: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
@@ -164,37 +246,69 @@ def run_bench(works_path: Path, shared: Path | None, *, seed: int = 0, show: int
                 got = bool(line.result) and line.result["reference_grounding"].startswith("Yes")
                 per[cause].append((expect, got))
                 if expect and not got and len(false_no) < show:
-                    false_no.append({"cause": cause, "work": wid, "item": data,
-                                     "verdict": line.result["reference_grounding"] if line.result else line.error})
+                    false_no.append(
+                        {
+                            "cause": cause,
+                            "work": wid,
+                            "item": data,
+                            "verdict": line.result["reference_grounding"]
+                            if line.result
+                            else line.error,
+                        }
+                    )
             secs = time.perf_counter() - t0
-            rows = {c: {"n": len(v), "expected": "Yes" if v[0][0] else "No",
-                        "judged_yes": round(sum(g for _, g in v) / len(v), 4),
-                        "right": round(sum(e == g for e, g in v) / len(v), 4)} for c, v in sorted(per.items())}
+            rows = {
+                c: {
+                    "n": len(v),
+                    "expected": "Yes" if v[0][0] else "No",
+                    "judged_yes": round(sum(g for _, g in v) / len(v), 4),
+                    "right": round(sum(e == g for e, g in v) / len(v), 4),
+                }
+                for c, v in sorted(per.items())
+            }
             correct = [g for v in per.values() for e, g in v if e]
             wrong = [g for v in per.values() for e, g in v if not e]
-            out[mode] = {"per_cause": rows,
-                         "correct_citations_judged_yes": round(sum(correct) / len(correct), 4),
-                         "wrong_citations_judged_yes": round(sum(wrong) / len(wrong), 4),
-                         "items": len(cases), "refs_per_s": round(len(cases) / secs, 1), "false_no": false_no}
-        if shared is not None and (shared / "citations" / "curated_readme_citations.jsonl").is_file():
+            out[mode] = {
+                "per_cause": rows,
+                "correct_citations_judged_yes": round(sum(correct) / len(correct), 4),
+                "wrong_citations_judged_yes": round(sum(wrong) / len(wrong), 4),
+                "items": len(cases),
+                "refs_per_s": round(len(cases) / secs, 1),
+                "false_no": false_no,
+            }
+        if (
+            shared is not None
+            and (shared / "citations" / "curated_readme_citations.jsonl").is_file()
+        ):
             task = ReferencesTask(world, today_year=2026)
             rows_c = []
-            for x in (shared / "citations" / "curated_readme_citations.jsonl").read_text().splitlines():
+            for x in (
+                (shared / "citations" / "curated_readme_citations.jsonl").read_text().splitlines()
+            ):
                 if x.strip():
                     c = json.loads(x)
                     line = task.check(Item(c["id"], {"full_citation": c["raw"]}, "curated", 0))
                     target = (c.get("target_openalex_id") or "").rsplit("/", 1)[-1] or None
-                    rows_c.append({"id": c["id"], "target": target,
-                                   "matched": line.details.get("match", {}).get("work_id"),
-                                   "verdict": (line.result or {}).get("reference_grounding", str(line.error))[:200],
-                                   "relation": c.get("relation")})
+                    rows_c.append(
+                        {
+                            "id": c["id"],
+                            "target": target,
+                            "matched": line.details.get("match", {}).get("work_id"),
+                            "verdict": (line.result or {}).get(
+                                "reference_grounding", str(line.error)
+                            )[:200],
+                            "relation": c.get("relation"),
+                        }
+                    )
             out["curated_readme"] = rows_c
     return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """CLI: print the report as JSON."""
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--works", type=Path, default=DEFAULT_SHARED / "openalex" / "works.jsonl")
     ap.add_argument("--shared", type=Path, default=DEFAULT_SHARED)
     ap.add_argument("--seed", type=int, default=0)
@@ -204,8 +318,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.works.is_file():
         sys.stderr.write(f"works file not found at {args.works}\n")
         return 2
-    print(json.dumps(run_bench(args.works, args.shared if args.shared.is_dir() else None, seed=args.seed,
-                               show=args.show), indent=1, ensure_ascii=False))
+    print(
+        json.dumps(
+            run_bench(
+                args.works,
+                args.shared if args.shared.is_dir() else None,
+                seed=args.seed,
+                show=args.show,
+            ),
+            indent=1,
+            ensure_ascii=False,
+        )
+    )
     return 0
 
 

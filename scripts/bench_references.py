@@ -44,48 +44,92 @@ def f1_stats(pairs: list[tuple[bool, bool]]) -> dict[str, float]:
     prec = tp / (tp + fp) if tp + fp else 0.0
     rec = tp / (tp + fn) if tp + fn else 0.0
     f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
-    return {"tp": tp, "fp": fp, "fn": fn, "tn": tn, "precision": round(prec, 4), "recall": round(rec, 4),
-            "f1": round(f1, 4), "fpr": round(fp / (fp + tn), 4) if fp + tn else 0.0}
+    return {
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "tn": tn,
+        "precision": round(prec, 4),
+        "recall": round(rec, 4),
+        "f1": round(f1, 4),
+        "fpr": round(fp / (fp + tn), 4) if fp + tn else 0.0,
+    }
 
 
-def run_hallmark(shared: Path, index_dir: Path, errors: Path | None, *, strict_identifiers: bool = False,
-                 build: bool = True) -> dict[str, Any]:
+def run_hallmark(
+    shared: Path,
+    index_dir: Path,
+    errors: Path | None,
+    *,
+    strict_identifiers: bool = False,
+    build: bool = True,
+) -> dict[str, Any]:
     """Run the benchmark on HALLMARK dev against its world."""
     t0 = time.perf_counter()
-    report = build_index([shared / "hallmark" / "world.bib"], index_dir, workers=1) if build else None
+    report = (
+        build_index([shared / "hallmark" / "world.bib"], index_dir, workers=1) if build else None
+    )
     build_s = time.perf_counter() - t0
-    entries = [json.loads(x) for x in (shared / "hallmark" / "dev_public.jsonl").read_text().splitlines() if x]
+    entries = [
+        json.loads(x)
+        for x in (shared / "hallmark" / "dev_public.jsonl").read_text().splitlines()
+        if x
+    ]
     # HALLMARK dates its entries in 2026; "future" is relative to the benchmark's own time.
-    task = ReferencesTask(WorldIndex.open(index_dir), today_year=2026, strict_identifiers=strict_identifiers)
+    task = ReferencesTask(
+        WorldIndex.open(index_dir), today_year=2026, strict_identifiers=strict_identifiers
+    )
     pairs: list[tuple[bool, bool]] = []
     per_type: dict[str, list[bool]] = defaultdict(list)
     errs = []
     t1 = time.perf_counter()
     for n, e in enumerate(entries):
-        item = Item(e.get("bibtex_key") or str(n), {"full_citation": render_bibtex(e)}, "dev_public.jsonl", n + 1)
+        item = Item(
+            e.get("bibtex_key") or str(n),
+            {"full_citation": render_bibtex(e)},
+            "dev_public.jsonl",
+            n + 1,
+        )
         line = task.check(item)
         pred_no = line.result is None or line.result["reference_grounding"].startswith("No")
         gold_no = e["label"] == "HALLUCINATED"
         pairs.append((gold_no, pred_no))
         per_type[e.get("hallucination_type") or "VALID"].append(pred_no == gold_no)
         if pred_no != gold_no:
-            errs.append({"key": item.id, "label": e["label"], "type": e.get("hallucination_type"),
-                         "citation": item.data["full_citation"],
-                         "verdict": line.result["reference_grounding"] if line.result else line.error,
-                         "match": line.details.get("match")})
+            errs.append(
+                {
+                    "key": item.id,
+                    "label": e["label"],
+                    "type": e.get("hallucination_type"),
+                    "citation": item.data["full_citation"],
+                    "verdict": line.result["reference_grounding"] if line.result else line.error,
+                    "match": line.details.get("match"),
+                }
+            )
     check_s = time.perf_counter() - t1
     if errors:
         errors.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in errs))
     return {
-        "dataset": "hallmark/dev_public.jsonl", "world": "hallmark/world.bib",
-        "world_works": report.works if report else None, "strict_identifiers": strict_identifiers,
-        "items": len(entries), "labels": dict(Counter(e["label"] for e in entries)),
+        "dataset": "hallmark/dev_public.jsonl",
+        "world": "hallmark/world.bib",
+        "world_works": report.works if report else None,
+        "strict_identifiers": strict_identifiers,
+        "items": len(entries),
+        "labels": dict(Counter(e["label"] for e in entries)),
         "detect_hallucinated": f1_stats(pairs),
-        "per_type_accuracy": {k: {"n": len(v), "accuracy": round(sum(v) / len(v), 4)}
-                              for k, v in sorted(per_type.items())},
-        "anchors": {"bibtex-check dev": {"f1": 0.890, "fpr": 0.092}, "claude-sonnet-4.6 zero-shot": {"f1": 0.840}},
-        "seconds": {"build": round(build_s, 2), "check": round(check_s, 2),
-                    "refs_per_s_single_process": round(len(entries) / check_s, 1)},
+        "per_type_accuracy": {
+            k: {"n": len(v), "accuracy": round(sum(v) / len(v), 4)}
+            for k, v in sorted(per_type.items())
+        },
+        "anchors": {
+            "bibtex-check dev": {"f1": 0.890, "fpr": 0.092},
+            "claude-sonnet-4.6 zero-shot": {"f1": 0.840},
+        },
+        "seconds": {
+            "build": round(build_s, 2),
+            "check": round(check_s, 2),
+            "refs_per_s_single_process": round(len(entries) / check_s, 1),
+        },
     }
 
 
@@ -101,17 +145,29 @@ def run_curated(shared: Path, index_dir: Path) -> dict[str, Any]:
         line = task.check(Item(c["id"], {"full_citation": c["raw"]}, "curated", 0))
         match = line.details.get("match", {})
         target = (c.get("target_openalex_id") or "").rsplit("/", 1)[-1] or None
-        rows.append({"id": c["id"], "target": target, "matched": match.get("work_id"),
-                     "found_target": target is not None and match.get("work_id") == target,
-                     "verdict": line.result["reference_grounding"] if line.result else line.error,
-                     "relation": c.get("relation")})
-    return {"dataset": "citations/curated_readme_citations.jsonl", "items": len(rows),
-            "target_found": sum(r["found_target"] for r in rows),
-            "with_target": sum(1 for r in rows if r["target"]), "rows": rows}
+        rows.append(
+            {
+                "id": c["id"],
+                "target": target,
+                "matched": match.get("work_id"),
+                "found_target": target is not None and match.get("work_id") == target,
+                "verdict": line.result["reference_grounding"] if line.result else line.error,
+                "relation": c.get("relation"),
+            }
+        )
+    return {
+        "dataset": "citations/curated_readme_citations.jsonl",
+        "items": len(rows),
+        "target_found": sum(r["found_target"] for r in rows),
+        "with_target": sum(1 for r in rows if r["target"]),
+        "rows": rows,
+    }
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--shared", type=Path, default=DEFAULT_SHARED, help="path of shared/data")
     ap.add_argument("--errors", type=Path, help="write misclassified HALLMARK items here (JSONL)")
     ap.add_argument("--skip-curated", action="store_true")
@@ -121,10 +177,16 @@ def main() -> int:
         sys.stderr.write(f"shared data not found at {args.shared}\n")
         return 2
     with tempfile.TemporaryDirectory() as tmp:
-        out: dict[str, Any] = {"hallmark": run_hallmark(args.shared, Path(tmp) / "hallmark.index", args.errors)}
+        out: dict[str, Any] = {
+            "hallmark": run_hallmark(args.shared, Path(tmp) / "hallmark.index", args.errors)
+        }
         # the old identifier rule (a stated id the record lacks is a mismatch), for comparison
-        strict = run_hallmark(args.shared, Path(tmp) / "hallmark.index", None, strict_identifiers=True, build=False)
-        out["hallmark_strict_identifiers"] = {k: strict[k] for k in ("detect_hallucinated", "per_type_accuracy")}
+        strict = run_hallmark(
+            args.shared, Path(tmp) / "hallmark.index", None, strict_identifiers=True, build=False
+        )
+        out["hallmark_strict_identifiers"] = {
+            k: strict[k] for k in ("detect_hallucinated", "per_type_accuracy")
+        }
         if not args.skip_curated:
             out["curated"] = run_curated(args.shared, Path(tmp) / "openalex.index")
     print(json.dumps(out, indent=1, ensure_ascii=False))

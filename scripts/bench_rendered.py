@@ -46,16 +46,31 @@ def _f1(pairs: list[tuple[bool, bool]]) -> dict[str, float]:
     prec = tp / (tp + fp) if tp + fp else 0.0
     rec = tp / (tp + fn) if tp + fn else 0.0
     f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
-    return {"tp": tp, "fp": fp, "fn": fn, "tn": tn, "precision": round(prec, 4), "recall": round(rec, 4),
-            "f1": round(f1, 4), "fpr_on_faithful": round(fp / (fp + tn), 4) if fp + tn else 0.0}
+    return {
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "tn": tn,
+        "precision": round(prec, 4),
+        "recall": round(rec, 4),
+        "f1": round(f1, 4),
+        "fpr_on_faithful": round(fp / (fp + tn), 4) if fp + tn else 0.0,
+    }
 
 
 def _acc(xs: list[bool]) -> dict[str, float]:
     return {"n": len(xs), "accuracy": round(sum(xs) / len(xs), 4) if xs else 0.0}
 
 
-def run_bench(works_path: Path, *, sample: int | None = None, per_work: int | None = None, seed: int = 0,
-              errors: Path | None = None, index_dir: Path | None = None) -> dict[str, Any]:
+def run_bench(
+    works_path: Path,
+    *,
+    sample: int | None = None,
+    per_work: int | None = None,
+    seed: int = 0,
+    errors: Path | None = None,
+    index_dir: Path | None = None,
+) -> dict[str, Any]:
     """Build the index, render the items, check them, and return the metrics."""
     works = load_works(works_path)
     if sample is not None and sample < len(works):
@@ -77,7 +92,9 @@ def run_bench(works_path: Path, *, sample: int | None = None, per_work: int | No
         for n, it in enumerate(items):
             data: dict[str, Any] = {k: it[k] for k in ("full_citation", "metadata") if k in it}
             line = task.check(Item(it["id"], data, "rendered", n + 1))
-            pred_no = line.result is None or not line.result["reference_grounding"].startswith("Yes")
+            pred_no = line.result is None or not line.result["reference_grounding"].startswith(
+                "Yes"
+            )
             gold_no = it["expect"] == "No"
             ok = pred_no == gold_no
             pairs.append((gold_no, pred_no))
@@ -88,35 +105,67 @@ def run_bench(works_path: Path, *, sample: int | None = None, per_work: int | No
             if not ok and not gold_no:
                 bad = sorted(f["field"] for f in line.details.get("fields", []) if not f["ok"])
                 status = line.details.get("match", {}).get("status")
-                misses[f"fields:{'+'.join(bad)}" if status == "matched" else f"resolve:{status}"] += 1
+                misses[
+                    f"fields:{'+'.join(bad)}" if status == "matched" else f"resolve:{status}"
+                ] += 1
             if not ok:
-                errs.append({**it, "verdict": line.result["reference_grounding"] if line.result else line.error,
-                             "details": {k: line.details.get(k) for k in ("cited", "match", "fields", "candidates")}})
+                errs.append(
+                    {
+                        **it,
+                        "verdict": line.result["reference_grounding"]
+                        if line.result
+                        else line.error,
+                        "details": {
+                            k: line.details.get(k)
+                            for k in ("cited", "match", "fields", "candidates")
+                        },
+                    }
+                )
         check_s = time.perf_counter() - t1
     if errors:
-        errors.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in errs), encoding="utf-8")
+        errors.write_text(
+            "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in errs), encoding="utf-8"
+        )
     faithful = per_fault.get("faithful", [])
     faults = [ok for k, v in per_fault.items() if k != "faithful" for ok in v]
     return {
-        "dataset": str(works_path), "works": len(works), "items": len(items), "seed": seed,
+        "dataset": str(works_path),
+        "works": len(works),
+        "items": len(items),
+        "seed": seed,
         "accuracy": round(sum(g == p for g, p in pairs) / len(pairs), 4) if pairs else 0.0,
-        "faithful_accuracy": _acc(faithful), "fault_detection": _acc(faults),
+        "faithful_accuracy": _acc(faithful),
+        "fault_detection": _acc(faults),
         "detect_no": _f1(pairs),
-        "per_style": {k: {**_acc(v), "faithful_accuracy": _acc(per_style_faithful[k])["accuracy"]}
-                      for k, v in sorted(per_style.items())},
+        "per_style": {
+            k: {**_acc(v), "faithful_accuracy": _acc(per_style_faithful[k])["accuracy"]}
+            for k, v in sorted(per_style.items())
+        },
         "per_fault": {k: _acc(v) for k, v in sorted(per_fault.items())},
         "faithful_misses_by_reason": dict(misses.most_common()),
         "errors": len(errs),
-        "seconds": {"build": round(build_s, 2), "check": round(check_s, 2),
-                    "refs_per_s_single_process": round(len(items) / check_s, 1) if check_s else 0.0},
+        "seconds": {
+            "build": round(build_s, 2),
+            "check": round(check_s, 2),
+            "refs_per_s_single_process": round(len(items) / check_s, 1) if check_s else 0.0,
+        },
     }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """CLI: print the benchmark's JSON."""
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--works", type=Path, default=DEFAULT_WORKS, help="OpenAlex works.jsonl (the world)")
-    ap.add_argument("--sample", type=int, default=None, help="render only N sampled works (the world stays whole)")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--works", type=Path, default=DEFAULT_WORKS, help="OpenAlex works.jsonl (the world)"
+    )
+    ap.add_argument(
+        "--sample",
+        type=int,
+        default=None,
+        help="render only N sampled works (the world stays whole)",
+    )
     ap.add_argument("--per-work", type=int, default=None, help="at most N items per work")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--errors", type=Path, help="write misclassified items here (JSONL)")
@@ -125,7 +174,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.works.is_file():
         sys.stderr.write(f"works file not found at {args.works}\n")
         return 2
-    out = run_bench(args.works, sample=args.sample, per_work=args.per_work, seed=args.seed, errors=args.errors)
+    out = run_bench(
+        args.works, sample=args.sample, per_work=args.per_work, seed=args.seed, errors=args.errors
+    )
     print(json.dumps(out, indent=1, ensure_ascii=False))
     return 0
 

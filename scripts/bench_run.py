@@ -50,11 +50,16 @@ def _source() -> tuple[list[dict[str, Any]], list[Path], str]:
     if (hallmark / "dev_public.jsonl").is_file() and (hallmark / "world.bib").is_file():
         from bench_references import render_bibtex  # same directory
 
-        rows = [{"full_citation": render_bibtex(orjson.loads(raw))}
-                for raw in (hallmark / "dev_public.jsonl").read_bytes().splitlines() if raw.strip()]
+        rows = [
+            {"full_citation": render_bibtex(orjson.loads(raw))}
+            for raw in (hallmark / "dev_public.jsonl").read_bytes().splitlines()
+            if raw.strip()
+        ]
         return rows, [hallmark / "world.bib"], "hallmark:dev_public.jsonl"
-    rows = [{k: v for k, v in orjson.loads(raw).items() if k != "id"}
-            for raw in (REPO / "demo" / "citations.jsonl").read_bytes().splitlines()]
+    rows = [
+        {k: v for k, v in orjson.loads(raw).items() if k != "id"}
+        for raw in (REPO / "demo" / "citations.jsonl").read_bytes().splitlines()
+    ]
     return rows, [REPO / "demo" / "world" / "works.jsonl"], "demo"
 
 
@@ -77,8 +82,15 @@ def _direct(inp: Path, opts: RunConfig, out: Path) -> float:
 
 def _runner(inp: Path, index: Path, out: Path, with_report: bool = True) -> float:
     """Seconds of one run; without the report.html step when ``with_report`` is False."""
-    cfg = RunConfig(task="references", input=[str(inp)], index=index, out=out, model="none", workers=1,
-                    today_year=2026)
+    cfg = RunConfig(
+        task="references",
+        input=[str(inp)],
+        index=index,
+        out=out,
+        model="none",
+        workers=1,
+        today_year=2026,
+    )
     saved = runner_mod._write_report
     if not with_report:
         runner_mod._write_report = lambda *a, **k: None
@@ -118,7 +130,9 @@ def _cli_run(config: Path, resume: bool, kill_at: int | None, results: Path) -> 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--items", type=int, default=20_000, help="items per run (default 20000)")
-    ap.add_argument("--repeat", type=int, default=3, help="alternating timed runs of each mode (best reported)")
+    ap.add_argument(
+        "--repeat", type=int, default=3, help="alternating timed runs of each mode (best reported)"
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
@@ -128,8 +142,15 @@ def main() -> int:
         build_index(sources, index, workers=1)
         inp = tmp / "items.jsonl"
         _write_items(rows, args.items, inp)
-        opts = RunConfig(task="references", input=[str(inp)], out="-", index=index, model="none", workers=1,
-                         today_year=2026)
+        opts = RunConfig(
+            task="references",
+            input=[str(inp)],
+            out="-",
+            index=index,
+            model="none",
+            workers=1,
+            today_year=2026,
+        )
         direct: list[float] = []
         runner: list[float] = []
         core: list[float] = []
@@ -141,8 +162,14 @@ def main() -> int:
 
         config = tmp / "run.yaml"
         full_dir, killed_dir = tmp / "full", tmp / "killed"
-        body = {"task": "references", "input": str(inp), "index": str(index), "model": "none", "workers": 1,
-                "today_year": 2026}
+        body = {
+            "task": "references",
+            "input": str(inp),
+            "index": str(index),
+            "model": "none",
+            "workers": 1,
+            "today_year": 2026,
+        }
         config.write_text(json.dumps({**body, "out": str(full_dir)}))
         full_s, _ = _cli_run(config, False, None, full_dir / "results.jsonl")
         config.write_text(json.dumps({**body, "out": str(killed_dir)}))
@@ -150,23 +177,36 @@ def main() -> int:
         done_before = _lines(killed_dir / "results.jsonl")
         resume_s, _ = _cli_run(config, True, None, killed_dir / "results.jsonl")
         manifest = json.loads((killed_dir / "manifest.json").read_text())
-        identical = (full_dir / "results.jsonl").read_bytes() == (killed_dir / "results.jsonl").read_bytes()
+        identical = (full_dir / "results.jsonl").read_bytes() == (
+            killed_dir / "results.jsonl"
+        ).read_bytes()
     report = {
-        "data": name, "items": args.items, "cores": os.cpu_count(),
-        "overhead": {"direct_items_per_s": round(args.items / best_d, 1),
-                     "runner_items_per_s": round(args.items / best_r, 1),
-                     "direct_s": [round(x, 3) for x in direct], "runner_s": [round(x, 3) for x in runner],
-                     "runner_without_report_s": [round(x, 3) for x in core],
-                     "overhead_ratio": round(best_c / best_d - 1, 4), "goal": "<= 0.05",
-                     "report_html_s": round(best_r - best_c, 3),
-                     "overhead_ratio_with_report": round(best_r / best_d - 1, 4)},
-        "resume": {"killed": killed, "lines_at_kill": done_before, "uninterrupted_s": round(full_s, 2),
-                   "first_part_s": round(first_s, 2), "resumed_s": round(resume_s, 2),
-                   "resumed_processed": manifest.get("counts", {}).get("processed"),
-                   "resumed_from": manifest.get("counts", {}).get("resumed_from"),
-                   "resume_ratio": round(resume_s / full_s, 3),
-                   "remaining_share": round(1 - done_before / args.items, 3),
-                   "results_identical_to_uninterrupted": identical},
+        "data": name,
+        "items": args.items,
+        "cores": os.cpu_count(),
+        "overhead": {
+            "direct_items_per_s": round(args.items / best_d, 1),
+            "runner_items_per_s": round(args.items / best_r, 1),
+            "direct_s": [round(x, 3) for x in direct],
+            "runner_s": [round(x, 3) for x in runner],
+            "runner_without_report_s": [round(x, 3) for x in core],
+            "overhead_ratio": round(best_c / best_d - 1, 4),
+            "goal": "<= 0.05",
+            "report_html_s": round(best_r - best_c, 3),
+            "overhead_ratio_with_report": round(best_r / best_d - 1, 4),
+        },
+        "resume": {
+            "killed": killed,
+            "lines_at_kill": done_before,
+            "uninterrupted_s": round(full_s, 2),
+            "first_part_s": round(first_s, 2),
+            "resumed_s": round(resume_s, 2),
+            "resumed_processed": manifest.get("counts", {}).get("processed"),
+            "resumed_from": manifest.get("counts", {}).get("resumed_from"),
+            "resume_ratio": round(resume_s / full_s, 3),
+            "remaining_share": round(1 - done_before / args.items, 3),
+            "results_identical_to_uninterrupted": identical,
+        },
     }
     print(json.dumps(report, indent=1))
     return 0

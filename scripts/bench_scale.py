@@ -64,8 +64,12 @@ print(json.dumps({"works": rep.works, "seconds": secs, "peak_rss_mib": kib / 102
 
 def build(snap: Path, index: Path, workers: int, fields: str) -> dict[str, Any]:
     """Build in a child process (so that its peak RSS is its own): works, seconds, peak RSS."""
-    out = subprocess.run([sys.executable, "-c", _BUILD, str(snap), str(index), str(workers), fields],
-                         check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _BUILD, str(snap), str(index), str(workers), fields],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     res: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     res["works_per_s"] = round(res["works"] / res["seconds"])
     res["seconds"] = round(res["seconds"], 1)
@@ -76,13 +80,28 @@ def build(snap: Path, index: Path, workers: int, fields: str) -> dict[str, Any]:
     return res
 
 
-def _check(items: list[dict[str, Any]], index: Path, tmp: Path, name: str, workers: int) -> tuple[float, list[Any]]:
+def _check(
+    items: list[dict[str, Any]], index: Path, tmp: Path, name: str, workers: int
+) -> tuple[float, list[Any]]:
     inp, out = tmp / f"{name}.jsonl", tmp / f"{name}.out.jsonl"
     inp.write_bytes(b"".join(orjson.dumps(x, default=str) + b"\n" for x in items))
     t0 = time.perf_counter()
     with contextlib.redirect_stdout(io.StringIO()):
-        cli_main(["check", "references", str(inp), "--index", str(index), "--out", str(out), "--no-llm",
-                  "--workers", str(workers), "-q"])
+        cli_main(
+            [
+                "check",
+                "references",
+                str(inp),
+                "--index",
+                str(index),
+                "--out",
+                str(out),
+                "--no-llm",
+                "--workers",
+                str(workers),
+                "-q",
+            ]
+        )
     return time.perf_counter() - t0, [orjson.loads(x) for x in out.read_bytes().splitlines()]
 
 
@@ -112,10 +131,19 @@ def query(index: Path, tmp: Path, refs: int, warm: int, workers: int, seed: int)
         startup, _ = _check(items[:warm], index, tmp, f"{kind}-warm", workers)
         secs, lines = _check(items, index, tmp, kind, workers)
         work = max(secs - startup, 1e-6)
-        yes = sum(1 for x in lines if (x.get("result") or {}).get("reference_grounding", "").startswith("Yes"))
-        out[kind] = {"refs": len(items), "seconds": round(secs, 2), "startup_s": round(startup, 2),
-                     "refs_per_s": round((len(items) - warm) / work, 1), "yes_share": round(yes / len(lines), 4),
-                     "stages": stage_counts(index, lines)}
+        yes = sum(
+            1
+            for x in lines
+            if (x.get("result") or {}).get("reference_grounding", "").startswith("Yes")
+        )
+        out[kind] = {
+            "refs": len(items),
+            "seconds": round(secs, 2),
+            "startup_s": round(startup, 2),
+            "refs_per_s": round((len(items) - warm) / work, 1),
+            "yes_share": round(yes / len(lines), 4),
+            "stages": stage_counts(index, lines),
+        }
     return out
 
 
@@ -132,13 +160,23 @@ def fit(sizes: list[int], values: list[float]) -> tuple[float, float]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="1000000,2000000,4000000,8000000", help="comma-separated work counts")
-    ap.add_argument("--refs", type=int, default=3000, help="citations per kind and size (default 3000)")
-    ap.add_argument("--warm", type=int, default=100, help="items of the start-up run taken off (default 100)")
-    ap.add_argument("--matching-at", default="1000000", help="sizes also built with --fields matching")
+    ap.add_argument(
+        "--sizes", default="1000000,2000000,4000000,8000000", help="comma-separated work counts"
+    )
+    ap.add_argument(
+        "--refs", type=int, default=3000, help="citations per kind and size (default 3000)"
+    )
+    ap.add_argument(
+        "--warm", type=int, default=100, help="items of the start-up run taken off (default 100)"
+    )
+    ap.add_argument(
+        "--matching-at", default="1000000", help="sizes also built with --fields matching"
+    )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--tmp", type=Path, default=None, help="scratch folder (default: a new temporary one)")
+    ap.add_argument(
+        "--tmp", type=Path, default=None, help="scratch folder (default: a new temporary one)"
+    )
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     matching_at = {int(s) for s in args.matching_at.split(",") if s}
@@ -165,20 +203,43 @@ def main() -> int:
             ns = [r["size"] for r in rows]
             for kind in KINDS:
                 b, proj = fit(ns, [r["queries"][kind]["refs_per_s"] for r in rows])
-                growth[f"{kind}_refs_per_s"] = {"exponent": b, "at_470M": round(proj, 1),
-                                                "ratio_smallest_to_largest": round(
-                                                    rows[0]["queries"][kind]["refs_per_s"]
-                                                    / rows[-1]["queries"][kind]["refs_per_s"], 3)}
+                growth[f"{kind}_refs_per_s"] = {
+                    "exponent": b,
+                    "at_470M": round(proj, 1),
+                    "ratio_smallest_to_largest": round(
+                        rows[0]["queries"][kind]["refs_per_s"]
+                        / rows[-1]["queries"][kind]["refs_per_s"],
+                        3,
+                    ),
+                }
             b, proj = fit(ns, [r["build"]["bytes_per_work"]["total"] for r in rows])
-            growth["bytes_per_work"] = {"exponent": b, "at_470M": round(proj, 1),
-                                        "index_at_470M_gb": round(proj * OPENALEX_WORKS / 1e9, 1)}
+            growth["bytes_per_work"] = {
+                "exponent": b,
+                "at_470M": round(proj, 1),
+                "index_at_470M_gb": round(proj * OPENALEX_WORKS / 1e9, 1),
+            }
             b, proj = fit(ns, [r["build"]["works_per_s"] for r in rows])
-            growth["build_works_per_s"] = {"exponent": b, "at_470M": round(proj),
-                                           "build_hours_at_470M": round(OPENALEX_WORKS / proj / 3600, 1)}
+            growth["build_works_per_s"] = {
+                "exponent": b,
+                "at_470M": round(proj),
+                "build_hours_at_470M": round(OPENALEX_WORKS / proj / 3600, 1),
+            }
             b, _ = fit(ns, [r["build"]["peak_rss_mib"] for r in rows])
-            growth["build_peak_rss_mib"] = {"exponent": b, "largest": rows[-1]["build"]["peak_rss_mib"]}
-        print(json.dumps({"workers": args.workers, "refs_per_kind": args.refs, "sizes": rows, "growth": growth},
-                         indent=1))
+            growth["build_peak_rss_mib"] = {
+                "exponent": b,
+                "largest": rows[-1]["build"]["peak_rss_mib"],
+            }
+        print(
+            json.dumps(
+                {
+                    "workers": args.workers,
+                    "refs_per_kind": args.refs,
+                    "sizes": rows,
+                    "growth": growth,
+                },
+                indent=1,
+            )
+        )
         print(table(rows), file=sys.stderr)
         return 0
     finally:
@@ -187,14 +248,18 @@ def main() -> int:
 
 def table(rows: list[dict[str, Any]]) -> str:
     """The README's results table (markdown)."""
-    head = ("| works | build works/s | peak RSS MiB | bytes/work | identifier refs/s | exact-title refs/s "
-            "| noisy-title refs/s |\n|---|---|---|---|---|---|---|")
+    head = (
+        "| works | build works/s | peak RSS MiB | bytes/work | identifier refs/s | exact-title refs/s "
+        "| noisy-title refs/s |\n|---|---|---|---|---|---|---|"
+    )
     lines = [head]
     for r in rows:
         b, q = r["build"], r["queries"]
-        lines.append(f"| {r['size'] / 1e6:g}M | {b['works_per_s']:,} | {b['peak_rss_mib']:,} | "
-                     f"{b['bytes_per_work']['total']:,} | {q['identifier']['refs_per_s']:,} | "
-                     f"{q['exact_title']['refs_per_s']:,} | {q['noisy_title']['refs_per_s']:,} |")
+        lines.append(
+            f"| {r['size'] / 1e6:g}M | {b['works_per_s']:,} | {b['peak_rss_mib']:,} | "
+            f"{b['bytes_per_work']['total']:,} | {q['identifier']['refs_per_s']:,} | "
+            f"{q['exact_title']['refs_per_s']:,} | {q['noisy_title']['refs_per_s']:,} |"
+        )
     return "\n".join(lines)
 
 

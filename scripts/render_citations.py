@@ -56,67 +56,257 @@ __all__ = [
 ]
 
 STYLES: tuple[str, ...] = (
-    "apa", "mla", "chicago", "harvard", "ieee", "vancouver", "acs", "aip", "elsevier", "plain",
-    "bibtex", "csl", "metadata",
+    "apa",
+    "mla",
+    "chicago",
+    "harvard",
+    "ieee",
+    "vancouver",
+    "acs",
+    "aip",
+    "elsevier",
+    "plain",
+    "bibtex",
+    "csl",
+    "metadata",
 )
 #: Styles that print the DOI (the others leave it out, so the matcher must use the title).
-DOI_STYLES: frozenset[str] = frozenset({"apa", "chicago", "ieee", "vancouver", "acs", "elsevier", "bibtex", "csl",
-                                        "metadata"})
+DOI_STYLES: frozenset[str] = frozenset(
+    {"apa", "chicago", "ieee", "vancouver", "acs", "elsevier", "bibtex", "csl", "metadata"}
+)
 #: Styles that print the title.
 TITLE_STYLES: frozenset[str] = frozenset(set(STYLES) - {"elsevier"})
 #: Styles that always list every author.
 FULL_AUTHOR_STYLES: frozenset[str] = frozenset({"acs", "plain", "bibtex", "csl", "metadata"})
 FAULTS: tuple[str, ...] = (
-    "wrong_year", "swapped_authors", "title_word", "dropped_author", "added_author", "wrong_venue",
-    "other_doi", "fabricated_doi", "fabricated_title", "preprint_year",
+    "wrong_year",
+    "swapped_authors",
+    "title_word",
+    "dropped_author",
+    "added_author",
+    "wrong_venue",
+    "other_doi",
+    "fabricated_doi",
+    "fabricated_title",
+    "preprint_year",
 )
 
-_PARTICLES = frozenset({"van", "von", "de", "der", "den", "del", "della", "da", "di", "du", "do", "le", "la", "dos",
-                        "das", "des", "dei", "degli", "ten", "ter", "vander", "zu", "zur", "zum", "vom", "y"})
+_PARTICLES = frozenset(
+    {
+        "van",
+        "von",
+        "de",
+        "der",
+        "den",
+        "del",
+        "della",
+        "da",
+        "di",
+        "du",
+        "do",
+        "le",
+        "la",
+        "dos",
+        "das",
+        "des",
+        "dei",
+        "degli",
+        "ten",
+        "ter",
+        "vander",
+        "zu",
+        "zur",
+        "zum",
+        "vom",
+        "y",
+    }
+)
 _SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
 #: Names of organisations, not people: printed whole, never inverted or abbreviated.
-_ORG_RE = re.compile(r"\b(?:bank|organi[sz]ation|community|group|consortium|committee|institute|society|agency|"
-                     r"union|council|association|team|network|programme|program|collaboration|foundation|"
-                     r"ministry|department|centre|center|office|commission|authority)\b", re.I)
+_ORG_RE = re.compile(
+    r"\b(?:bank|organi[sz]ation|community|group|consortium|committee|institute|society|agency|"
+    r"union|council|association|team|network|programme|program|collaboration|foundation|"
+    r"ministry|department|centre|center|office|commission|authority)\b",
+    re.I,
+)
 _PREPRINT_VENUE = re.compile(r"arxiv|rxiv|ssrn|preprint|research square|repec|zenodo", re.I)
 _PREPRINT_KINDS = frozenset({"preprint", "submitted", "submittedversion"})
 
-_FAKE_GIVEN = ("Laura", "Martin", "Kenji", "Priya", "Tomasz", "Ingrid", "Rafael", "Amara", "Dmitri", "Sofia",
-               "Hamid", "Chloe", "Benedikt", "Yuki", "Oluwaseun", "Marta")
-_FAKE_FAMILY = ("Hollingsworth", "Kvasnicka", "Delacroix-Baird", "Okonkwo", "Valdivieso", "Lindqvist",
-                "Marchetti", "Tanabe", "Whitcombe", "Rasmussen", "Abernethy", "Castellanos", "Przybylski",
-                "Nakashima", "Oyelaran", "Fairbrother")
+_FAKE_GIVEN = (
+    "Laura",
+    "Martin",
+    "Kenji",
+    "Priya",
+    "Tomasz",
+    "Ingrid",
+    "Rafael",
+    "Amara",
+    "Dmitri",
+    "Sofia",
+    "Hamid",
+    "Chloe",
+    "Benedikt",
+    "Yuki",
+    "Oluwaseun",
+    "Marta",
+)
+_FAKE_FAMILY = (
+    "Hollingsworth",
+    "Kvasnicka",
+    "Delacroix-Baird",
+    "Okonkwo",
+    "Valdivieso",
+    "Lindqvist",
+    "Marchetti",
+    "Tanabe",
+    "Whitcombe",
+    "Rasmussen",
+    "Abernethy",
+    "Castellanos",
+    "Przybylski",
+    "Nakashima",
+    "Oyelaran",
+    "Fairbrother",
+)
 #: Plausible word substitutions for the ``title_word`` fault (both directions are used).
 _SWAPS = (
-    ("analysis", "assessment"), ("effect", "impact"), ("effects", "impacts"), ("study", "survey"),
-    ("model", "framework"), ("models", "frameworks"), ("method", "approach"), ("methods", "approaches"),
-    ("learning", "training"), ("deep", "shallow"), ("network", "system"), ("networks", "systems"),
-    ("review", "overview"), ("evidence", "support"), ("conservation", "preservation"),
-    ("forest", "woodland"), ("forests", "woodlands"), ("malaria", "dengue"), ("children", "adults"),
-    ("human", "animal"), ("global", "regional"), ("national", "local"), ("new", "novel"),
-    ("development", "evolution"), ("management", "governance"), ("climate", "weather"),
-    ("tropical", "temperate"), ("clinical", "preclinical"), ("species", "populations"),
-    ("diversity", "richness"), ("control", "prevention"), ("language", "speech"),
-    ("understanding", "interpreting"), ("economic", "financial"), ("health", "welfare"),
-    ("treatment", "therapy"), ("patients", "subjects"), ("infection", "disease"), ("water", "soil"),
-    ("protein", "peptide"), ("cell", "tissue"), ("cells", "tissues"), ("risk", "hazard"),
-    ("trial", "experiment"), ("trials", "experiments"), ("policy", "strategy"), ("africa", "asia"),
-    ("african", "asian"), ("american", "european"), ("data", "records"), ("large", "small"),
-    ("first", "second"), ("early", "late"), ("high", "low"), ("increased", "reduced"),
+    ("analysis", "assessment"),
+    ("effect", "impact"),
+    ("effects", "impacts"),
+    ("study", "survey"),
+    ("model", "framework"),
+    ("models", "frameworks"),
+    ("method", "approach"),
+    ("methods", "approaches"),
+    ("learning", "training"),
+    ("deep", "shallow"),
+    ("network", "system"),
+    ("networks", "systems"),
+    ("review", "overview"),
+    ("evidence", "support"),
+    ("conservation", "preservation"),
+    ("forest", "woodland"),
+    ("forests", "woodlands"),
+    ("malaria", "dengue"),
+    ("children", "adults"),
+    ("human", "animal"),
+    ("global", "regional"),
+    ("national", "local"),
+    ("new", "novel"),
+    ("development", "evolution"),
+    ("management", "governance"),
+    ("climate", "weather"),
+    ("tropical", "temperate"),
+    ("clinical", "preclinical"),
+    ("species", "populations"),
+    ("diversity", "richness"),
+    ("control", "prevention"),
+    ("language", "speech"),
+    ("understanding", "interpreting"),
+    ("economic", "financial"),
+    ("health", "welfare"),
+    ("treatment", "therapy"),
+    ("patients", "subjects"),
+    ("infection", "disease"),
+    ("water", "soil"),
+    ("protein", "peptide"),
+    ("cell", "tissue"),
+    ("cells", "tissues"),
+    ("risk", "hazard"),
+    ("trial", "experiment"),
+    ("trials", "experiments"),
+    ("policy", "strategy"),
+    ("africa", "asia"),
+    ("african", "asian"),
+    ("american", "european"),
+    ("data", "records"),
+    ("large", "small"),
+    ("first", "second"),
+    ("early", "late"),
+    ("high", "low"),
+    ("increased", "reduced"),
 )
-_GENERIC_WORDS = ("assessment", "dynamics", "patterns", "variation", "structure", "regulation", "distribution",
-                  "mechanisms", "determinants", "estimation", "monitoring", "response")
-_TITLE_A = ("Adaptive", "Stochastic", "Longitudinal", "Comparative", "Hierarchical", "Spatial", "Integrated",
-            "Quantitative", "Multiscale", "Robust")
-_TITLE_B = ("estimation", "modelling", "monitoring", "characterisation", "assessment", "inference", "mapping",
-            "profiling")
-_TITLE_C = ("soil microbial communities", "urban heat islands", "coastal sediment transport",
-            "household energy demand", "pollinator networks", "glacier mass balance", "rural labour markets",
-            "antibiotic resistance genes", "seagrass meadows", "peatland carbon fluxes")
-_TITLE_D = ("a field study", "evidence from panel data", "a simulation approach", "lessons from three decades",
-            "a cross-sectional survey", "a Bayesian perspective")
-_STOP = frozenset({"the", "and", "for", "with", "from", "into", "onto", "upon", "that", "this", "their", "between",
-                   "among", "about", "after", "before", "under", "over", "through", "within", "without"})
+_GENERIC_WORDS = (
+    "assessment",
+    "dynamics",
+    "patterns",
+    "variation",
+    "structure",
+    "regulation",
+    "distribution",
+    "mechanisms",
+    "determinants",
+    "estimation",
+    "monitoring",
+    "response",
+)
+_TITLE_A = (
+    "Adaptive",
+    "Stochastic",
+    "Longitudinal",
+    "Comparative",
+    "Hierarchical",
+    "Spatial",
+    "Integrated",
+    "Quantitative",
+    "Multiscale",
+    "Robust",
+)
+_TITLE_B = (
+    "estimation",
+    "modelling",
+    "monitoring",
+    "characterisation",
+    "assessment",
+    "inference",
+    "mapping",
+    "profiling",
+)
+_TITLE_C = (
+    "soil microbial communities",
+    "urban heat islands",
+    "coastal sediment transport",
+    "household energy demand",
+    "pollinator networks",
+    "glacier mass balance",
+    "rural labour markets",
+    "antibiotic resistance genes",
+    "seagrass meadows",
+    "peatland carbon fluxes",
+)
+_TITLE_D = (
+    "a field study",
+    "evidence from panel data",
+    "a simulation approach",
+    "lessons from three decades",
+    "a cross-sectional survey",
+    "a Bayesian perspective",
+)
+_STOP = frozenset(
+    {
+        "the",
+        "and",
+        "for",
+        "with",
+        "from",
+        "into",
+        "onto",
+        "upon",
+        "that",
+        "this",
+        "their",
+        "between",
+        "among",
+        "about",
+        "after",
+        "before",
+        "under",
+        "over",
+        "through",
+        "within",
+        "without",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -135,15 +325,25 @@ class Cite:
 class Pool:
     """Values of the whole set that faults borrow: real venues and real DOIs, by work id."""
 
-    venues: tuple[tuple[str, str, tuple[str, ...]], ...]  # (work id, venue, that work's venue names)
-    dois: tuple[tuple[str, str, str, str], ...]  # (work id, DOI, folded title, authors/year/venue signature)
+    venues: tuple[
+        tuple[str, str, tuple[str, ...]], ...
+    ]  # (work id, venue, that work's venue names)
+    dois: tuple[
+        tuple[str, str, str, str], ...
+    ]  # (work id, DOI, folded title, authors/year/venue signature)
 
     @classmethod
     def of(cls, works: Iterable[Work]) -> Pool:
         """Collect venues and DOIs from ``works`` (in a stable order)."""
         ws = sorted(works, key=lambda w: w.id)
-        return cls(tuple((w.id, w.venue, tuple(x for x in [w.venue, *w.venue_alt] if x)) for w in ws if w.venue),
-                   tuple((w.id, w.doi, _fold(w.title or ""), _signature(w)) for w in ws if w.doi))
+        return cls(
+            tuple(
+                (w.id, w.venue, tuple(x for x in [w.venue, *w.venue_alt] if x))
+                for w in ws
+                if w.venue
+            ),
+            tuple((w.id, w.doi, _fold(w.title or ""), _signature(w)) for w in ws if w.doi),
+        )
 
 
 def _signature(w: Work) -> str:
@@ -152,6 +352,7 @@ def _signature(w: Work) -> str:
 
 
 # ------------------------------------------------------------------------------------- names
+
 
 def split_name(name: str) -> tuple[list[str], str, str | None]:
     """``(given tokens, family, suffix)`` of a display name ("J.A.C. van Burg" → (["J.A.C."], "van Burg", None)).
@@ -246,15 +447,26 @@ def _join_and(names: Sequence[str], last: str = ", and ") -> str:
 
 def shown_authors(style: str, n: int) -> tuple[int, bool]:
     """How many of ``n`` authors ``style`` names, and whether it then writes "et al."."""
-    limits = {"mla": (2, 1), "chicago": (10, 7), "harvard": (3, 1), "ieee": (6, 1), "vancouver": (6, 6),
-              "aip": (10, 1), "elsevier": (6, 6)}
+    limits = {
+        "mla": (2, 1),
+        "chicago": (10, 7),
+        "harvard": (3, 1),
+        "ieee": (6, 1),
+        "vancouver": (6, 6),
+        "aip": (10, 1),
+        "elsevier": (6, 6),
+    }
     if style in limits:
         most, first = limits[style]
         return (n, False) if n <= most else (first, True)
-    return n, False  # apa (≤20; 21+ uses an ellipsis and the last author), acs, plain, bibtex, csl, metadata
+    return (
+        n,
+        False,
+    )  # apa (≤20; 21+ uses an ellipsis and the last author), acs, plain, bibtex, csl, metadata
 
 
 # ------------------------------------------------------------------------------------- styles
+
 
 def _end(s: str, ch: str = ".") -> str:
     s = s.rstrip()
@@ -288,12 +500,19 @@ def _render_apa(c: Cite) -> str:
     return " ".join(p for p in parts if p)
 
 
-def _names_list(c: Cite, style: str, fmt_first: Callable[[str], str], fmt_rest: Callable[[str], str],
-                last: str = ", and ") -> str:
+def _names_list(
+    c: Cite,
+    style: str,
+    fmt_first: Callable[[str], str],
+    fmt_rest: Callable[[str], str],
+    last: str = ", and ",
+) -> str:
     k, et_al = shown_authors(style, len(c.authors))
     names = [fmt_first(c.authors[0])] + [fmt_rest(a) for a in c.authors[1:k]]
     if et_al:
-        return ", ".join(names) + (", et al." if style in {"mla", "chicago", "vancouver", "elsevier"} else " et al.")
+        return ", ".join(names) + (
+            ", et al." if style in {"mla", "chicago", "vancouver", "elsevier"} else " et al."
+        )
     return _join_and(names, last=last)
 
 
@@ -393,7 +612,10 @@ def _render_elsevier(c: Cite, number: int) -> str:
     out = [f"[{number}]"]
     if c.authors:
         k, et_al = shown_authors("elsevier", len(c.authors))
-        out.append(", ".join(_initials_first(a, space=False) for a in c.authors[:k]) + (", et al.," if et_al else ","))
+        out.append(
+            ", ".join(_initials_first(a, space=False) for a in c.authors[:k])
+            + (", et al.," if et_al else ",")
+        )
     tail = " ".join(x for x in (c.venue, f"({c.year})" if c.year else None) if x)
     s = " ".join(out) + (" " + tail if tail else "")
     s = _end(s.rstrip(","))
@@ -416,7 +638,9 @@ def _render_plain(c: Cite) -> str:
 
 def _bibkey(c: Cite) -> str:
     fam = split_name(c.authors[0])[1] if c.authors else "anon"
-    word = re.sub(r"[^a-z]", "", fold_ascii((c.title or "x").split()[0]).lower()) if c.title else "x"
+    word = (
+        re.sub(r"[^a-z]", "", fold_ascii((c.title or "x").split()[0]).lower()) if c.title else "x"
+    )
     return re.sub(r"[^A-Za-z0-9]", "", fold_ascii(fam)).lower() + str(c.year or "") + word
 
 
@@ -426,10 +650,19 @@ def fold_ascii(s: str) -> str:
 
 
 def _render_bibtex(c: Cite, work_type: str | None) -> str:
-    kind = {"book": "book", "book-chapter": "incollection", "dissertation": "phdthesis", "report": "techreport"}.get(
-        work_type or "", "article")
-    venue_field = {"article": "journal", "incollection": "booktitle", "phdthesis": "school",
-                   "techreport": "institution", "book": "publisher"}[kind]
+    kind = {
+        "book": "book",
+        "book-chapter": "incollection",
+        "dissertation": "phdthesis",
+        "report": "techreport",
+    }.get(work_type or "", "article")
+    venue_field = {
+        "article": "journal",
+        "incollection": "booktitle",
+        "phdthesis": "school",
+        "techreport": "institution",
+        "book": "publisher",
+    }[kind]
     fields: list[tuple[str, str]] = []
     if c.authors:
         fields.append(("author", " and ".join(_inv_full(a) for a in c.authors)))
@@ -446,9 +679,15 @@ def _render_bibtex(c: Cite, work_type: str | None) -> str:
 
 
 def _render_csl(c: Cite, work_type: str | None) -> dict[str, Any]:
-    item: dict[str, Any] = {"id": _bibkey(c), "type": {"book": "book", "book-chapter": "chapter",
-                                                       "dissertation": "thesis", "report": "report"}.get(
-        work_type or "", "article-journal")}
+    item: dict[str, Any] = {
+        "id": _bibkey(c),
+        "type": {
+            "book": "book",
+            "book-chapter": "chapter",
+            "dissertation": "thesis",
+            "report": "report",
+        }.get(work_type or "", "article-journal"),
+    }
     if c.title:
         item["title"] = c.title
     if c.authors:
@@ -486,7 +725,9 @@ def _render_metadata(c: Cite) -> dict[str, Any]:
     return meta
 
 
-def render(c: Cite, style: str, *, number: int = 1, work_type: str | None = None) -> str | dict[str, Any]:
+def render(
+    c: Cite, style: str, *, number: int = 1, work_type: str | None = None
+) -> str | dict[str, Any]:
     """Render ``c`` in ``style`` (a string, or a dict for ``csl`` and ``metadata``)."""
     if style == "apa":
         return _render_apa(c)
@@ -518,6 +759,7 @@ def render(c: Cite, style: str, *, number: int = 1, work_type: str | None = None
 
 
 # ------------------------------------------------------------------------------------- faults
+
 
 def cite_of(work: Work, *, raw_names: bool = False) -> Cite:
     """The faithful citation of ``work`` (display names, or the names as printed when asked)."""
@@ -573,8 +815,10 @@ def _person_key(name: str) -> str:
 
 
 def _fabricated_title(rng: random.Random) -> str:
-    return (f"{rng.choice(_TITLE_A)} {rng.choice(_TITLE_B)} of {rng.choice(_TITLE_C)}: "
-            f"{rng.choice(_TITLE_D)}")
+    return (
+        f"{rng.choice(_TITLE_A)} {rng.choice(_TITLE_B)} of {rng.choice(_TITLE_C)}: "
+        f"{rng.choice(_TITLE_D)}"
+    )
 
 
 def _venues_differ(a: str, names: Sequence[str]) -> bool:
@@ -589,10 +833,16 @@ def apply_fault(work: Work, c: Cite, fault: str, rng: random.Random, pool: Pool)
         if c.year is None:
             return None
         taken = {work.year, *(v.year for v in work.versions)}
-        opts = [c.year + d for d in (-3, -2, -1, 1, 2, 3) if c.year + d not in taken and c.year + d <= 2025]
+        opts = [
+            c.year + d
+            for d in (-3, -2, -1, 1, 2, 3)
+            if c.year + d not in taken and c.year + d <= 2025
+        ]
         return replace(c, year=rng.choice(opts)) if opts else None
     if fault == "swapped_authors":
-        pairs = [i for i in range(n - 1) if _person_key(c.authors[i]) != _person_key(c.authors[i + 1])]
+        pairs = [
+            i for i in range(n - 1) if _person_key(c.authors[i]) != _person_key(c.authors[i + 1])
+        ]
         if not pairs:
             return None
         i = rng.choice(pairs[:6])  # within what every style shows when possible
@@ -607,7 +857,7 @@ def apply_fault(work: Work, c: Cite, fault: str, rng: random.Random, pool: Pool)
             return None
         i = rng.randrange(n)
         # dropping one of several identical (duplicated) authorships may leave the list equal
-        return replace(c, authors=c.authors[:i] + c.authors[i + 1:])
+        return replace(c, authors=c.authors[:i] + c.authors[i + 1 :])
     if fault == "added_author":
         if n < 1:
             return None
@@ -617,12 +867,18 @@ def apply_fault(work: Work, c: Cite, fault: str, rng: random.Random, pool: Pool)
         if not c.venue:
             return None
         own = [x for x in [work.venue, *work.venue_alt] if x]
-        venues = sorted({v for wid, v, _ in pool.venues if wid != work.id and _venues_differ(v, own)})
+        venues = sorted(
+            {v for wid, v, _ in pool.venues if wid != work.id and _venues_differ(v, own)}
+        )
         return replace(c, venue=rng.choice(venues)) if venues else None
     if fault == "other_doi":
         # another work's DOI, from a work a reader could tell apart (not a duplicate record of this one)
         title, sig = _fold(work.title or ""), _signature(work)
-        dois = [d for wid, d, t, g in pool.dois if wid != work.id and d != work.doi and t != title and g != sig]
+        dois = [
+            d
+            for wid, d, t, g in pool.dois
+            if wid != work.id and d != work.doi and t != title and g != sig
+        ]
         return replace(c, doi=rng.choice(dois)) if dois else None
     if fault == "fabricated_doi":
         prefix = rng.randrange(1000, 99999)
@@ -633,16 +889,27 @@ def apply_fault(work: Work, c: Cite, fault: str, rng: random.Random, pool: Pool)
             return None
         return replace(c, title=_fabricated_title(rng))
     if fault == "preprint_year":
-        if (work.type or "") == "preprint" or not c.venue or _PREPRINT_VENUE.search(c.venue) or c.year is None:
+        if (
+            (work.type or "") == "preprint"
+            or not c.venue
+            or _PREPRINT_VENUE.search(c.venue)
+            or c.year is None
+        ):
             return None
-        published = {work.year, *(v.year for v in work.versions if (v.kind or "").lower() not in _PREPRINT_KINDS)}
-        pre = sorted({v.year for v in work.versions if v.year and (v.kind or "").lower() in _PREPRINT_KINDS}
-                     - published)
+        published = {
+            work.year,
+            *(v.year for v in work.versions if (v.kind or "").lower() not in _PREPRINT_KINDS),
+        }
+        pre = sorted(
+            {v.year for v in work.versions if v.year and (v.kind or "").lower() in _PREPRINT_KINDS}
+            - published
+        )
         return replace(c, year=pre[0]) if pre else None
     raise ValueError(f"unknown fault {fault!r}; known: {', '.join(FAULTS)}")
 
 
 # ------------------------------------------------------------------------------------- items
+
 
 def _style_ok(style: str, c: Cite) -> bool:
     """Whether ``style`` can render a citation of ``c`` that the world can check."""
@@ -660,20 +927,32 @@ def _fault_styles(fault: str, c: Cite, bad: Cite, work_type: str | None) -> list
     if fault in {"title_word", "fabricated_title"}:
         styles = [s for s in styles if s in TITLE_STYLES]
     if fault in {"dropped_author", "added_author"}:
-        styles = [s for s in styles if not shown_authors(s, len(bad.authors))[1]
-                  and not (s == "apa" and len(bad.authors) > 20)]
-    return [s for s in styles if render(c, s, work_type=work_type) != render(bad, s, work_type=work_type)]
+        styles = [
+            s
+            for s in styles
+            if not shown_authors(s, len(bad.authors))[1]
+            and not (s == "apa" and len(bad.authors) > 20)
+        ]
+    return [
+        s
+        for s in styles
+        if render(c, s, work_type=work_type) != render(bad, s, work_type=work_type)
+    ]
 
 
 def _item(work: Work, style: str, c: Cite, fault: str | None, number: int) -> dict[str, Any]:
     body = render(c, style, number=number, work_type=work.type)
     item: dict[str, Any] = {"id": f"{work.id}-{style}-{fault or 'ok'}"}
     item["metadata" if style == "metadata" else "full_citation"] = body
-    item.update({"expect": "No" if fault else "Yes", "fault": fault, "style": style, "work_id": work.id})
+    item.update(
+        {"expect": "No" if fault else "Yes", "fault": fault, "style": style, "work_id": work.id}
+    )
     return item
 
 
-def items_for_work(work: Work, pool: Pool, seed: int = 0, per_work: int | None = None) -> list[dict[str, Any]]:
+def items_for_work(
+    work: Work, pool: Pool, seed: int = 0, per_work: int | None = None
+) -> list[dict[str, Any]]:
     """Faithful renderings in every applicable style and one rendering per applicable fault."""
     rng = random.Random(f"{seed}:{work.id}")
     out: list[dict[str, Any]] = []
@@ -682,7 +961,9 @@ def items_for_work(work: Work, pool: Pool, seed: int = 0, per_work: int | None =
     for style in STYLES:
         if _style_ok(style, base):
             # the plain style prints names as the record printed them (raw_author_name)
-            out.append(_item(work, style, raw if style == "plain" else base, None, rng.randrange(1, 60)))
+            out.append(
+                _item(work, style, raw if style == "plain" else base, None, rng.randrange(1, 60))
+            )
     for fault in FAULTS:
         bad = apply_fault(work, base, fault, rng, pool)
         if bad is None:
@@ -702,22 +983,34 @@ def load_works(path: Path) -> list[Work]:
     return [w for part in plan.parts for w in read_part(part) if isinstance(w, Work)]
 
 
-def generate_items(works: Sequence[Work], seed: int = 0, per_work: int | None = None) -> list[dict[str, Any]]:
+def generate_items(
+    works: Sequence[Work], seed: int = 0, per_work: int | None = None
+) -> list[dict[str, Any]]:
     """Benchmark items for ``works`` (deterministic for a given ``seed``)."""
     pool = Pool.of(works)
-    return [it for w in sorted(works, key=lambda w: w.id) for it in items_for_work(w, pool, seed, per_work)]
+    return [
+        it
+        for w in sorted(works, key=lambda w: w.id)
+        for it in items_for_work(w, pool, seed, per_work)
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """CLI: write the items as JSONL."""
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--works", type=Path, required=True, help="OpenAlex works (.jsonl) or any world source")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--works", type=Path, required=True, help="OpenAlex works (.jsonl) or any world source"
+    )
     ap.add_argument("--out", type=Path, required=True, help="items JSONL to write")
     ap.add_argument("--per-work", type=int, default=None, help="at most N items per work (sampled)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     items = generate_items(load_works(args.works), args.seed, args.per_work)
-    args.out.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in items), encoding="utf-8")
+    args.out.write_text(
+        "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in items), encoding="utf-8"
+    )
     return 0
 
 

@@ -23,8 +23,15 @@ from citejudge.tasks.ceval_schemas import CorrectnessAnswer, SourceCheckAnswer, 
 from citejudge.tasks.rag_schemas import ChunkSupport, CitationNeed
 
 REPO = Path(__file__).resolve().parents[1]
-SCHEMAS: list[type[BaseModel]] = [ClaimSupport, AbstentionJudgement, SupportAnswer, SourceCheckAnswer,
-                                  CorrectnessAnswer, ChunkSupport, CitationNeed]
+SCHEMAS: list[type[BaseModel]] = [
+    ClaimSupport,
+    AbstentionJudgement,
+    SupportAnswer,
+    SourceCheckAnswer,
+    CorrectnessAnswer,
+    ChunkSupport,
+    CitationNeed,
+]
 FILLERS = ["9", "ž", "中", "a"]
 
 

@@ -24,17 +24,38 @@ from citejudge.tasks.citation_eval import (
     overall_score,
 )
 
-ABSTRACT = ("Deeper neural networks are more difficult to train. We present a residual learning framework "
-            "to ease the training of networks that are substantially deeper than those used previously.")
+ABSTRACT = (
+    "Deeper neural networks are more difficult to train. We present a residual learning framework "
+    "to ease the training of networks that are substantially deeper than those used previously."
+)
 WORKS = [
-    Work(id="W1", title="Deep Residual Learning for Image Recognition", authors=[Author("Kaiming He")], year=2016,
-         venue="CVPR", doi="10.1109/cvpr.2016.90", abstract=ABSTRACT),
-    Work(id="W2", title="Deep learning", authors=[Author("Yann LeCun")], year=2015, venue="Nature",
-         doi="10.1038/nature14539"),
-    Work(id="W3", title="Attention Is All You Need", authors=[Author("Ashish Vaswani")], year=2017,
-         venue="NeurIPS", doi="10.5555/3295222.3295349",
-         abstract="We propose a new simple network architecture, the Transformer, based solely on attention "
-                  "mechanisms, dispensing with recurrence and convolutions entirely."),
+    Work(
+        id="W1",
+        title="Deep Residual Learning for Image Recognition",
+        authors=[Author("Kaiming He")],
+        year=2016,
+        venue="CVPR",
+        doi="10.1109/cvpr.2016.90",
+        abstract=ABSTRACT,
+    ),
+    Work(
+        id="W2",
+        title="Deep learning",
+        authors=[Author("Yann LeCun")],
+        year=2015,
+        venue="Nature",
+        doi="10.1038/nature14539",
+    ),
+    Work(
+        id="W3",
+        title="Attention Is All You Need",
+        authors=[Author("Ashish Vaswani")],
+        year=2017,
+        venue="NeurIPS",
+        doi="10.5555/3295222.3295349",
+        abstract="We propose a new simple network architecture, the Transformer, based solely on attention "
+        "mechanisms, dispensing with recurrence and convolutions entirely.",
+    ),
 ]
 QUOTE = "We present a residual learning framework to ease the training of networks"
 
@@ -50,12 +71,17 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> WorldIndex:
 def store(tmp_path_factory: pytest.TempPathFactory) -> SourceStore:
     root = tmp_path_factory.mktemp("store")
     (root / f"{url_key('https://blog.example.org/post')}.txt").write_text(
-        "Our blog post says that coffee improves concentration in most adults.", encoding="utf-8")
+        "Our blog post says that coffee improves concentration in most adults.", encoding="utf-8"
+    )
     return SourceStore.open(root)
 
 
-def cit(claim: str = "ResNets ease training of deep networks.", content: str = QUOTE, source: Any = None,
-        cid: Any = 1) -> dict[str, Any]:
+def cit(
+    claim: str = "ResNets ease training of deep networks.",
+    content: str = QUOTE,
+    source: Any = None,
+    cid: Any = 1,
+) -> dict[str, Any]:
     c: dict[str, Any] = {"citation_id": cid, "claim": claim, "cited_content": content}
     if source is not None:
         c["source"] = source
@@ -63,9 +89,13 @@ def cit(claim: str = "ResNets ease training of deep networks.", content: str = Q
 
 
 def item(citations: Any = None, **over: Any) -> Item:
-    data: dict[str, Any] = {"id": "x", "question": "What do ResNets do?", "answer": "They ease training.",
-                            "gold_answer": "Residual learning eases training of very deep networks.",
-                            "citations": [cit(source="10.1109/cvpr.2016.90")] if citations is None else citations}
+    data: dict[str, Any] = {
+        "id": "x",
+        "question": "What do ResNets do?",
+        "answer": "They ease training.",
+        "gold_answer": "Residual learning eases training of very deep networks.",
+        "citations": [cit(source="10.1109/cvpr.2016.90")] if citations is None else citations,
+    }
     data.update(over)
     return Item("x", {k: v for k, v in data.items() if v is not ...}, "t.jsonl", 1)
 
@@ -85,10 +115,14 @@ def verification(line: OutputLine, i: int = 0) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------- verification paths
 
+
 def test_doi_resolves_and_quote_found(world: WorldIndex) -> None:
     sv = verification(check(CitationEvalTask(world), item()))
     assert sv["judgement"] == "VERIFIED" and sv["url_accessible"] is True
-    assert "DOI 10.1109/cvpr.2016.90 resolves to W1" in sv["reasoning"] and "abstract" in sv["reasoning"]
+    assert (
+        "DOI 10.1109/cvpr.2016.90 resolves to W1" in sv["reasoning"]
+        and "abstract" in sv["reasoning"]
+    )
 
 
 def test_doi_of_another_work_is_likely_fabricated(world: WorldIndex) -> None:
@@ -99,23 +133,35 @@ def test_doi_of_another_work_is_likely_fabricated(world: WorldIndex) -> None:
 
 
 def test_unknown_url_is_uncertain(world: WorldIndex, store: SourceStore) -> None:
-    sv = verification(check(CitationEvalTask(world, store), item([cit(source="https://nowhere.example.com/x")])))
+    sv = verification(
+        check(CitationEvalTask(world, store), item([cit(source="https://nowhere.example.com/x")]))
+    )
     assert sv["judgement"] == "UNCERTAIN" and sv["url_accessible"] is False
     assert "no record" in sv["reasoning"]
 
 
 def test_store_text_contains_quote(world: WorldIndex, store: SourceStore) -> None:
-    line = check(CitationEvalTask(world, store),
-                 item([cit(content="coffee improves concentration in most adults",
-                           source="http://blog.example.org/post/")]))
+    line = check(
+        CitationEvalTask(world, store),
+        item(
+            [
+                cit(
+                    content="coffee improves concentration in most adults",
+                    source="http://blog.example.org/post/",
+                )
+            ]
+        ),
+    )
     sv = verification(line)
     assert sv["judgement"] == "VERIFIED" and sv["url_accessible"] is True
     assert "source store" in sv["reasoning"]
 
 
 def test_quote_not_in_text_stays_uncertain_without_judge(world: WorldIndex) -> None:
-    line = check(CitationEvalTask(world), item([cit(content="Transformers use attention only.",
-                                                    source="10.1109/cvpr.2016.90")]))
+    line = check(
+        CitationEvalTask(world),
+        item([cit(content="Transformers use attention only.", source="10.1109/cvpr.2016.90")]),
+    )
     sv = verification(line)
     assert sv["judgement"] == "UNCERTAIN" and "not judged" in sv["reasoning"]
     assert line.details["citations"][0]["verification"]["pending_judge"] is True
@@ -123,18 +169,39 @@ def test_quote_not_in_text_stays_uncertain_without_judge(world: WorldIndex) -> N
 
 def test_quote_from_another_indexed_work_is_likely_fabricated(world: WorldIndex) -> None:
     # the quote is the Transformer abstract, attributed to the ResNet paper
-    line = check(CitationEvalTask(world), item([cit(
-        content="the Transformer, based solely on attention mechanisms, dispensing with recurrence",
-        source="10.1109/cvpr.2016.90")]))
+    line = check(
+        CitationEvalTask(world),
+        item(
+            [
+                cit(
+                    content="the Transformer, based solely on attention mechanisms, dispensing with recurrence",
+                    source="10.1109/cvpr.2016.90",
+                )
+            ]
+        ),
+    )
     sv = verification(line)
     assert sv["judgement"] == "LIKELY_FABRICATED"
     assert "W3" in sv["reasoning"] and "wrong source" in sv["reasoning"]
-    assert line.details["citations"][0]["verification"]["found_elsewhere"]["source"].startswith("W3")
+    assert line.details["citations"][0]["verification"]["found_elsewhere"]["source"].startswith(
+        "W3"
+    )
 
 
-def test_quote_from_a_stored_page_is_likely_fabricated(world: WorldIndex, store: SourceStore) -> None:
-    line = check(CitationEvalTask(world, store), item([cit(
-        content="coffee improves concentration in most adults", source="10.1109/cvpr.2016.90")]))
+def test_quote_from_a_stored_page_is_likely_fabricated(
+    world: WorldIndex, store: SourceStore
+) -> None:
+    line = check(
+        CitationEvalTask(world, store),
+        item(
+            [
+                cit(
+                    content="coffee improves concentration in most adults",
+                    source="10.1109/cvpr.2016.90",
+                )
+            ]
+        ),
+    )
     sv = verification(line)
     assert sv["judgement"] == "LIKELY_FABRICATED"
     assert "stored text" in sv["reasoning"]
@@ -142,12 +209,17 @@ def test_quote_from_a_stored_page_is_likely_fabricated(world: WorldIndex, store:
 
 def test_resolved_without_text_and_no_index(world: WorldIndex) -> None:
     sv = verification(check(CitationEvalTask(world), item([cit(source="10.1038/nature14539")])))
-    assert sv["judgement"] == "UNCERTAIN" and sv["url_accessible"] is True and "no abstract" in sv["reasoning"]
+    assert (
+        sv["judgement"] == "UNCERTAIN"
+        and sv["url_accessible"] is True
+        and "no abstract" in sv["reasoning"]
+    )
     sv = verification(check(CitationEvalTask(None), item()))
     assert sv["judgement"] == "UNCERTAIN" and "no index" in sv["reasoning"]
 
 
 # ------------------------------------------------------------------------------- formulas
+
 
 def test_score_formulas_exact() -> None:
     assert interpretability_score(1.0, "VERIFIED") == 1.0
@@ -155,7 +227,11 @@ def test_score_formulas_exact() -> None:
     assert interpretability_score(1.0, "LIKELY_FABRICATED") == 0.5
     assert interpretability_score(0.0, "UNCERTAIN") == 0.25
     assert interpretability_score(None, "VERIFIED") is None
-    assert correctness_from_points(["COVERED", "PARTIAL", "MISSING"]) == (0.5, "PARTIALLY_CORRECT", False)
+    assert correctness_from_points(["COVERED", "PARTIAL", "MISSING"]) == (
+        0.5,
+        "PARTIALLY_CORRECT",
+        False,
+    )
     assert correctness_from_points(["COVERED", "COVERED"]) == (1.0, "CORRECT", True)
     assert correctness_from_points(["MISSING"]) == (0.0, "INCORRECT", False)
     assert correctness_from_points(["COVERED", "COVERED", "MISSING"])[0] == 0.6667
@@ -170,18 +246,22 @@ def test_score_formulas_exact() -> None:
 
 # ------------------------------------------------------------------------------- bad input
 
-@pytest.mark.parametrize(("over", "field"), [
-    ({"citations": "not a list"}, "citations"),
-    ({"citations": ...}, "citations"),
-    ({"answer": ...}, "answer"),
-    ({"answer": 5}, "answer"),
-    ({"gold_answer": ...}, "gold_answer"),
-    ({"citations": [cit(claim="")]}, "citations[0].claim"),
-    ({"citations": [{"citation_id": 1, "claim": "c"}]}, "citations[0].cited_content"),
-    ({"citations": ["x"]}, "citations[0]"),
-    ({"citations": [cit(cid=[1])]}, "citations[0].citation_id"),
-    ({"citations": [cit(source=["a"])]}, "citations[0].source"),
-])
+
+@pytest.mark.parametrize(
+    ("over", "field"),
+    [
+        ({"citations": "not a list"}, "citations"),
+        ({"citations": ...}, "citations"),
+        ({"answer": ...}, "answer"),
+        ({"answer": 5}, "answer"),
+        ({"gold_answer": ...}, "gold_answer"),
+        ({"citations": [cit(claim="")]}, "citations[0].claim"),
+        ({"citations": [{"citation_id": 1, "claim": "c"}]}, "citations[0].cited_content"),
+        ({"citations": ["x"]}, "citations[0]"),
+        ({"citations": [cit(cid=[1])]}, "citations[0].citation_id"),
+        ({"citations": [cit(source=["a"])]}, "citations[0].source"),
+    ],
+)
 def test_bad_input_is_a_per_item_error(world: WorldIndex, over: dict[str, Any], field: str) -> None:
     line = check(CitationEvalTask(world), item(**over))
     assert line.result is None and line.error is not None
@@ -196,12 +276,24 @@ def test_no_gold_allowed_with_flag(world: WorldIndex) -> None:
 
 def test_odd_but_valid_inputs(world: WorldIndex) -> None:
     line = check(CitationEvalTask(world), item([]))
-    assert line.result is not None and line.result["citation_evaluations"] == [] and line.details["no_citations"]
+    assert (
+        line.result is not None
+        and line.result["citation_evaluations"] == []
+        and line.details["no_citations"]
+    )
     line = check(CitationEvalTask(world), item([cit(source=None)]))
-    assert verification(line)["judgement"] == "UNCERTAIN" and "No source" in verification(line)["reasoning"]
+    assert (
+        verification(line)["judgement"] == "UNCERTAIN"
+        and "No source" in verification(line)["reasoning"]
+    )
     line = check(CitationEvalTask(world), item([cit(source="x" * 10_240)]))
-    assert verification(line)["judgement"] == "UNCERTAIN" and len(verification(line)["reasoning"]) < 500
-    line = check(CitationEvalTask(world), item([cit(cid="ref-a"), cit(cid=None), cit(cid=7), cit(cid="7")]))
+    assert (
+        verification(line)["judgement"] == "UNCERTAIN"
+        and len(verification(line)["reasoning"]) < 500
+    )
+    line = check(
+        CitationEvalTask(world), item([cit(cid="ref-a"), cit(cid=None), cit(cid=7), cit(cid="7")])
+    )
     assert line.result is not None
     assert [e["citation_id"] for e in line.result["citation_evaluations"]] == ["ref-a", 2, 7, "7"]
     assert line.details["citations"][1]["id_generated"] is True
@@ -211,25 +303,52 @@ def test_no_llm_result_says_not_judged(world: WorldIndex) -> None:
     line = check(CitationEvalTask(world), item())
     assert line.result is not None
     ev = line.result["citation_evaluations"][0]
-    assert ev["citation_support"]["judgement"] == "NOT_JUDGED" and ev["citation_support"]["support_score"] is None
-    assert ev["interpretability_score"] is None and line.result["overall_assessment"]["overall_score"] is None
+    assert (
+        ev["citation_support"]["judgement"] == "NOT_JUDGED"
+        and ev["citation_support"]["support_score"] is None
+    )
+    assert (
+        ev["interpretability_score"] is None
+        and line.result["overall_assessment"]["overall_score"] is None
+    )
     assert line.result["answer_evaluation"]["correctness"] is None
 
 
 # ------------------------------------------------------------------------------- judged stage
 
+
 def scripted() -> ScriptedBackend:
-    return ScriptedBackend([
-        ScriptRule(("<claim>\nResNets ease",), json.dumps({"label": "ENTAILMENT", "reason": "Stated."}),
-                   "SupportAnswer"),
-        ScriptRule(("<claim>\nResNets were invented",), json.dumps({"label": "NEUTRAL", "reason": "No date."}),
-                   "SupportAnswer"),
-        ScriptRule(("Transformers use attention only",),
-                   json.dumps({"label": "CONTRADICTS_SOURCE", "reason": "About residual nets."}), "SourceCheckAnswer"),
-        ScriptRule(("<gold>",), json.dumps({"key_points": [{"point": "residual learning", "status": "COVERED"},
-                                                           {"point": "very deep networks", "status": "PARTIAL"}]}),
-                   "CorrectnessAnswer"),
-    ])
+    return ScriptedBackend(
+        [
+            ScriptRule(
+                ("<claim>\nResNets ease",),
+                json.dumps({"label": "ENTAILMENT", "reason": "Stated."}),
+                "SupportAnswer",
+            ),
+            ScriptRule(
+                ("<claim>\nResNets were invented",),
+                json.dumps({"label": "NEUTRAL", "reason": "No date."}),
+                "SupportAnswer",
+            ),
+            ScriptRule(
+                ("Transformers use attention only",),
+                json.dumps({"label": "CONTRADICTS_SOURCE", "reason": "About residual nets."}),
+                "SourceCheckAnswer",
+            ),
+            ScriptRule(
+                ("<gold>",),
+                json.dumps(
+                    {
+                        "key_points": [
+                            {"point": "residual learning", "status": "COVERED"},
+                            {"point": "very deep networks", "status": "PARTIAL"},
+                        ]
+                    }
+                ),
+                "CorrectnessAnswer",
+            ),
+        ]
+    )
 
 
 def test_stage_batches_and_scores(world: WorldIndex) -> None:
@@ -238,8 +357,17 @@ def test_stage_batches_and_scores(world: WorldIndex) -> None:
     task = CitationEvalTask(world)
     items = [
         item(),
-        item([cit(), cit(claim="ResNets were invented in 2015.", content="Transformers use attention only.",
-                         source="10.1109/cvpr.2016.90", cid="b")]),
+        item(
+            [
+                cit(),
+                cit(
+                    claim="ResNets were invented in 2015.",
+                    content="Transformers use attention only.",
+                    source="10.1109/cvpr.2016.90",
+                    cid="b",
+                ),
+            ]
+        ),
         item([], gold_answer=...),  # an error line: skipped by the stage
     ]
     pairs = [(it, task.check(it)) for it in items]
@@ -249,12 +377,18 @@ def test_stage_batches_and_scores(world: WorldIndex) -> None:
     assert [len(c) for c in backend.calls] == [2, 1, 1]  # identical support prompts asked once
     r0 = pairs[0][1].result
     assert r0 is not None and validate_result("citation-eval", r0) == []
-    assert r0["citation_evaluations"][0]["citation_support"] == {"judgement": "ENTAILMENT", "reasoning": "Stated.",
-                                                                 "support_score": 1.0}
+    assert r0["citation_evaluations"][0]["citation_support"] == {
+        "judgement": "ENTAILMENT",
+        "reasoning": "Stated.",
+        "support_score": 1.0,
+    }
     assert r0["citation_evaluations"][0]["interpretability_score"] == 1.0
-    assert r0["answer_evaluation"] == {"correctness": False, "alignment_judgement": "PARTIALLY_CORRECT",
-                                       "missing_information": ["partly: very deep networks"],
-                                       "correctness_score": 0.75}
+    assert r0["answer_evaluation"] == {
+        "correctness": False,
+        "alignment_judgement": "PARTIALLY_CORRECT",
+        "missing_information": ["partly: very deep networks"],
+        "correctness_score": 0.75,
+    }
     assert r0["overall_assessment"]["overall_score"] == 0.9375  # 0.5 + 0.25 + 0.1875
     r1 = pairs[1][1].result
     assert r1 is not None and validate_result("citation-eval", r1) == []
@@ -280,21 +414,38 @@ class _FixedScorer:
         return [self.p] * len(pairs)
 
 
-@pytest.mark.parametrize(("p", "support", "source"), [(0.9, "ENTAILMENT", "VERIFIED"),
-                                                      (0.1, "NEUTRAL", "UNCERTAIN")])
-def test_card_scorer_decides_support_and_source(world: WorldIndex, p: float, support: str, source: str) -> None:
+@pytest.mark.parametrize(
+    ("p", "support", "source"), [(0.9, "ENTAILMENT", "VERIFIED"), (0.1, "NEUTRAL", "UNCERTAIN")]
+)
+def test_card_scorer_decides_support_and_source(
+    world: WorldIndex, p: float, support: str, source: str
+) -> None:
     backend = scripted()
     stage = CitationEvalStage(Judge(backend, support=ScorerSupportDecider(_FixedScorer(p))))
     task = CitationEvalTask(world)
-    pairs = [(it, task.check(it)) for it in [item([cit(claim="ResNets were invented in 2015.",
-                                                       content="Transformers use attention only.",
-                                                       source="10.1109/cvpr.2016.90", cid="b")])]]
+    pairs = [
+        (it, task.check(it))
+        for it in [
+            item(
+                [
+                    cit(
+                        claim="ResNets were invented in 2015.",
+                        content="Transformers use attention only.",
+                        source="10.1109/cvpr.2016.90",
+                        cid="b",
+                    )
+                ]
+            )
+        ]
+    ]
     stage.apply(pairs)
     res = pairs[0][1].result
     assert res is not None and validate_result("citation-eval", res) == []
     ev = res["citation_evaluations"][0]
-    assert ev["citation_support"]["judgement"] == support and "calibrated scorer fixed" in ev["citation_support"][
-        "reasoning"]
+    assert (
+        ev["citation_support"]["judgement"] == support
+        and "calibrated scorer fixed" in ev["citation_support"]["reasoning"]
+    )
     # a two-way scorer never calls a source fabricated: only the model or a rule can
     assert ev["source_verification"]["judgement"] == source
     assert [len(c) for c in backend.calls] == [1]  # only the correctness question went to the model
@@ -311,9 +462,16 @@ def test_stage_no_gold_reweights(world: WorldIndex) -> None:
 
 
 def test_stage_judge_failure_is_item_error(world: WorldIndex) -> None:
-    backend = ScriptedBackend([ScriptRule(("<claim>",), "{\"label\": \"MAYBE\"}", "SupportAnswer"),
-                               ScriptRule(("<gold>",), json.dumps({"key_points": [
-                                   {"point": "p", "status": "COVERED"}]}), "CorrectnessAnswer")])
+    backend = ScriptedBackend(
+        [
+            ScriptRule(("<claim>",), '{"label": "MAYBE"}', "SupportAnswer"),
+            ScriptRule(
+                ("<gold>",),
+                json.dumps({"key_points": [{"point": "p", "status": "COVERED"}]}),
+                "CorrectnessAnswer",
+            ),
+        ]
+    )
     it = item()
     line = CitationEvalTask(world).check(it)
     CitationEvalStage(Judge(backend)).apply([(it, line)])
@@ -327,15 +485,30 @@ def test_cli_run_with_scripted_card(tmp_path: Path, world: WorldIndex, repo: Pat
     idx = tmp_path / "w.index"
     build_index_from_works(WORKS, idx)
     inp = tmp_path / "in.jsonl"
-    inp.write_text("\n".join(json.dumps(x) for x in [
-        {"id": "a", "question": "What do ResNets do?", "answer": "They ease training.",
-         "gold_answer": "Residual learning eases training of very deep networks.",
-         "citations": [cit(source="https://doi.org/10.1109/cvpr.2016.90")]},
-        {"id": "b", "answer": "x", "citations": []},
-    ]) + "\n", encoding="utf-8")
+    inp.write_text(
+        "\n".join(
+            json.dumps(x)
+            for x in [
+                {
+                    "id": "a",
+                    "question": "What do ResNets do?",
+                    "answer": "They ease training.",
+                    "gold_answer": "Residual learning eases training of very deep networks.",
+                    "citations": [cit(source="https://doi.org/10.1109/cvpr.2016.90")],
+                },
+                {"id": "b", "answer": "x", "citations": []},
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "out.jsonl"
-    summary = run_check(RunConfig(task="citation-eval", input=inp, out=out, index=idx, model="scripted-ceval",
-                                  workers=1), quiet=True)
+    summary = run_check(
+        RunConfig(
+            task="citation-eval", input=inp, out=out, index=idx, model="scripted-ceval", workers=1
+        ),
+        quiet=True,
+    )
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     assert summary.items == 2 and summary.errors == 1
     assert lines[0]["result"]["overall_assessment"]["overall_score"] == 0.9375
@@ -344,11 +517,19 @@ def test_cli_run_with_scripted_card(tmp_path: Path, world: WorldIndex, repo: Pat
 
 def test_quote_from_another_source_of_the_same_answer_is_named(world: WorldIndex) -> None:
     # two citations: the second quotes the ResNet abstract but names the Transformer paper
-    line = check(CitationEvalTask(world), item([
-        cit(source="10.1109/cvpr.2016.90"),
-        cit(content="We present a residual learning framework to ease the training", source="10.5555/3295222.3295349",
-            cid=2),
-    ]))
+    line = check(
+        CitationEvalTask(world),
+        item(
+            [
+                cit(source="10.1109/cvpr.2016.90"),
+                cit(
+                    content="We present a residual learning framework to ease the training",
+                    source="10.5555/3295222.3295349",
+                    cid=2,
+                ),
+            ]
+        ),
+    )
     sv = verification(line, 1)
     assert sv["judgement"] == "LIKELY_FABRICATED"
     assert "W1" in sv["reasoning"]

@@ -12,8 +12,14 @@ import pytest
 from citejudge.run.compare import CompareOptions, cmd_compare, compare_runs, manifest_diff
 from test_report import ROWS, _ref_line, manifest, write_run
 
-REF_FIELDS = {"reference_name", "reference_grounding", "content_grounding", "hallucination", "abstention",
-              "verification_error"}
+REF_FIELDS = {
+    "reference_name",
+    "reference_grounding",
+    "content_grounding",
+    "hallucination",
+    "abstention",
+    "verification_error",
+}
 
 
 def _lines() -> list[dict[str, Any]]:
@@ -22,8 +28,15 @@ def _lines() -> list[dict[str, Any]]:
 
 def test_identical_runs_agree_fully(tmp_path: Path) -> None:
     a = write_run(tmp_path / "a", _lines(), manifest())
-    b = write_run(tmp_path / "b", _lines(), manifest(run_id="other", started_utc="2027-01-01T00:00:00+00:00",
-                                                     counts={"items": 6, "seconds": 9.0}))
+    b = write_run(
+        tmp_path / "b",
+        _lines(),
+        manifest(
+            run_id="other",
+            started_utc="2027-01-01T00:00:00+00:00",
+            counts={"items": 6, "seconds": 9.0},
+        ),
+    )
     cmp = compare_runs(a, b)
     assert set(cmp["fields"]) == REF_FIELDS
     assert all(f["agreement"] == 1.0 for f in cmp["fields"].values())
@@ -32,13 +45,20 @@ def test_identical_runs_agree_fully(tmp_path: Path) -> None:
     assert cmp["manifest"]["kind"] == "reproducibility" and cmp["manifest"]["warning"] is None
 
 
-def test_changed_model_is_a_model_comparison_with_flips(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_changed_model_is_a_model_comparison_with_flips(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     a = write_run(tmp_path / "a", _lines(), manifest())
     lines_b = _lines()
     lines_b[1] = _ref_line("i2", "Yes", "VALID", None)  # i2 flips No → Yes
     mb = manifest()
-    mb["judge"] = {**mb["judge"], "card": {"name": "qwen-7b", "revision": "r9"}, "backend": "vllm", "revision": "r9",
-                   "stats": {"hits": 1}}
+    mb["judge"] = {
+        **mb["judge"],
+        "card": {"name": "qwen-7b", "revision": "r9"},
+        "backend": "vllm",
+        "revision": "r9",
+        "stats": {"hits": 1},
+    }
     mb["config"] = {**mb["config"], "model": "qwen-7b"}
     b = write_run(tmp_path / "b", lines_b[:5], mb)  # i6 only in A
     cmp = compare_runs(a, b)
@@ -48,7 +68,12 @@ def test_changed_model_is_a_model_comparison_with_flips(tmp_path: Path, capsys: 
     assert d["other_keys"] == []
     assert cmp["only_in_a"] == ["i6"] and cmp["items"]["common"] == 5
     rg = cmp["fields"]["reference_grounding"]
-    assert rg["n"] == 5 and rg["agree"] == 4 and rg["agreement"] == 0.8 and rg["flips"] == {"No → Yes": 1}
+    assert (
+        rg["n"] == 5
+        and rg["agree"] == 4
+        and rg["agreement"] == 0.8
+        and rg["flips"] == {"No → Yes": 1}
+    )
     assert [x["id"] for x in cmp["flipped"]] == ["i2"]
     flip = cmp["flipped"][0]["fields"]
     assert set(flip) == {"reference_grounding", "hallucination"}
@@ -56,7 +81,12 @@ def test_changed_model_is_a_model_comparison_with_flips(tmp_path: Path, capsys: 
     assert flip["reference_grounding"]["explanation_b"].startswith("Yes. Matches")
     assert cmd_compare(CompareOptions(run_a=a, run_b=b)) == 0
     text = capsys.readouterr().out
-    assert "model comparison" in text and "WARNING" not in text and "i2" in text and "No. Year mismatch" in text
+    assert (
+        "model comparison" in text
+        and "WARNING" not in text
+        and "i2" in text
+        and "No. Year mismatch" in text
+    )
     assert "only in A (1): i6" in text
 
 
@@ -65,7 +95,9 @@ def test_changed_index_or_code_warns(tmp_path: Path, capsys: pytest.CaptureFixtu
     mb = manifest()
     mb["index"] = copy.deepcopy(mb["index"])
     mb["index"]["meta"]["works"] = 13
-    mb["index"]["meta"]["built_at"] = "2027-01-01T00:00:00+00:00"  # a rebuild alone is not a difference
+    mb["index"]["meta"]["built_at"] = (
+        "2027-01-01T00:00:00+00:00"  # a rebuild alone is not a difference
+    )
     mb["code"] = {"commit": "f" * 40, "dirty": True}
     b = write_run(tmp_path / "b", _lines(), mb)
     cmp = compare_runs(a, b)
@@ -75,15 +107,24 @@ def test_changed_index_or_code_warns(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "index.meta.works" in d["warning"]
     assert cmd_compare(CompareOptions(run_a=a, run_b=b, as_json=True)) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["manifest"]["kind"] == "setup differs" and out["fields"]["reference_grounding"]["agreement"] == 1.0
+    assert (
+        out["manifest"]["kind"] == "setup differs"
+        and out["fields"]["reference_grounding"]["agreement"] == 1.0
+    )
 
 
 def test_manifest_diff_rules() -> None:
     m = manifest()
     assert manifest_diff(m, copy.deepcopy(m))["kind"] == "reproducibility"
-    other_input = manifest(input={"files": [{"path": "elsewhere/items.jsonl", "sha256": "i" * 64, "items": 6}]})
-    assert manifest_diff(m, other_input)["kind"] == "reproducibility"  # same content at another path
-    changed_input = manifest(input={"files": [{"path": "items.jsonl", "sha256": "j" * 64, "items": 6}]})
+    other_input = manifest(
+        input={"files": [{"path": "elsewhere/items.jsonl", "sha256": "i" * 64, "items": 6}]}
+    )
+    assert (
+        manifest_diff(m, other_input)["kind"] == "reproducibility"
+    )  # same content at another path
+    changed_input = manifest(
+        input={"files": [{"path": "items.jsonl", "sha256": "j" * 64, "items": 6}]}
+    )
     assert manifest_diff(m, changed_input)["other_keys"] == ["input.files.0.sha256"]
     versions = manifest(versions={**m["versions"], "rapidfuzz": "3.15.0"})
     assert manifest_diff(m, versions)["other_keys"] == ["versions.rapidfuzz"]
@@ -98,21 +139,51 @@ def test_manifest_diff_rules() -> None:
 def test_rag_audit_fields_and_errors(tmp_path: Path) -> None:
     def rag(i: str, verdict: str, acc: str) -> dict[str, Any]:
         dims = {d: {"status": "PASS", "issues": []} for d in ("exists", "complete", "formatted")}
-        dims["accurate"] = {"status": acc, "issues": [] if acc == "PASS" else ["claim 2 not supported"]}
-        return {"id": i, "task": "rag-audit", "error": None, "details": {},
-                "result": {"verdict": verdict, "dimensions": dims, "summary": f"summary {verdict}",
-                           "recommendations": []}}
+        dims["accurate"] = {
+            "status": acc,
+            "issues": [] if acc == "PASS" else ["claim 2 not supported"],
+        }
+        return {
+            "id": i,
+            "task": "rag-audit",
+            "error": None,
+            "details": {},
+            "result": {
+                "verdict": verdict,
+                "dimensions": dims,
+                "summary": f"summary {verdict}",
+                "recommendations": [],
+            },
+        }
 
-    err = {"id": "c", "task": "rag-audit", "result": None, "details": {},
-           "error": {"kind": "judge", "message": "model timed out"}}
+    err = {
+        "id": "c",
+        "task": "rag-audit",
+        "result": None,
+        "details": {},
+        "error": {"kind": "judge", "message": "model timed out"},
+    }
     m = manifest(task="rag-audit")
-    a = write_run(tmp_path / "a", [rag("a", "PASS", "PASS"), rag("b", "PASS", "PASS"), rag("c", "PASS", "PASS")], m)
+    a = write_run(
+        tmp_path / "a",
+        [rag("a", "PASS", "PASS"), rag("b", "PASS", "PASS"), rag("c", "PASS", "PASS")],
+        m,
+    )
     b = write_run(tmp_path / "b", [rag("a", "PASS", "PASS"), rag("b", "FAIL", "FAIL"), err], m)
     cmp = compare_runs(a, b)
-    assert set(cmp["fields"]) == {"verdict", "dimensions.exists", "dimensions.accurate", "dimensions.complete",
-                                  "dimensions.formatted"}
+    assert set(cmp["fields"]) == {
+        "verdict",
+        "dimensions.exists",
+        "dimensions.accurate",
+        "dimensions.complete",
+        "dimensions.formatted",
+    }
     assert cmp["fields"]["verdict"]["agreement"] == pytest.approx(1 / 3, abs=1e-6)
     flips = {x["id"]: x["fields"] for x in cmp["flipped"]}
     assert flips["b"]["dimensions.accurate"]["explanation_b"] == "claim 2 not supported"
-    assert flips["c"]["verdict"] == {"a": "PASS", "b": "ERROR", "explanation_a": "summary PASS",
-                                     "explanation_b": "judge: model timed out"}
+    assert flips["c"]["verdict"] == {
+        "a": "PASS",
+        "b": "ERROR",
+        "explanation_a": "summary PASS",
+        "explanation_b": "judge: model timed out",
+    }

@@ -27,13 +27,22 @@ HALLMARK = SHARED / "data" / "hallmark"
     [
         ("Attention is all you need", "Attention Is All You Need"),
         ("Attention is all you need.", "Attention Is All You Need"),
-        ("{BERT}: Pre-training of Deep Bidirectional Transformers for Language Understanding",
-         "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding"),
-        ("Diffusion Models Beat {GAN}s on Image Synthesis", "Diffusion Models Beat GANs on Image Synthesis"),
-        ("Flamingo: A Visual Language Model for Few-Shot Learning",
-         "Flamingo: a Visual Language Model for Few-Shot Learning"),
-        ("Efficient estimation of word representations in vector space",
-         "Efficient Estimation of Word Representations in Vector Space"),
+        (
+            "{BERT}: Pre-training of Deep Bidirectional Transformers for Language Understanding",
+            "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding",
+        ),
+        (
+            "Diffusion Models Beat {GAN}s on Image Synthesis",
+            "Diffusion Models Beat GANs on Image Synthesis",
+        ),
+        (
+            "Flamingo: A Visual Language Model for Few-Shot Learning",
+            "Flamingo: a Visual Language Model for Few-Shot Learning",
+        ),
+        (
+            "Efficient estimation of word representations in vector space",
+            "Efficient Estimation of Word Representations in Vector Space",
+        ),
         ("Structure of <i>E. coli</i> ribosome", "Structure of E. coli ribosome"),
         ("Caf\\'e mod\\`eles", "Café modèles"),
     ],
@@ -45,12 +54,22 @@ def test_title_equal_forms(cited: str, record: str) -> None:
 @pytest.mark.parametrize(
     ("cited", "record", "needle"),
     [
-        ("BiasAdv: Bias-Adversarial Augmentation towards Model Debiasing",
-         "BiasAdv: Bias-Adversarial Augmentation for Model Debiasing", "'towards' where record has 'for'"),
-        ("Self-Consistency Improves Chain of Thought Inference in Language Models",
-         "Self-Consistency Improves Chain of Thought Reasoning in Language Models", "inference"),
+        (
+            "BiasAdv: Bias-Adversarial Augmentation towards Model Debiasing",
+            "BiasAdv: Bias-Adversarial Augmentation for Model Debiasing",
+            "'towards' where record has 'for'",
+        ),
+        (
+            "Self-Consistency Improves Chain of Thought Inference in Language Models",
+            "Self-Consistency Improves Chain of Thought Reasoning in Language Models",
+            "inference",
+        ),
         ("Colour constancy", "Color constancy", "colour"),
-        ("Attention Is All You Need: Transformers for Translation", "Attention Is All You Need", "subtitle"),
+        (
+            "Attention Is All You Need: Transformers for Translation",
+            "Attention Is All You Need",
+            "subtitle",
+        ),
         ("Attention Is All", "Attention Is All You Need", "truncated"),
         ("The Attention Is All You Need", "Attention Is All You Need", "adds 'the'"),
     ],
@@ -66,7 +85,11 @@ def test_title_record_none() -> None:
     assert compare_title("X", None).to_dict() == {"ok": False, "reason": "record has no title"}
 
 
-_words = st.lists(st.text(alphabet="abcdefghijklmnopqrstuvwxyzéüß", min_size=1, max_size=8), min_size=1, max_size=8)
+_words = st.lists(
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyzéüß", min_size=1, max_size=8),
+    min_size=1,
+    max_size=8,
+)
 
 
 @settings(max_examples=150, deadline=None)
@@ -111,7 +134,13 @@ def test_year_letter_suffix_and_future() -> None:
 
 
 def test_year_preprint_rules() -> None:
-    w = _work(2019, [Version(year=2018, kind="preprint", arxiv="1810.04805"), Version(year=2019, kind="published")])
+    w = _work(
+        2019,
+        [
+            Version(year=2018, kind="preprint", arxiv="1810.04805"),
+            Version(year=2019, kind="published"),
+        ],
+    )
     assert compare_year(CitedWork(year=2018, is_preprint=True), w, 2025).ok
     r = compare_year(CitedWork(year=2018), w, 2025)
     assert not r.ok and r.reason == "cited 2018 is the preprint year; the published version is 2019"
@@ -160,8 +189,12 @@ def _load_world() -> list[Work]:
         year = int(f["year"]) if f.get("year", "").isdigit() else None
         works.append(
             Work(
-                id=f"bib:{e.key}", title=f.get("title"), authors=authors, year=year,
-                venue=f.get("booktitle") or f.get("journal"), doi=(f.get("doi") or "").lower() or None,
+                id=f"bib:{e.key}",
+                title=f.get("title"),
+                authors=authors,
+                year=year,
+                venue=f.get("booktitle") or f.get("journal"),
+                doi=(f.get("doi") or "").lower() or None,
             )
         )
     return works
@@ -172,8 +205,12 @@ def _checks(fields: dict[str, str], w: Work) -> dict[str, bool]:
     venue = fields.get("booktitle") or fields.get("journal")
     year_raw = fields.get("year")
     cw = CitedWork(
-        title=fields.get("title"), authors=names, et_al=et_al, year_raw=year_raw,
-        year=int(year_raw) if year_raw and year_raw.isdigit() else None, venue=venue,
+        title=fields.get("title"),
+        authors=names,
+        et_al=et_al,
+        year_raw=year_raw,
+        year=int(year_raw) if year_raw and year_raw.isdigit() else None,
+        venue=venue,
         is_preprint=bool(venue and "arxiv" in venue.lower()),
     )
     out = {
@@ -231,6 +268,14 @@ def test_hallmark_field_checks() -> None:
     for t, v in rates.items():
         print(f"  {t:24s} caught {v:.3f}")
     assert valid_rate >= 0.98
-    for t in ("swapped_authors", "partial_author_list", "near_miss_title", "wrong_venue",
-              "nonexistent_venue", "future_date", "placeholder_authors", "preprint_as_published"):
+    for t in (
+        "swapped_authors",
+        "partial_author_list",
+        "near_miss_title",
+        "wrong_venue",
+        "nonexistent_venue",
+        "future_date",
+        "placeholder_authors",
+        "preprint_as_published",
+    ):
         assert rates[t] >= 0.95, t

@@ -28,17 +28,32 @@ CASES = [
 @pytest.fixture(scope="module")
 def demo_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     index = tmp_path_factory.mktemp("golden") / "world.index"
-    assert main(["index", "build", str(REPO / "demo" / "world" / "works.jsonl"), "--index", str(index), "-q"]) == 0
+    assert (
+        main(
+            [
+                "index",
+                "build",
+                str(REPO / "demo" / "world" / "works.jsonl"),
+                "--index",
+                str(index),
+                "-q",
+            ]
+        )
+        == 0
+    )
     return index
 
 
 @pytest.mark.parametrize(("name", "args"), CASES, ids=[c[0] for c in CASES])
-def test_demo_results_match_the_stored_expectations(name: str, args: list[str], demo_index: Path, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_demo_results_match_the_stored_expectations(
+    name: str, args: list[str], demo_index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(REPO)  # relative input paths: the error records name them as given
     out = tmp_path / f"{name}.jsonl"
     index = ["--index", str(demo_index)] if args[0] != "rag-audit" else []
-    code = main(["check", *args, *index, "--out", str(out), "-q", "--cache-dir", str(tmp_path / "cache")])
+    code = main(
+        ["check", *args, *index, "--out", str(out), "-q", "--cache-dir", str(tmp_path / "cache")]
+    )
     assert code == 0
     got = out.read_text(encoding="utf-8")
     expected = GOLDEN / f"{name}.jsonl"

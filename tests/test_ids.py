@@ -12,23 +12,58 @@ from citejudge.ids import extract_dois, norm_doi, strip_landing_suffix
 @pytest.mark.parametrize(
     ("url", "doi"),
     [
-        ("https://www.frontiersin.org/articles/10.3389/fpsyg.2020.01234/full", "10.3389/fpsyg.2020.01234"),
-        ("https://www.frontiersin.org/articles/10.3389/fpsyg.2020.01234/abstract", "10.3389/fpsyg.2020.01234"),
-        ("https://www.frontiersin.org/articles/10.3389/fpsyg.2020.01234/pdf", "10.3389/fpsyg.2020.01234"),
-        ("https://www.biorxiv.org/content/10.1101/2020.03.01.123456v1", "10.1101/2020.03.01.123456"),
-        ("https://www.biorxiv.org/content/10.1101/2020.03.01.123456v3.full.pdf", "10.1101/2020.03.01.123456"),
-        ("https://www.medrxiv.org/content/10.1101/2020.04.01.20050385v2.abstract", "10.1101/2020.04.01.20050385"),
+        (
+            "https://www.frontiersin.org/articles/10.3389/fpsyg.2020.01234/full",
+            "10.3389/fpsyg.2020.01234",
+        ),
+        (
+            "https://www.frontiersin.org/articles/10.3389/fpsyg.2020.01234/abstract",
+            "10.3389/fpsyg.2020.01234",
+        ),
+        (
+            "https://www.frontiersin.org/articles/10.3389/fpsyg.2020.01234/pdf",
+            "10.3389/fpsyg.2020.01234",
+        ),
+        (
+            "https://www.biorxiv.org/content/10.1101/2020.03.01.123456v1",
+            "10.1101/2020.03.01.123456",
+        ),
+        (
+            "https://www.biorxiv.org/content/10.1101/2020.03.01.123456v3.full.pdf",
+            "10.1101/2020.03.01.123456",
+        ),
+        (
+            "https://www.medrxiv.org/content/10.1101/2020.04.01.20050385v2.abstract",
+            "10.1101/2020.04.01.20050385",
+        ),
         ("https://www.biorxiv.org/content/10.1101/123456v2.article-info", "10.1101/123456"),
-        ("https://onlinelibrary.wiley.com/doi/epdf/10.1002/anie.201900001", "10.1002/anie.201900001"),
-        ("https://onlinelibrary.wiley.com/doi/full/10.1002/anie.201900001", "10.1002/anie.201900001"),
+        (
+            "https://onlinelibrary.wiley.com/doi/epdf/10.1002/anie.201900001",
+            "10.1002/anie.201900001",
+        ),
+        (
+            "https://onlinelibrary.wiley.com/doi/full/10.1002/anie.201900001",
+            "10.1002/anie.201900001",
+        ),
         ("https://dl.acm.org/doi/pdf/10.1145/3292500.3330701", "10.1145/3292500.3330701"),
-        ("https://link.springer.com/content/pdf/10.1007/s00000-020-0000-0.pdf", "10.1007/s00000-020-0000-0"),
-        ("https://journals.plos.org/plosone/article?id=10.1371/journal.pone.0123456", "10.1371/journal.pone.0123456"),
-        ("https://journals.plos.org/plosone/article/file?id=10.1371/journal.pone.0123456&type=printable",
-         "10.1371/journal.pone.0123456"),
+        (
+            "https://link.springer.com/content/pdf/10.1007/s00000-020-0000-0.pdf",
+            "10.1007/s00000-020-0000-0",
+        ),
+        (
+            "https://journals.plos.org/plosone/article?id=10.1371/journal.pone.0123456",
+            "10.1371/journal.pone.0123456",
+        ),
+        (
+            "https://journals.plos.org/plosone/article/file?id=10.1371/journal.pone.0123456&type=printable",
+            "10.1371/journal.pone.0123456",
+        ),
         ("https://doi.org/10.1093/nar/gkz1001#sec1", "10.1093/nar/gkz1001"),
         ("https://doi.org/10.1093/nar/gkz1001?utm_source=x", "10.1093/nar/gkz1001"),
-        ("https://www.tandfonline.com/doi/abs/10.1080/00031305.2015.1000000", "10.1080/00031305.2015.1000000"),
+        (
+            "https://www.tandfonline.com/doi/abs/10.1080/00031305.2015.1000000",
+            "10.1080/00031305.2015.1000000",
+        ),
     ],
 )
 def test_doi_from_landing_page_url(url: str, doi: str) -> None:
@@ -50,7 +85,9 @@ def test_real_dois_are_left_alone(doi: str) -> None:
     assert strip_landing_suffix(doi) == doi
 
 
-@given(st.from_regex(r"10\.\d{4,6}/[a-z0-9.\-]{1,20}(/full|/pdf|\.pdf|/abstract|v\d)?", fullmatch=True))
+@given(
+    st.from_regex(r"10\.\d{4,6}/[a-z0-9.\-]{1,20}(/full|/pdf|\.pdf|/abstract|v\d)?", fullmatch=True)
+)
 def test_strip_landing_suffix_is_idempotent(doi: str) -> None:
     once = strip_landing_suffix(doi)
     assert strip_landing_suffix(once) == once

@@ -1,7 +1,11 @@
-"""The modules of ``src/citejudge`` import each other without cycles (function-level imports included).
+"""The modules and packages of ``src/citejudge`` import each other without cycles, downward only.
 
-A cycle is what makes a change in one module reach back into the one that uses it; the registry
-loads backends by name (``importlib``) precisely so that this test holds.
+Every import counts, the ones inside functions and under ``TYPE_CHECKING`` too. Three checks:
+the module graph is acyclic; collapsed to the top-level parts of ``citejudge`` (``readers``,
+``match``, ``cli``...) the graph is acyclic too; and every edge between parts runs down the
+``LAYERS`` below (the same order is written up in ``docs/ARCHITECTURE.md``, "Layers"). A cycle
+is what makes a change in one module reach back into the one that uses it; the registry loads
+backends by name (``importlib``) precisely so that this test holds.
 """
 
 from __future__ import annotations
@@ -12,16 +16,45 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 
-def _module_name(path: Path) -> str:
-    rel = path.relative_to(SRC).with_suffix("")
+# The layers, top first: a part may import parts of lower layers only (none of its own layer but
+# itself). "citejudge" is the package's own ``__init__`` (the root face).
+LAYERS: list[set[str]] = [
+    {"cli"},  # the command line
+    {"run"},  # config, pipeline, executors, manifest, report, compare
+    {"schema"},  # the shipped JSON Schemas, looked up by task
+    {"tasks"},  # the task protocol and the evaluators
+    {"sources"},  # offline source verification (citation_eval)
+    {"index"},  # the embedded index of a world
+    {"match", "snapshot"},  # resolution and field checks; world readers
+    {"readers"},  # one reader per input format
+    {"judge", "ids", "io", "demo", "citejudge"},  # the model boundary; ids; task input
+    {
+        "text",
+        "records",
+        "errors",
+        "hashing",
+        "resources",
+        "schemas",
+    },  # leaves: import no other part
+]
+
+
+def _module_name(path: Path, src: Path = SRC) -> str:
+    rel = path.relative_to(src).with_suffix("")
     parts = list(rel.parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
 
 
-def _graph() -> dict[str, set[str]]:
-    files = {_module_name(p): p for p in SRC.rglob("*.py")}
+def _part(module: str) -> str:
+    """``citejudge.readers.freetext._parser`` -> ``readers``; the root package is ``citejudge``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _graph(src: Path = SRC) -> dict[str, set[str]]:
+    files = {_module_name(p, src): p for p in src.rglob("*.py")}
     graph: dict[str, set[str]] = {m: set() for m in files}
     for mod, path in files.items():
         pkg = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
@@ -34,7 +67,9 @@ def _graph() -> dict[str, set[str]]:
                 if node.level:
                     up = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
                     base = ".".join([*up, base] if base else up)
-                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in files else base for a in node.names]
+                targets = [
+                    f"{base}.{a.name}" if f"{base}.{a.name}" in files else base for a in node.names
+                ]
             for t in targets:
                 while t and t not in files:
                     t = t.rpartition(".")[0]
@@ -77,11 +112,55 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+def _part_edges(graph: dict[str, set[str]]) -> dict[tuple[str, str], list[str]]:
+    """Edges between top-level parts, each with the module imports that make it."""
+    edges: dict[tuple[str, str], list[str]] = {}
+    for mod, targets in graph.items():
+        for t in targets:
+            if _part(mod) != _part(t):
+                edges.setdefault((_part(mod), _part(t)), []).append(f"{mod} -> {t}")
+    return edges
+
+
 def test_no_import_cycles_in_src() -> None:
     graph = _graph()
     assert len(graph) > 40  # the walk found the package
     assert _cycles(graph) == []
 
 
+def test_no_import_cycles_between_packages() -> None:
+    edges = _part_edges(_graph())
+    parts: dict[str, set[str]] = {}
+    for a, b in edges:
+        parts.setdefault(a, set()).add(b)
+        parts.setdefault(b, set())
+    assert _cycles(parts) == [], {k: v for k, v in edges.items() if (k[1], k[0]) in edges}
+
+
+def test_every_import_runs_down_the_layers() -> None:
+    graph = _graph()
+    layer = {p: i for i, ps in enumerate(LAYERS) for p in ps}
+    unplaced = sorted({_part(m) for m in graph} - set(layer))
+    assert unplaced == [], f"place these parts in LAYERS (and docs/ARCHITECTURE.md): {unplaced}"
+    upward = {k: v for k, v in _part_edges(graph).items() if layer[k[0]] >= layer[k[1]]}
+    assert upward == {}
+
+
 def test_cycle_finder_finds_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]
+
+
+def test_graph_counts_imports_inside_functions(tmp_path: Path) -> None:
+    pkg = tmp_path / "citejudge"
+    (pkg / "a").mkdir(parents=True)
+    (pkg / "b").mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a" / "__init__.py").write_text("from citejudge.b.y import g\n")
+    (pkg / "a" / "x.py").write_text("def f():\n    return 1\n")
+    (pkg / "b" / "__init__.py").write_text("")
+    (pkg / "b" / "y.py").write_text("def g():\n    from citejudge.a.x import f\n\n    return f()\n")
+    graph = _graph(tmp_path)
+    assert graph["citejudge.b.y"] == {"citejudge.a.x"}
+    assert _cycles(graph) == []  # no module cycle ...
+    edges = _part_edges(graph)
+    assert set(edges) == {("a", "b"), ("b", "a")}  # ... but the two packages import each other

@@ -133,7 +133,9 @@ def test_search_title_robust(world: WorldIndex) -> None:
 
 def test_info(world: WorldIndex) -> None:
     info = world.info()
-    assert info["works"] == 6 and info["redirects"] == 3 and info["schema_version"] == SCHEMA_VERSION
+    assert (
+        info["works"] == 6 and info["redirects"] == 3 and info["schema_version"] == SCHEMA_VERSION
+    )
     assert info["bytes"] > 0 and info["sources"][0]["works"] == 6
     assert info["snapshot_dates"] == [] and info["title_docs"] == 6
     per = info["bytes_per_work"]
@@ -457,12 +459,20 @@ def _gz(path: Path, text: str) -> None:
 
 def _old_snapshot(root: Path) -> Path:
     works = root / "data" / "works"
-    _gz(works / "updated_date=2024-01-01" / "part_000.gz", "\n".join([
-        _oa(1, "Graph kernels for protein function prediction", "2024-01-01", "10.1/one"),
-        _oa(2, "Sparse coding of natural images in visual cortex", "2024-01-01", "10.1/two"),
-        _oa(3, "A survey of federated optimisation methods", "2024-01-01", "10.1/three"),
-        _oa(4, "Reservoir computing with delay systems", "2024-01-01", "10.1/four"),
-    ]) + "\n")
+    _gz(
+        works / "updated_date=2024-01-01" / "part_000.gz",
+        "\n".join(
+            [
+                _oa(1, "Graph kernels for protein function prediction", "2024-01-01", "10.1/one"),
+                _oa(
+                    2, "Sparse coding of natural images in visual cortex", "2024-01-01", "10.1/two"
+                ),
+                _oa(3, "A survey of federated optimisation methods", "2024-01-01", "10.1/three"),
+                _oa(4, "Reservoir computing with delay systems", "2024-01-01", "10.1/four"),
+            ]
+        )
+        + "\n",
+    )
     return root
 
 
@@ -478,14 +488,29 @@ def test_incremental_update_reads_only_newer_partitions_and_retires_merged_ids(
     # W3 was merged into W1 and W4 deleted (dated files); the old partition lost W2, W3, W4
     new = tmp_path / "new"
     works = new / "data" / "works"
-    _gz(works / "updated_date=2024-01-01" / "part_000.gz",
-        _oa(1, "Graph kernels for protein function prediction", "2024-01-01", "10.1/one") + "\n")
-    _gz(works / "updated_date=2024-05-01" / "part_000.gz", "\n".join([
-        _oa(2, "Sparse coding of natural images in the visual cortex", "2024-05-01", "10.1/two"),
-        _oa(5, "Attention for tabular anomaly detection", "2024-05-01", "10.1/five"),
-    ]) + "\n")
-    _gz(new / "data" / "merged_ids" / "works" / "2024-05-01.csv.gz",
-        "merge_date,id,merge_into_id\n2024-05-01,W3,W1\n")
+    _gz(
+        works / "updated_date=2024-01-01" / "part_000.gz",
+        _oa(1, "Graph kernels for protein function prediction", "2024-01-01", "10.1/one") + "\n",
+    )
+    _gz(
+        works / "updated_date=2024-05-01" / "part_000.gz",
+        "\n".join(
+            [
+                _oa(
+                    2,
+                    "Sparse coding of natural images in the visual cortex",
+                    "2024-05-01",
+                    "10.1/two",
+                ),
+                _oa(5, "Attention for tabular anomaly detection", "2024-05-01", "10.1/five"),
+            ]
+        )
+        + "\n",
+    )
+    _gz(
+        new / "data" / "merged_ids" / "works" / "2024-05-01.csv.gz",
+        "merge_date,id,merge_into_id\n2024-05-01,W3,W1\n",
+    )
     _gz(new / "data" / "deleted_ids_2024-05-01.csv.gz", "id\nW4\n")
     rep = build_index([new], index, workers=1, update=True)
     assert rep.since == "2024-01-01" and rep.skipped_parts == 1
@@ -499,9 +524,15 @@ def test_incremental_update_reads_only_newer_partitions_and_retires_merged_ids(
         assert [w.id for w in ix.by_openalex("W3")] == ["W1"]  # merged: followed
         assert ix.by_openalex("W4") == []  # deleted
         got = ix.get("W2")
-        assert got is not None and got.title == "Sparse coding of natural images in the visual cortex"
+        assert (
+            got is not None and got.title == "Sparse coding of natural images in the visual cortex"
+        )
         assert ix.by_title_key(title_key("Sparse coding of natural images in visual cortex")) == []
-        for q in ("A survey of federated optimisation methods", "Reservoir computing with delay",
-                  "Sparse coding natural images visual cortex", "Attention for tabular anomaly"):
+        for q in (
+            "A survey of federated optimisation methods",
+            "Reservoir computing with delay",
+            "Sparse coding natural images visual cortex",
+            "Attention for tabular anomaly",
+        ):
             assert ix.search_title(q, 5) == fx.search_title(q, 5)
     assert full.works == 3

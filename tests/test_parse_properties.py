@@ -29,16 +29,29 @@ def test_never_raises(text: str) -> None:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("@{}=,\"\\ abtitleauthorand0123456789\n")), max_size=400))
+@given(
+    st.text(alphabet=st.sampled_from(list('@{}=,"\\ abtitleauthorand0123456789\n')), max_size=400)
+)
 def test_bibtex_never_raises(text: str) -> None:
     assert isinstance(parse_bibtex_entry("@article{" + text), CitedWork)
     assert isinstance(parse_citation_string("@misc{" + text), CitedWork)
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.dictionaries(st.sampled_from(["title", "authors", "year", "venue", "doi", "pmid", "pmcid", "arxiv", "url"]),
-                       st.one_of(st.none(), st.integers(), st.text(max_size=50), st.lists(st.text(max_size=10)),
-                                 st.dictionaries(st.text(max_size=5), st.integers()))))
+@given(
+    st.dictionaries(
+        st.sampled_from(
+            ["title", "authors", "year", "venue", "doi", "pmid", "pmcid", "arxiv", "url"]
+        ),
+        st.one_of(
+            st.none(),
+            st.integers(),
+            st.text(max_size=50),
+            st.lists(st.text(max_size=10)),
+            st.dictionaries(st.text(max_size=5), st.integers()),
+        ),
+    )
+)
 def test_metadata_never_raises(meta: dict[str, object]) -> None:
     assert isinstance(parse_metadata(meta), CitedWork)
 

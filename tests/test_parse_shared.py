@@ -22,7 +22,11 @@ def _family(name: str) -> str | None:
     if "," in name:
         fam = name.split(",")[0]
     else:
-        ws = [w for w in name.split() if not re.fullmatch(r"(?:[A-Z][a-z]?\.-?)+|[A-Z]{1,3}\.?|[A-Z]\.?-[A-Z]\.?", w)]
+        ws = [
+            w
+            for w in name.split()
+            if not re.fullmatch(r"(?:[A-Z][a-z]?\.-?)+|[A-Z]{1,3}\.?|[A-Z]\.?-[A-Z]\.?", w)
+        ]
         ws = [w for w in ws if w.lower() not in _PARTICLES] or ws
         fam = ws[-1] if ws else ""
     toks = [t for t in fold(fam).split() if t not in _PARTICLES]

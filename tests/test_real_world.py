@@ -23,27 +23,66 @@ from citejudge.match.resolve import Verdict
 
 def _authorships(names: list[str]) -> list[dict[str, Any]]:
     return [
-        {"author_position": "first" if i == 0 else "middle", "author": {"id": None, "display_name": n},
-         "raw_author_name": n}
+        {
+            "author_position": "first" if i == 0 else "middle",
+            "author": {"id": None, "display_name": n},
+            "raw_author_name": n,
+        }
         for i, n in enumerate(names)
     ]
 
 
-def _loc(source: str | None, stype: str, version: str | None, *, landing: str | None = None,
-         host: str | None = None) -> dict[str, Any]:
-    src = {"id": "S1", "display_name": source, "type": stype, "host_organization_name": host} if source else None
-    return {"is_oa": True, "landing_page_url": landing, "pdf_url": None, "source": src, "version": version}
-
-
-def _work(wid: str, title: str, year: int, authors: list[str], *, doi: str | None = None, wtype: str = "article",
-          locations: list[dict[str, Any]], ids: dict[str, str] | None = None) -> dict[str, Any]:
+def _loc(
+    source: str | None,
+    stype: str,
+    version: str | None,
+    *,
+    landing: str | None = None,
+    host: str | None = None,
+) -> dict[str, Any]:
+    src = (
+        {"id": "S1", "display_name": source, "type": stype, "host_organization_name": host}
+        if source
+        else None
+    )
     return {
-        "id": f"https://openalex.org/{wid}", "doi": f"https://doi.org/{doi}" if doi else None, "title": title,
-        "display_name": title, "publication_year": year, "publication_date": f"{year}-06-01", "type": wtype,
-        "ids": {"openalex": f"https://openalex.org/{wid}", **({"doi": f"https://doi.org/{doi}"} if doi else {}),
-                **(ids or {})},
-        "authorships": _authorships(authors), "primary_location": locations[0], "locations": locations,
-        "is_retracted": False, "updated_date": "2026-01-01T00:00:00",
+        "is_oa": True,
+        "landing_page_url": landing,
+        "pdf_url": None,
+        "source": src,
+        "version": version,
+    }
+
+
+def _work(
+    wid: str,
+    title: str,
+    year: int,
+    authors: list[str],
+    *,
+    doi: str | None = None,
+    wtype: str = "article",
+    locations: list[dict[str, Any]],
+    ids: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    return {
+        "id": f"https://openalex.org/{wid}",
+        "doi": f"https://doi.org/{doi}" if doi else None,
+        "title": title,
+        "display_name": title,
+        "publication_year": year,
+        "publication_date": f"{year}-06-01",
+        "type": wtype,
+        "ids": {
+            "openalex": f"https://openalex.org/{wid}",
+            **({"doi": f"https://doi.org/{doi}"} if doi else {}),
+            **(ids or {}),
+        },
+        "authorships": _authorships(authors),
+        "primary_location": locations[0],
+        "locations": locations,
+        "is_retracted": False,
+        "updated_date": "2026-01-01T00:00:00",
     }
 
 
@@ -51,48 +90,154 @@ TRANSFORMER = ["Ada Vance", "Bo Lindqvist", "Chen Wei", "Dara Okafor"]
 SCREEN = ["Michael Hertz", "Christina Kaiba", "Megan Bloom"]
 RECORDS = [
     # arXiv-primary work and its proceedings twin: two works
-    _work("W101", "Sparse Attention Routers for Long Sequences", 2021, TRANSFORMER, doi="10.48550/arxiv.2106.01234",
-          wtype="preprint", locations=[_loc("arXiv (Cornell University)", "repository", "submittedVersion",
-                                            landing="https://arxiv.org/abs/2106.01234")]),
-    _work("W102", "Sparse attention routers for long sequences", 2021, TRANSFORMER, wtype="article",
-          locations=[_loc("Neural Information Processing Systems", "conference", None)]),
+    _work(
+        "W101",
+        "Sparse Attention Routers for Long Sequences",
+        2021,
+        TRANSFORMER,
+        doi="10.48550/arxiv.2106.01234",
+        wtype="preprint",
+        locations=[
+            _loc(
+                "arXiv (Cornell University)",
+                "repository",
+                "submittedVersion",
+                landing="https://arxiv.org/abs/2106.01234",
+            )
+        ],
+    ),
+    _work(
+        "W102",
+        "Sparse attention routers for long sequences",
+        2021,
+        TRANSFORMER,
+        wtype="article",
+        locations=[_loc("Neural Information Processing Systems", "conference", None)],
+    ),
     # bioRxiv preprint (2024) and its journal version (2025)
-    _work("W201", "High-throughput screening of variants by pooled editing", 2024, SCREEN,
-          doi="10.1101/2024.04.01.587000", wtype="preprint",
-          locations=[_loc("bioRxiv (Cold Spring Harbor Laboratory)", "repository", "submittedVersion")]),
-    _work("W202", "High-throughput screening of variants by pooled editing", 2025, SCREEN,
-          doi="10.1016/j.xgen.2025.100800", locations=[_loc("Cell Genomics", "journal", "publishedVersion")]),
+    _work(
+        "W201",
+        "High-throughput screening of variants by pooled editing",
+        2024,
+        SCREEN,
+        doi="10.1101/2024.04.01.587000",
+        wtype="preprint",
+        locations=[
+            _loc("bioRxiv (Cold Spring Harbor Laboratory)", "repository", "submittedVersion")
+        ],
+    ),
+    _work(
+        "W202",
+        "High-throughput screening of variants by pooled editing",
+        2025,
+        SCREEN,
+        doi="10.1016/j.xgen.2025.100800",
+        locations=[_loc("Cell Genomics", "journal", "publishedVersion")],
+    ),
     # duplicate work with a second DOI (same year, authors, venue)
-    _work("W301", "Preaching to the unconvinced", 2003, ["Harold Moody", "Walter Reed"],
-          doi="10.1890/1540-9295(2003)001[0455:pttu]2.0.co;2", wtype="review",
-          locations=[_loc("Frontiers in Ecology and the Environment", "journal", "publishedVersion")]),
-    _work("W302", "Preaching to the Unconvinced", 2003, ["Harold Moody", "Walter Reed"], doi="10.2307/3860000",
-          wtype="review", locations=[_loc("Frontiers in Ecology and the Environment", "journal", "publishedVersion")]),
+    _work(
+        "W301",
+        "Preaching to the unconvinced",
+        2003,
+        ["Harold Moody", "Walter Reed"],
+        doi="10.1890/1540-9295(2003)001[0455:pttu]2.0.co;2",
+        wtype="review",
+        locations=[_loc("Frontiers in Ecology and the Environment", "journal", "publishedVersion")],
+    ),
+    _work(
+        "W302",
+        "Preaching to the Unconvinced",
+        2003,
+        ["Harold Moody", "Walter Reed"],
+        doi="10.2307/3860000",
+        wtype="review",
+        locations=[_loc("Frontiers in Ecology and the Environment", "journal", "publishedVersion")],
+    ),
     # an editorial printed in two journals
-    _work("W401", "Time to treat two crises as one", 2023, ["Kamal Abassi", "Parveen Alli"], doi="10.1002/vetr.3000",
-          locations=[_loc("Veterinary Record", "journal", "publishedVersion")]),
-    _work("W402", "Time to treat two crises as one", 2023, ["Kamal Abassi", "Parveen Alli"], doi="10.1111/nin.12000",
-          wtype="editorial", locations=[_loc("Nursing Inquiry", "journal", "publishedVersion")]),
+    _work(
+        "W401",
+        "Time to treat two crises as one",
+        2023,
+        ["Kamal Abassi", "Parveen Alli"],
+        doi="10.1002/vetr.3000",
+        locations=[_loc("Veterinary Record", "journal", "publishedVersion")],
+    ),
+    _work(
+        "W402",
+        "Time to treat two crises as one",
+        2023,
+        ["Kamal Abassi", "Parveen Alli"],
+        doi="10.1111/nin.12000",
+        wtype="editorial",
+        locations=[_loc("Nursing Inquiry", "journal", "publishedVersion")],
+    ),
     # two different works with the same one-word title
-    _work("W501", "Malaria", 2009, ["William Riesen"], doi="10.1016/b978-0-12-000000-8.00164-8",
-          wtype="book-chapter", locations=[_loc("Elsevier eBooks", "ebook platform", "publishedVersion")]),
-    _work("W502", "Malaria", 2009, ["Li Zhang"], doi="10.1007/978-94-000-0000-1_29", wtype="book-chapter",
-          locations=[_loc("Springer eBooks", "ebook platform", "publishedVersion")]),
+    _work(
+        "W501",
+        "Malaria",
+        2009,
+        ["William Riesen"],
+        doi="10.1016/b978-0-12-000000-8.00164-8",
+        wtype="book-chapter",
+        locations=[_loc("Elsevier eBooks", "ebook platform", "publishedVersion")],
+    ),
+    _work(
+        "W502",
+        "Malaria",
+        2009,
+        ["Li Zhang"],
+        doi="10.1007/978-94-000-0000-1_29",
+        wtype="book-chapter",
+        locations=[_loc("Springer eBooks", "ebook platform", "publishedVersion")],
+    ),
     # a PubMed-indexed article whose record has a PMID but no PMCID; another with both
-    _work("W601", "Bootstrap resampling for teachers", 2015, ["Tim Hesterbergh"], doi="10.1080/00031305.2015.1000000",
-          ids={"pmid": "https://pubmed.ncbi.nlm.nih.gov/27000001"},
-          locations=[_loc("The American Statistician", "journal", "publishedVersion")]),
-    _work("W602", "Another work with a PMCID", 2016, ["Ola Nordmann"], doi="10.1000/xyz.2016.1",
-          ids={"pmid": "https://pubmed.ncbi.nlm.nih.gov/27000002", "pmcid": "https://www.ncbi.nlm.nih.gov/pmc/articles/5000002"},
-          locations=[_loc("PLOS ONE", "journal", "publishedVersion")]),
+    _work(
+        "W601",
+        "Bootstrap resampling for teachers",
+        2015,
+        ["Tim Hesterbergh"],
+        doi="10.1080/00031305.2015.1000000",
+        ids={"pmid": "https://pubmed.ncbi.nlm.nih.gov/27000001"},
+        locations=[_loc("The American Statistician", "journal", "publishedVersion")],
+    ),
+    _work(
+        "W602",
+        "Another work with a PMCID",
+        2016,
+        ["Ola Nordmann"],
+        doi="10.1000/xyz.2016.1",
+        ids={
+            "pmid": "https://pubmed.ncbi.nlm.nih.gov/27000002",
+            "pmcid": "https://www.ncbi.nlm.nih.gov/pmc/articles/5000002",
+        },
+        locations=[_loc("PLOS ONE", "journal", "publishedVersion")],
+    ),
     # a MICCAI paper whose record names only the book series
-    _work("W701", "Label-efficient segmentation of retinal vessels", 2019, ["Bernhard Schölkopf", "Klaus Müller"],
-          doi="10.1007/978-3-030-32239-7_1", wtype="book-chapter",
-          locations=[_loc("Lecture notes in computer science", "book series", "publishedVersion",
-                          host="Springer Science+Business Media")]),
+    _work(
+        "W701",
+        "Label-efficient segmentation of retinal vessels",
+        2019,
+        ["Bernhard Schölkopf", "Klaus Müller"],
+        doi="10.1007/978-3-030-32239-7_1",
+        wtype="book-chapter",
+        locations=[
+            _loc(
+                "Lecture notes in computer science",
+                "book series",
+                "publishedVersion",
+                host="Springer Science+Business Media",
+            )
+        ],
+    ),
     # Frontiers article (its landing page URL ends in /full)
-    _work("W801", "Attention and memory in older adults", 2020, ["Łukasz Kaiser", "Jakub Konečný"],
-          doi="10.3389/fpsyg.2020.01234", locations=[_loc("Frontiers in Psychology", "journal", "publishedVersion")]),
+    _work(
+        "W801",
+        "Attention and memory in older adults",
+        2020,
+        ["Łukasz Kaiser", "Jakub Konečný"],
+        doi="10.3389/fpsyg.2020.01234",
+        locations=[_loc("Frontiers in Psychology", "journal", "publishedVersion")],
+    ),
 ]
 
 
@@ -114,30 +259,59 @@ def _check(cited: CitedWork, world: WorldIndex, **kw: Any) -> Verdict:
 
 
 def test_proceedings_citation_with_the_preprints_arxiv_id_is_yes(world: WorldIndex) -> None:
-    v = _check(parse_citation_string(
-        "Vance, A., Lindqvist, B., Wei, C., & Okafor, D. (2021). Sparse attention routers for long sequences. "
-        "In Advances in Neural Information Processing Systems 34. arXiv:2106.01234"), world)
+    v = _check(
+        parse_citation_string(
+            "Vance, A., Lindqvist, B., Wei, C., & Okafor, D. (2021). Sparse attention routers for long sequences. "
+            "In Advances in Neural Information Processing Systems 34. arXiv:2106.01234"
+        ),
+        world,
+    )
     assert v.grounded, v.explanation
-    assert v.details()["match"]["family"] == ["W101", "W102"] or v.details()["match"]["family"] == ["W102", "W101"]
+    assert v.details()["match"]["family"] == ["W101", "W102"] or v.details()["match"]["family"] == [
+        "W102",
+        "W101",
+    ]
 
 
 def test_preprint_citation_of_the_arxiv_copy_is_yes(world: WorldIndex) -> None:
-    v = _check(parse_citation_string(
-        "A. Vance, B. Lindqvist, C. Wei, and D. Okafor, “Sparse attention routers for long sequences,” "
-        "arXiv preprint arXiv:2106.01234, 2021."), world)
+    v = _check(
+        parse_citation_string(
+            "A. Vance, B. Lindqvist, C. Wei, and D. Okafor, “Sparse attention routers for long sequences,” "
+            "arXiv preprint arXiv:2106.01234, 2021."
+        ),
+        world,
+    )
     assert v.grounded, v.explanation
 
 
 def test_title_only_proceedings_citation_is_not_ambiguous(world: WorldIndex) -> None:
-    v = _check(parse_metadata({"title": "Sparse Attention Routers for Long Sequences", "authors": TRANSFORMER,
-                               "year": 2021, "venue": "NeurIPS"}), world)
+    v = _check(
+        parse_metadata(
+            {
+                "title": "Sparse Attention Routers for Long Sequences",
+                "authors": TRANSFORMER,
+                "year": 2021,
+                "venue": "NeurIPS",
+            }
+        ),
+        world,
+    )
     assert v.grounded, v.explanation
     assert set(v.details()["match"]["family"]) == {"W101", "W102"}
 
 
 def test_wrong_conference_for_a_family_is_still_no(world: WorldIndex) -> None:
-    v = _check(parse_metadata({"title": "Sparse Attention Routers for Long Sequences", "authors": TRANSFORMER,
-                               "year": 2021, "venue": "ICML"}), world)
+    v = _check(
+        parse_metadata(
+            {
+                "title": "Sparse Attention Routers for Long Sequences",
+                "authors": TRANSFORMER,
+                "year": 2021,
+                "venue": "ICML",
+            }
+        ),
+        world,
+    )
     assert not v.grounded
     assert "Venue mismatch" in v.explanation
 
@@ -153,26 +327,52 @@ def test_journal_version_and_preprint_version_each_fit_their_year(world: WorldIn
 
 
 def test_preprint_doi_with_journal_venue_and_year_is_yes(world: WorldIndex) -> None:
-    v = _check(parse_citation_string(
-        "Hertz M, Kaiba C, Bloom M. High-throughput screening of variants by pooled editing. Cell Genomics. 2025. "
-        "https://www.biorxiv.org/content/10.1101/2024.04.01.587000v2.full.pdf"), world)
+    v = _check(
+        parse_citation_string(
+            "Hertz M, Kaiba C, Bloom M. High-throughput screening of variants by pooled editing. Cell Genomics. 2025. "
+            "https://www.biorxiv.org/content/10.1101/2024.04.01.587000v2.full.pdf"
+        ),
+        world,
+    )
     assert v.grounded, v.explanation
 
 
 def test_duplicate_work_with_a_second_doi_is_not_ambiguous(world: WorldIndex) -> None:
-    v = _check(parse_citation_string(
-        "Moody, H., & Reed, W. (2003). Preaching to the unconvinced. Frontiers in Ecology and the Environment."), world)
+    v = _check(
+        parse_citation_string(
+            "Moody, H., & Reed, W. (2003). Preaching to the unconvinced. Frontiers in Ecology and the Environment."
+        ),
+        world,
+    )
     assert v.grounded, v.explanation
     assert set(v.details()["match"]["family"]) == {"W301", "W302"}
 
 
 def test_editorial_printed_in_two_journals_fits_the_cited_one(world: WorldIndex) -> None:
     for venue in ("Veterinary Record", "Nursing Inquiry"):
-        v = _check(parse_metadata({"title": "Time to treat two crises as one", "authors": ["Kamal Abassi", "Parveen Alli"],
-                                   "year": 2023, "venue": venue}), world)
+        v = _check(
+            parse_metadata(
+                {
+                    "title": "Time to treat two crises as one",
+                    "authors": ["Kamal Abassi", "Parveen Alli"],
+                    "year": 2023,
+                    "venue": venue,
+                }
+            ),
+            world,
+        )
         assert v.grounded, (venue, v.explanation)
-    v = _check(parse_metadata({"title": "Time to treat two crises as one", "authors": ["Kamal Abassi", "Parveen Alli"],
-                               "year": 2023, "venue": "The Lancet"}), world)
+    v = _check(
+        parse_metadata(
+            {
+                "title": "Time to treat two crises as one",
+                "authors": ["Kamal Abassi", "Parveen Alli"],
+                "year": 2023,
+                "venue": "The Lancet",
+            }
+        ),
+        world,
+    )
     assert not v.grounded
 
 
@@ -180,15 +380,22 @@ def test_different_works_with_one_title_stay_ambiguous(world: WorldIndex) -> Non
     v = _check(parse_metadata({"title": "Malaria", "year": 2009}), world)
     assert not v.grounded
     assert "Ambiguous" in v.explanation
-    assert _check(parse_metadata({"title": "Malaria", "year": 2009, "authors": ["Li Zhang"]}), world).grounded
+    assert _check(
+        parse_metadata({"title": "Malaria", "year": 2009, "authors": ["Li Zhang"]}), world
+    ).grounded
 
 
 # --------------------------------------------------------------------------- identifiers
 
 
 def test_pmcid_the_record_lacks_is_unverified_not_a_mismatch(world: WorldIndex) -> None:
-    cited = {"title": "Bootstrap resampling for teachers", "authors": ["Tim Hesterbergh"], "year": 2015,
-             "pmid": "27000001", "pmcid": "PMC4999999"}
+    cited = {
+        "title": "Bootstrap resampling for teachers",
+        "authors": ["Tim Hesterbergh"],
+        "year": 2015,
+        "pmid": "27000001",
+        "pmcid": "PMC4999999",
+    }
     v = _check(parse_metadata(cited), world)
     assert v.grounded, v.explanation
     assert v.details()["unverified"] == ["pmcid"]
@@ -199,22 +406,50 @@ def test_pmcid_the_record_lacks_is_unverified_not_a_mismatch(world: WorldIndex) 
 
 
 def test_pmcid_of_another_work_is_a_mismatch(world: WorldIndex) -> None:
-    v = _check(parse_metadata({"title": "Bootstrap resampling for teachers", "authors": ["Tim Hesterbergh"],
-                               "year": 2015, "pmcid": "PMC5000002"}), world)
+    v = _check(
+        parse_metadata(
+            {
+                "title": "Bootstrap resampling for teachers",
+                "authors": ["Tim Hesterbergh"],
+                "year": 2015,
+                "pmcid": "PMC5000002",
+            }
+        ),
+        world,
+    )
     assert not v.grounded
 
 
 def test_pmid_contradicting_the_records_pmid_is_a_mismatch(world: WorldIndex) -> None:
-    v = _check(parse_metadata({"title": "Bootstrap resampling for teachers", "authors": ["Tim Hesterbergh"],
-                               "year": 2015, "pmid": "27999999"}), world)
+    v = _check(
+        parse_metadata(
+            {
+                "title": "Bootstrap resampling for teachers",
+                "authors": ["Tim Hesterbergh"],
+                "year": 2015,
+                "pmid": "27999999",
+            }
+        ),
+        world,
+    )
     assert not v.grounded
     assert "PMID mismatch" in v.explanation
 
 
 def test_doi_the_record_lacks_stays_a_mismatch(world: WorldIndex) -> None:
     # DOIs are not "unverifiable": a fabricated DOI on a real title must be caught
-    v = _check(parse_metadata({"title": "Sparse Attention Routers for Long Sequences", "authors": TRANSFORMER,
-                               "year": 2021, "venue": "NeurIPS", "doi": "10.5555/3495724.9999999"}), world)
+    v = _check(
+        parse_metadata(
+            {
+                "title": "Sparse Attention Routers for Long Sequences",
+                "authors": TRANSFORMER,
+                "year": 2021,
+                "venue": "NeurIPS",
+                "doi": "10.5555/3495724.9999999",
+            }
+        ),
+        world,
+    )
     assert not v.grounded
 
 
@@ -233,37 +468,69 @@ def test_doi_from_a_landing_page_url_is_the_doi(world: WorldIndex, url: str) -> 
 
 
 def test_malformed_stated_doi_is_a_mismatch_not_ignored(world: WorldIndex) -> None:
-    text = ("Kaiser Ł, Konečný J. Attention and memory in older adults. Front Psychol. 2020;11:1234. "
-            "doi:10.3389fpsyg.2020.01234")
+    text = (
+        "Kaiser Ł, Konečný J. Attention and memory in older adults. Front Psychol. 2020;11:1234. "
+        "doi:10.3389fpsyg.2020.01234"
+    )
     v = _check(parse_citation_string(text), world)
     assert not v.grounded
     assert "not a well-formed doi" in v.explanation.lower()
-    assert not _check(parse_metadata({"title": "Attention and memory in older adults", "doi": "10.3389fpsyg"}),
-                      world).grounded
+    assert not _check(
+        parse_metadata({"title": "Attention and memory in older adults", "doi": "10.3389fpsyg"}),
+        world,
+    ).grounded
 
 
 # --------------------------------------------------------------------------- names and venues
 
 
 def test_latex_in_metadata_authors_is_decoded(world: WorldIndex) -> None:
-    v = _check(parse_metadata({"title": "Attention and memory in older adults",
-                               "authors": r"{\L}ukasz Kaiser and Jakub Kone{\v{c}}n{\'y}", "year": 2020}), world)
+    v = _check(
+        parse_metadata(
+            {
+                "title": "Attention and memory in older adults",
+                "authors": r"{\L}ukasz Kaiser and Jakub Kone{\v{c}}n{\'y}",
+                "year": 2020,
+            }
+        ),
+        world,
+    )
     assert v.grounded, v.explanation
 
 
 def test_transliterated_umlauts_are_the_same_author(world: WorldIndex) -> None:
-    v = _check(parse_metadata({"title": "Label-efficient segmentation of retinal vessels",
-                               "authors": ["Bernhard Schoelkopf", "Klaus Mueller"], "year": 2019}), world)
+    v = _check(
+        parse_metadata(
+            {
+                "title": "Label-efficient segmentation of retinal vessels",
+                "authors": ["Bernhard Schoelkopf", "Klaus Mueller"],
+                "year": 2019,
+            }
+        ),
+        world,
+    )
     assert v.grounded, v.explanation
-    v = _check(parse_metadata({"title": "Label-efficient segmentation of retinal vessels",
-                               "authors": ["Bernhard Schulkopf", "Klaus Mueller"], "year": 2019}), world)
+    v = _check(
+        parse_metadata(
+            {
+                "title": "Label-efficient segmentation of retinal vessels",
+                "authors": ["Bernhard Schulkopf", "Klaus Mueller"],
+                "year": 2019,
+            }
+        ),
+        world,
+    )
     assert not v.grounded
 
 
 def test_conference_name_for_a_book_series_record_is_unchecked_not_wrong(world: WorldIndex) -> None:
-    v = _check(parse_citation_string(
-        "Schölkopf, B., Müller, K.: Label-efficient segmentation of retinal vessels. In: Medical Image Computing "
-        "and Computer Assisted Intervention – MICCAI 2019, pp. 1–9. Springer (2019)"), world)
+    v = _check(
+        parse_citation_string(
+            "Schölkopf, B., Müller, K.: Label-efficient segmentation of retinal vessels. In: Medical Image Computing "
+            "and Computer Assisted Intervention – MICCAI 2019, pp. 1–9. Springer (2019)"
+        ),
+        world,
+    )
     assert v.grounded, v.explanation
     assert "book series" in v.explanation
 
@@ -271,16 +538,38 @@ def test_conference_name_for_a_book_series_record_is_unchecked_not_wrong(world: 
 def test_strict_identifiers_flag_end_to_end(world: WorldIndex, tmp_path: Path) -> None:
     from citejudge.cli import main
 
-    item = {"id": "p1", "metadata": {"title": "Bootstrap resampling for teachers", "authors": ["Tim Hesterbergh"],
-                                     "year": 2015, "pmcid": "PMC4999999"}}
+    item = {
+        "id": "p1",
+        "metadata": {
+            "title": "Bootstrap resampling for teachers",
+            "authors": ["Tim Hesterbergh"],
+            "year": 2015,
+            "pmcid": "PMC4999999",
+        },
+    }
     items = tmp_path / "items.jsonl"
     items.write_text(json.dumps(item) + "\n", encoding="utf-8")
     index = str(world.path)
     lines = {}
     for flag in ([], ["--strict-identifiers"]):
         out = tmp_path / f"out{len(flag)}.jsonl"
-        assert main(["check", "references", str(items), "--index", index, "--out", str(out), "--no-llm", "-q",
-                     *flag]) == 0
+        assert (
+            main(
+                [
+                    "check",
+                    "references",
+                    str(items),
+                    "--index",
+                    index,
+                    "--out",
+                    str(out),
+                    "--no-llm",
+                    "-q",
+                    *flag,
+                ]
+            )
+            == 0
+        )
         lines[bool(flag)] = json.loads(out.read_text(encoding="utf-8"))
     assert lines[False]["result"]["reference_grounding"].startswith("Yes.")
     assert lines[False]["details"]["unverified"] == ["pmcid"]
@@ -295,22 +584,65 @@ from citejudge.index import build_index_from_works  # noqa: E402
 from citejudge.records import Author, Work  # noqa: E402
 
 SHAPES = [
-    Work(id="W901", title="Attacking Extreme Poverty", authors=[Author("World Bank")], year=2001,
-         venue="World Bank technical paper", doi="10.1596/0-8213-4939-2"),
-    Work(id="W902", title="Editorial", authors=[Author("Jonas Lemel")], year=2003, venue="Wildlife Biology",
-         doi="10.2981/wlb.2003.057"),
-    Work(id="W903", title="Index", authors=[], year=2021, venue="Emerald Publishing Limited eBooks",
-         doi="10.1108/978-1-80043-636-720211038"),
-    Work(id="W904", title="Anophelines found naturally infected with Malaria Parasites in Travancore",
-         authors=[Author("M. O. T. Iyengar")], year=1934, venue="Records of the Malaria. Survey of India"),
-    Work(id="W905", title="Chlorella vulgaris lectin kills Aedes aegypti larvae",
-         authors=[Author(n) for n in ("Vivianne Lays Ribeiro Cavalcanti", "Romero Marcos Pedrosa Brandão-Costa",
-                                      "Emmanuel Viana Pontual")], year=2021, venue="Algal Research"),
-    Work(id="W906", title="Nematode survey in Costa Rican conservation areas",
-         authors=[Author("Alejandro Esquivel"), Author("Hans Arias")], year=2004,
-         venue="Proceedings of the Fourth International Congress of Nematology, 8-13 June 2002, Tenerife, Spain"),
-    Work(id="W907", title="Towards a More Holistic Approach to Pollination", authors=[Author("Liliana Bravo-Monroy G")],
-         year=2017, venue="Agricultural Research & Technology Open Access Journal"),
+    Work(
+        id="W901",
+        title="Attacking Extreme Poverty",
+        authors=[Author("World Bank")],
+        year=2001,
+        venue="World Bank technical paper",
+        doi="10.1596/0-8213-4939-2",
+    ),
+    Work(
+        id="W902",
+        title="Editorial",
+        authors=[Author("Jonas Lemel")],
+        year=2003,
+        venue="Wildlife Biology",
+        doi="10.2981/wlb.2003.057",
+    ),
+    Work(
+        id="W903",
+        title="Index",
+        authors=[],
+        year=2021,
+        venue="Emerald Publishing Limited eBooks",
+        doi="10.1108/978-1-80043-636-720211038",
+    ),
+    Work(
+        id="W904",
+        title="Anophelines found naturally infected with Malaria Parasites in Travancore",
+        authors=[Author("M. O. T. Iyengar")],
+        year=1934,
+        venue="Records of the Malaria. Survey of India",
+    ),
+    Work(
+        id="W905",
+        title="Chlorella vulgaris lectin kills Aedes aegypti larvae",
+        authors=[
+            Author(n)
+            for n in (
+                "Vivianne Lays Ribeiro Cavalcanti",
+                "Romero Marcos Pedrosa Brandão-Costa",
+                "Emmanuel Viana Pontual",
+            )
+        ],
+        year=2021,
+        venue="Algal Research",
+    ),
+    Work(
+        id="W906",
+        title="Nematode survey in Costa Rican conservation areas",
+        authors=[Author("Alejandro Esquivel"), Author("Hans Arias")],
+        year=2004,
+        venue="Proceedings of the Fourth International Congress of Nematology, 8-13 June 2002, Tenerife, Spain",
+    ),
+    Work(
+        id="W907",
+        title="Towards a More Holistic Approach to Pollination",
+        authors=[Author("Liliana Bravo-Monroy G")],
+        year=2017,
+        venue="Agricultural Research & Technology Open Access Journal",
+    ),
 ]
 
 
@@ -376,19 +708,38 @@ def _gz(path: Path, lines: list[str]) -> None:
 @pytest.mark.parametrize("layout", ["legacy", "2026"])
 def test_venue_aliases_from_the_sources_entity(tmp_path: Path, layout: str) -> None:
     base = tmp_path / "snap" / "data" / ("jsonl" if layout == "2026" else "")
-    work = _work("W950", "Photoinduced charge transfer in dimers", 2019, ["Ana Ruiz"],
-                 doi="10.1021/acs.jpclett.9b00001",
-                 locations=[_loc("The Journal of Physical Chemistry Letters", "journal", "publishedVersion")])
+    work = _work(
+        "W950",
+        "Photoinduced charge transfer in dimers",
+        2019,
+        ["Ana Ruiz"],
+        doi="10.1021/acs.jpclett.9b00001",
+        locations=[
+            _loc("The Journal of Physical Chemistry Letters", "journal", "publishedVersion")
+        ],
+    )
     _gz(base / "works" / "updated_date=2026-01-01" / "part_000.gz", [json.dumps(work)])
-    source = {"id": "https://openalex.org/S1", "display_name": "The Journal of Physical Chemistry Letters",
-              "abbreviated_title": "J. Phys. Chem. Lett.", "alternate_titles": ["JPCL", "J Phys Chem Lett"],
-              "issn_l": "1948-7185", "type": "journal"}
-    _gz(base / "sources" / "updated_date=2026-01-01" / "part_000.gz", [json.dumps(source), "{not json"])
+    source = {
+        "id": "https://openalex.org/S1",
+        "display_name": "The Journal of Physical Chemistry Letters",
+        "abbreviated_title": "J. Phys. Chem. Lett.",
+        "alternate_titles": ["JPCL", "J Phys Chem Lett"],
+        "issn_l": "1948-7185",
+        "type": "journal",
+    }
+    _gz(
+        base / "sources" / "updated_date=2026-01-01" / "part_000.gz",
+        [json.dumps(source), "{not json"],
+    )
     report = build_index([tmp_path / "snap"], tmp_path / "w.index", workers=1)
     assert report.sources[0]["venue_sources"] == 1
     assert any("source record" in i.message for i in report.issues)  # the bad line is named
     world = WorldIndex.open(tmp_path / "w.index")
-    base_meta = {"title": "Photoinduced charge transfer in dimers", "authors": ["Ana Ruiz"], "year": 2019}
+    base_meta = {
+        "title": "Photoinduced charge transfer in dimers",
+        "authors": ["Ana Ruiz"],
+        "year": 2019,
+    }
     v = _check(parse_metadata({**base_meta, "venue": "JPCL"}), world)
     assert v.grounded, v.explanation
     assert not _check(parse_metadata({**base_meta, "venue": "JACS"}), world).grounded

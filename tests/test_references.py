@@ -13,29 +13,80 @@ from citejudge.schema import validate_result
 from citejudge.tasks.references import DEPENDENCY_CONTENT, ReferencesTask
 
 WORKS = [
-    Work(id="W1", title="Deep Residual Learning for Image Recognition",
-         authors=[Author("Kaiming He"), Author("Xiangyu Zhang"), Author("Shaoqing Ren"), Author("Jian Sun")],
-         year=2016, venue="2016 IEEE Conference on Computer Vision and Pattern Recognition (CVPR)",
-         doi="10.1109/cvpr.2016.90", type="article",
-         versions=[Version(year=2015, arxiv="1512.03385", kind="preprint")]),
-    Work(id="W2", title="Deep learning", authors=[Author("Yann LeCun"), Author("Yoshua Bengio"),
-                                                  Author("Geoffrey E. Hinton")],
-         year=2015, venue="Nature", doi="10.1038/nature14539", pmid="26017442", type="review"),
-    Work(id="W3", title="Long Short-Term Memory", authors=[Author("Sepp Hochreiter"), Author("Jürgen Schmidhuber")],
-         year=1997, venue="Neural Computation", doi="10.1162/neco.1997.9.8.1735", pmid="9377276",
-         pmcid="PMC1234567"),
+    Work(
+        id="W1",
+        title="Deep Residual Learning for Image Recognition",
+        authors=[
+            Author("Kaiming He"),
+            Author("Xiangyu Zhang"),
+            Author("Shaoqing Ren"),
+            Author("Jian Sun"),
+        ],
+        year=2016,
+        venue="2016 IEEE Conference on Computer Vision and Pattern Recognition (CVPR)",
+        doi="10.1109/cvpr.2016.90",
+        type="article",
+        versions=[Version(year=2015, arxiv="1512.03385", kind="preprint")],
+    ),
+    Work(
+        id="W2",
+        title="Deep learning",
+        authors=[Author("Yann LeCun"), Author("Yoshua Bengio"), Author("Geoffrey E. Hinton")],
+        year=2015,
+        venue="Nature",
+        doi="10.1038/nature14539",
+        pmid="26017442",
+        type="review",
+    ),
+    Work(
+        id="W3",
+        title="Long Short-Term Memory",
+        authors=[Author("Sepp Hochreiter"), Author("Jürgen Schmidhuber")],
+        year=1997,
+        venue="Neural Computation",
+        doi="10.1162/neco.1997.9.8.1735",
+        pmid="9377276",
+        pmcid="PMC1234567",
+    ),
     # Two distinct works sharing a title: only other metadata can tell them apart.
-    Work(id="W4", title="A Survey of Graph Neural Networks", authors=[Author("Ana Novak")], year=2020,
-         venue="Journal of Graphs"),
-    Work(id="W5", title="A Survey of Graph Neural Networks", authors=[Author("Bo Chen")], year=2021,
-         venue="Graph Letters"),
-    Work(id="W6", title="Adam: A Method for Stochastic Optimization",
-         authors=[Author("Diederik P. Kingma"), Author("Jimmy Ba")], year=2014, venue="arXiv (Cornell University)",
-         doi="10.48550/arxiv.1412.6980", arxiv="1412.6980", type="preprint"),
-    Work(id="W7", title="Efficient Estimation of Word Representations in Vector Space",
-         authors=[Author("Tomáš Mikolov", raw_name="Tomas Mikolov"), Author("Kai Chen"),
-                  Author("Greg S. Corrado"), Author("Jeffrey Dean")],
-         year=2013, venue="arXiv (Cornell University)", arxiv="1301.3781", type="preprint"),
+    Work(
+        id="W4",
+        title="A Survey of Graph Neural Networks",
+        authors=[Author("Ana Novak")],
+        year=2020,
+        venue="Journal of Graphs",
+    ),
+    Work(
+        id="W5",
+        title="A Survey of Graph Neural Networks",
+        authors=[Author("Bo Chen")],
+        year=2021,
+        venue="Graph Letters",
+    ),
+    Work(
+        id="W6",
+        title="Adam: A Method for Stochastic Optimization",
+        authors=[Author("Diederik P. Kingma"), Author("Jimmy Ba")],
+        year=2014,
+        venue="arXiv (Cornell University)",
+        doi="10.48550/arxiv.1412.6980",
+        arxiv="1412.6980",
+        type="preprint",
+    ),
+    Work(
+        id="W7",
+        title="Efficient Estimation of Word Representations in Vector Space",
+        authors=[
+            Author("Tomáš Mikolov", raw_name="Tomas Mikolov"),
+            Author("Kai Chen"),
+            Author("Greg S. Corrado"),
+            Author("Jeffrey Dean"),
+        ],
+        year=2013,
+        venue="arXiv (Cornell University)",
+        arxiv="1301.3781",
+        type="preprint",
+    ),
 ]
 
 
@@ -59,31 +110,49 @@ def ref(result: dict[str, str]) -> str:
 
 
 def test_faithful_apa_is_yes(task: ReferencesTask) -> None:
-    res, details = run(task, claim="ResNets won ILSVRC 2015.", full_citation=(
-        "He, K., Zhang, X., Ren, S., & Sun, J. (2016). Deep residual learning for image recognition. "
-        "In 2016 IEEE Conference on Computer Vision and Pattern Recognition (CVPR). https://doi.org/10.1109/CVPR.2016.90"))
+    res, details = run(
+        task,
+        claim="ResNets won ILSVRC 2015.",
+        full_citation=(
+            "He, K., Zhang, X., Ren, S., & Sun, J. (2016). Deep residual learning for image recognition. "
+            "In 2016 IEEE Conference on Computer Vision and Pattern Recognition (CVPR). https://doi.org/10.1109/CVPR.2016.90"
+        ),
+    )
     assert ref(res) == "Yes", res
     assert res["hallucination"] == "No" and res["abstention"] == "No"
     assert details["match"]["work_id"] == "W1"  # type: ignore[index]
 
 
 def test_swapped_authors_are_no(task: ReferencesTask) -> None:
-    res, _ = run(task, full_citation="Zhang, X., He, K., Ren, S., & Sun, J. (2016). Deep residual learning for "
-                                     "image recognition. CVPR.")
+    res, _ = run(
+        task,
+        full_citation="Zhang, X., He, K., Ren, S., & Sun, J. (2016). Deep residual learning for "
+        "image recognition. CVPR.",
+    )
     assert ref(res) == "No" and "order" in res["reference_grounding"]
     assert res["content_grounding"] == DEPENDENCY_CONTENT and res["hallucination"] == "Yes"
 
 
 def test_wrong_year_names_both_years(task: ReferencesTask) -> None:
-    res, _ = run(task, metadata={"title": "Deep learning", "authors": ["LeCun, Y.", "Bengio, Y.", "Hinton, G."],
-                                 "year": 2016, "venue": "Nature"})
+    res, _ = run(
+        task,
+        metadata={
+            "title": "Deep learning",
+            "authors": ["LeCun, Y.", "Bengio, Y.", "Hinton, G."],
+            "year": 2016,
+            "venue": "Nature",
+        },
+    )
     assert ref(res) == "No"
     assert "2016" in res["reference_grounding"] and "2015" in res["reference_grounding"]
 
 
 def test_real_doi_on_another_title_is_no(task: ReferencesTask) -> None:
-    res, details = run(task, full_citation="LeCun Y, Bengio Y, Hinton G. Dropout in convolutional networks. "
-                                           "Nature. 2015;521:436-444. doi:10.1038/nature14539")
+    res, details = run(
+        task,
+        full_citation="LeCun Y, Bengio Y, Hinton G. Dropout in convolutional networks. "
+        "Nature. 2015;521:436-444. doi:10.1038/nature14539",
+    )
     assert ref(res) == "No" and "Title" in res["reference_grounding"]
     assert details["match"]["work_id"] == "W2"  # type: ignore[index]
 
@@ -100,25 +169,44 @@ def test_ambiguous_title_lists_candidates(task: ReferencesTask) -> None:
 
 
 def test_ambiguity_resolved_by_stated_author(task: ReferencesTask) -> None:
-    res, details = run(task, metadata={"title": "A survey of graph neural networks", "authors": ["B. Chen"],
-                                       "year": 2021})
+    res, details = run(
+        task,
+        metadata={
+            "title": "A survey of graph neural networks",
+            "authors": ["B. Chen"],
+            "year": 2021,
+        },
+    )
     assert ref(res) == "Yes", res
     assert details["match"]["work_id"] == "W5"  # type: ignore[index]
 
 
 def test_preprint_year_accepted_only_for_preprint_citation(task: ReferencesTask) -> None:
-    pre, _ = run(task, full_citation="He K, Zhang X, Ren S, Sun J. Deep Residual Learning for Image Recognition. "
-                                     "arXiv preprint arXiv:1512.03385. 2015.")
+    pre, _ = run(
+        task,
+        full_citation="He K, Zhang X, Ren S, Sun J. Deep Residual Learning for Image Recognition. "
+        "arXiv preprint arXiv:1512.03385. 2015.",
+    )
     assert ref(pre) == "Yes", pre
-    pub, _ = run(task, metadata={"title": "Deep Residual Learning for Image Recognition", "year": 2015,
-                                 "venue": "CVPR", "authors": ["Kaiming He", "Xiangyu Zhang", "Shaoqing Ren", "Jian Sun"]})
+    pub, _ = run(
+        task,
+        metadata={
+            "title": "Deep Residual Learning for Image Recognition",
+            "year": 2015,
+            "venue": "CVPR",
+            "authors": ["Kaiming He", "Xiangyu Zhang", "Shaoqing Ren", "Jian Sun"],
+        },
+    )
     assert ref(pub) == "No"
 
 
 def test_name_forms_are_not_differences(task: ReferencesTask) -> None:
-    res, _ = run(task, full_citation=r"@article{m, title={Efficient estimation of word representations in vector "
-                                     r"space}, author={Mikolov, Tom{\'a}{\v{s}} and Chen, Kai and Corrado, Greg and "
-                                     r"Dean, Jeff}, journal={arXiv preprint arXiv:1301.3781}, year={2013}}")
+    res, _ = run(
+        task,
+        full_citation=r"@article{m, title={Efficient estimation of word representations in vector "
+        r"space}, author={Mikolov, Tom{\'a}{\v{s}} and Chen, Kai and Corrado, Greg and "
+        r"Dean, Jeff}, journal={arXiv preprint arXiv:1301.3781}, year={2013}}",
+    )
     assert ref(res) == "Yes", res
 
 
@@ -144,31 +232,48 @@ def test_deleted_openalex_id_is_reported(task: ReferencesTask) -> None:
 
 
 def test_not_in_world_is_no(task: ReferencesTask) -> None:
-    res, _ = run(task, full_citation="Smith, A. (2021). Universal graph transformers for molecules. J. Chem. Learn.")
+    res, _ = run(
+        task,
+        full_citation="Smith, A. (2021). Universal graph transformers for molecules. J. Chem. Learn.",
+    )
     assert ref(res) == "No" and "Not found" in res["reference_grounding"]
 
 
 def test_et_al_checks_only_named_authors(task: ReferencesTask) -> None:
-    ok, _ = run(task, full_citation="He, K. et al. Deep residual learning for image recognition. CVPR 2016.")
+    ok, _ = run(
+        task, full_citation="He, K. et al. Deep residual learning for image recognition. CVPR 2016."
+    )
     assert ref(ok) == "Yes", ok
-    bad, _ = run(task, full_citation="Ren, S. et al. Deep residual learning for image recognition. CVPR 2016.")
+    bad, _ = run(
+        task,
+        full_citation="Ren, S. et al. Deep residual learning for image recognition. CVPR 2016.",
+    )
     assert ref(bad) == "No"
 
 
 def test_full_citation_and_metadata_conflict(task: ReferencesTask) -> None:
-    res, details = run(task, full_citation="Hochreiter S, Schmidhuber J. Long short-term memory. Neural Comput. "
-                                           "1997;9(8):1735-80.", metadata={"year": 1998})
+    res, details = run(
+        task,
+        full_citation="Hochreiter S, Schmidhuber J. Long short-term memory. Neural Comput. "
+        "1997;9(8):1735-80.",
+        metadata={"year": 1998},
+    )
     assert ref(res) == "No" and "inconsistent" in res["reference_grounding"]
     assert details["conflicts"]
 
 
 def test_abstention_short_circuits(task: ReferencesTask) -> None:
-    res, _ = run(task, claim="I would need to check the paper to confirm this.", metadata={"title": "Deep learning"})
+    res, _ = run(
+        task,
+        claim="I would need to check the paper to confirm this.",
+        metadata={"title": "Deep learning"},
+    )
     assert res["abstention"] == "Yes" and res["reference_grounding"].startswith("N/A")
     assert res["hallucination"] == "No"
 
 
 # ---------------------------------------------------------------------------- bad input
+
 
 @pytest.mark.parametrize(
     "data",
@@ -185,7 +290,12 @@ def test_abstention_short_circuits(task: ReferencesTask) -> None:
         {"metadata": {"doi": "10.1162/neco\u20131997\u20109\u20108\u20101735"}},
         {"metadata": {"title": 42, "authors": {"a": 1}}},
         {"claim": ["not", "a", "string"], "metadata": {"title": "Deep learning"}},
-        {"full_citation": {"title": "Deep learning", "author": [{"family": "LeCun", "given": "Yann"}]}},
+        {
+            "full_citation": {
+                "title": "Deep learning",
+                "author": [{"family": "LeCun", "given": "Yann"}],
+            }
+        },
     ],
 )
 def test_bad_input_never_crashes(task: ReferencesTask, data: dict[str, object]) -> None:
@@ -201,18 +311,24 @@ def test_bad_input_never_crashes(task: ReferencesTask, data: dict[str, object]) 
     [
         ({"metadata": {"title": 5}}, "metadata.title"),
         ({"metadata": {"authors": [[1, 2], {"a": 1}], "year": "abc"}}, "metadata.authors[0]"),
-        ({"metadata": {"title": "Deep learning", "authors": ["Yann LeCun", 3]}}, "metadata.authors[1]"),
+        (
+            {"metadata": {"title": "Deep learning", "authors": ["Yann LeCun", 3]}},
+            "metadata.authors[1]",
+        ),
         ({"metadata": {"title": "Deep learning", "year": [2015]}}, "metadata.year"),
         ({"metadata": {"title": "Deep learning", "doi": 10.1038}}, "metadata.doi"),
         ({"metadata": "Deep learning"}, "metadata"),
         ({"full_citation": 12}, "full_citation"),
     ],
 )
-def test_wrong_types_are_input_errors_naming_the_field(task: ReferencesTask, data: dict[str, object],
-                                                       field: str) -> None:
+def test_wrong_types_are_input_errors_naming_the_field(
+    task: ReferencesTask, data: dict[str, object], field: str
+) -> None:
     line = task.check(Item("t", data, "in.jsonl", 4))
     assert line.result is None and line.error is not None
-    assert line.error["kind"] == "input" and line.error["field"] == field and line.error["line"] == 4
+    assert (
+        line.error["kind"] == "input" and line.error["field"] == field and line.error["line"] == 4
+    )
     assert field in line.error["message"]
 
 
@@ -224,21 +340,38 @@ def test_empty_item_names_the_field(task: ReferencesTask) -> None:
 
 def test_year_forms(task: ReferencesTask) -> None:
     for year, expected in [("1997a", "Yes"), ("n.d.", "Yes"), ("in press", "No")]:
-        res, _ = run(task, metadata={"title": "Long short-term memory", "authors": ["Hochreiter, S.", "Schmidhuber, J."],
-                                     "year": year})
+        res, _ = run(
+            task,
+            metadata={
+                "title": "Long short-term memory",
+                "authors": ["Hochreiter, S.", "Schmidhuber, J."],
+                "year": year,
+            },
+        )
         assert ref(res) == expected, (year, res)
 
 
 def test_doi_with_spaces_and_confusables_resolve(task: ReferencesTask) -> None:
-    for doi in ["10.1162/ neco.1997.9.8.1735", "doi: 10.1162/neco.1997.9.8.1735.",
-                "https://dx.doi.org/10.1162/NECO.1997.9.8.1735", "10.1162/neco.1997\u200b.9.8.1735"]:
+    for doi in [
+        "10.1162/ neco.1997.9.8.1735",
+        "doi: 10.1162/neco.1997.9.8.1735.",
+        "https://dx.doi.org/10.1162/NECO.1997.9.8.1735",
+        "10.1162/neco.1997\u200b.9.8.1735",
+    ]:
         _, details = run(task, metadata={"doi": doi})
         assert details["match"]["work_id"] == "W3", (doi, details)  # type: ignore[index]
 
 
 def test_output_file_round_trip(task: ReferencesTask, tmp_path: Path) -> None:
-    res, _ = run(task, metadata={"title": "Deep learning", "authors": "LeCun, Yann and Bengio, Yoshua and Hinton, Geoffrey",
-                                 "year": 2015, "venue": "Nature"})
+    res, _ = run(
+        task,
+        metadata={
+            "title": "Deep learning",
+            "authors": "LeCun, Yann and Bengio, Yoshua and Hinton, Geoffrey",
+            "year": 2015,
+            "venue": "Nature",
+        },
+    )
     assert ref(res) == "Yes", res
 
 
@@ -260,9 +393,17 @@ def test_matching_only_index_same_verdicts_and_says_it_has_no_text(tmp_path: Pat
     a, b = WorldIndex.open(full), WorldIndex.open(lean)
     assert a.has_text and not b.has_text
     assert b.get("W1") is not None and b.get("W1").abstract is None  # type: ignore[union-attr]
-    item = Item("x", {"claim": "ResNets are deep.", "full_citation": (
-        "He, K., Zhang, X., Ren, S., & Sun, J. (2016). Deep residual learning for image recognition. CVPR.")},
-        "t.jsonl", 1)
+    item = Item(
+        "x",
+        {
+            "claim": "ResNets are deep.",
+            "full_citation": (
+                "He, K., Zhang, X., Ren, S., & Sun, J. (2016). Deep residual learning for image recognition. CVPR."
+            ),
+        },
+        "t.jsonl",
+        1,
+    )
     lines = [ReferencesTask(ix, today_year=2026).check(item) for ix in (a, b)]
     assert lines[0].result == lines[1].result and lines[0].details == lines[1].details
     ln = dc_replace(lines[1])

@@ -65,7 +65,16 @@ def test_exact_metrics_three_classes() -> None:
 
 def test_binary_and_degenerate_cases() -> None:
     s = binary_stats([1, 1, 0, 0], [1, 0, 1, 0], positive=1)
-    assert s == {"tp": 1, "fp": 1, "fn": 1, "tn": 1, "precision": 0.5, "recall": 0.5, "f1": 0.5, "fpr": 0.5}
+    assert s == {
+        "tp": 1,
+        "fp": 1,
+        "fn": 1,
+        "tn": 1,
+        "precision": 0.5,
+        "recall": 0.5,
+        "f1": 0.5,
+        "fpr": 0.5,
+    }
     assert binary_stats([0, 0], [0, 0], positive=1)["f1"] == 0.0
     assert math.isnan(cohen_kappa(confusion_matrix(["x", "x"], ["x", "x"])))
     assert accuracy([], []) == 0.0
@@ -84,7 +93,9 @@ def test_matches_sklearn_on_a_random_example() -> None:
     assert cm.tolist() == skm.confusion_matrix(g, p, labels=labels).tolist()
     assert balanced_accuracy(cm) == pytest.approx(skm.balanced_accuracy_score(g, p))
     assert cohen_kappa(cm) == pytest.approx(skm.cohen_kappa_score(g, p))
-    assert macro_f1(cm, labels) == pytest.approx(skm.f1_score(g, p, average="macro", zero_division=0))
+    assert macro_f1(cm, labels) == pytest.approx(
+        skm.f1_score(g, p, average="macro", zero_division=0)
+    )
 
 
 # ------------------------------------------------------------------------------ metrics: properties
@@ -130,40 +141,92 @@ def test_confusion_totals_and_kappa_symmetry(data: st.DataObject) -> None:
 def _ref_line(i: str, verdict: str | None, label: str, htype: str | None) -> dict[str, Any]:
     extra = {"label": label, "hallucination_type": htype}
     if verdict is None:
-        return {"id": i, "task": "references", "result": None, "details": {"input_extra": extra},
-                "error": {"kind": "parse", "message": "no title or identifier"}}
-    rg = {"Yes": "Yes. Matches W1 via doi.", "No": "No. Year mismatch: cited 2020, record 2019."}[verdict]
-    return {"id": i, "task": "references", "error": None, "details": {"input_extra": extra},
-            "result": {"reference_name": f"ref {i}", "reference_grounding": rg,
-                       "content_grounding": "N/A. Content was not judged.",
-                       "hallucination": "No" if verdict == "Yes" else "Yes", "abstention": "No",
-                       "verification_error": "No"}}
+        return {
+            "id": i,
+            "task": "references",
+            "result": None,
+            "details": {"input_extra": extra},
+            "error": {"kind": "parse", "message": "no title or identifier"},
+        }
+    rg = {"Yes": "Yes. Matches W1 via doi.", "No": "No. Year mismatch: cited 2020, record 2019."}[
+        verdict
+    ]
+    return {
+        "id": i,
+        "task": "references",
+        "error": None,
+        "details": {"input_extra": extra},
+        "result": {
+            "reference_name": f"ref {i}",
+            "reference_grounding": rg,
+            "content_grounding": "N/A. Content was not judged.",
+            "hallucination": "No" if verdict == "Yes" else "Yes",
+            "abstention": "No",
+            "verification_error": "No",
+        },
+    }
 
 
-ROWS = [("i1", "Yes", "VALID", None), ("i2", "No", "VALID", None),
-        ("i3", "No", "HALLUCINATED", "fabricated_doi"), ("i4", "No", "HALLUCINATED", "fabricated_doi"),
-        ("i5", "Yes", "HALLUCINATED", "wrong_venue"), ("i6", None, "HALLUCINATED", "wrong_venue")]
+ROWS = [
+    ("i1", "Yes", "VALID", None),
+    ("i2", "No", "VALID", None),
+    ("i3", "No", "HALLUCINATED", "fabricated_doi"),
+    ("i4", "No", "HALLUCINATED", "fabricated_doi"),
+    ("i5", "Yes", "HALLUCINATED", "wrong_venue"),
+    ("i6", None, "HALLUCINATED", "wrong_venue"),
+]
 
 
 def manifest(**over: Any) -> dict[str, Any]:
     m: dict[str, Any] = {
-        "run_id": "abc123", "started_utc": "2026-01-01T00:00:00+00:00", "finished_utc": "2026-01-01T00:01:00+00:00",
-        "status": "finished", "task": "references", "code": {"commit": "deadbeef" * 5, "dirty": False},
-        "versions": {"python": "3.11.7", "citejudge": "0.1.0", "rapidfuzz": "3.14.6", "tantivy": "0.27.0"},
-        "config": {"task": "references", "input": ["items.jsonl"], "index": "w.index", "out": "run",
-                   "model": "cpu-default", "sampling": {"temperature": 0.0, "seed": 0}, "workers": 2,
-                   "today_year": 2026},
+        "run_id": "abc123",
+        "started_utc": "2026-01-01T00:00:00+00:00",
+        "finished_utc": "2026-01-01T00:01:00+00:00",
+        "status": "finished",
+        "task": "references",
+        "code": {"commit": "deadbeef" * 5, "dirty": False},
+        "versions": {
+            "python": "3.11.7",
+            "citejudge": "0.1.0",
+            "rapidfuzz": "3.14.6",
+            "tantivy": "0.27.0",
+        },
+        "config": {
+            "task": "references",
+            "input": ["items.jsonl"],
+            "index": "w.index",
+            "out": "run",
+            "model": "cpu-default",
+            "sampling": {"temperature": 0.0, "seed": 0},
+            "workers": 2,
+            "today_year": 2026,
+        },
         "config_sha256": "c" * 64,
-        "judge": {"card": {"name": "cpu-default", "revision": "r1"}, "backend": "transformers", "revision": "r1",
-                  "sampling": {"temperature": 0.0, "seed": 0}, "prompts": {"content": "p" * 64},
-                  "schemas": {"content": "s" * 64}, "stats": {"hits": 0, "misses": 3}},
-        "index": {"path": "w.index", "meta_sha256": "m" * 64,
-                  "meta": {"works": 12, "schema_version": 1, "built_at": "2026-01-01T00:00:00+00:00"}},
+        "judge": {
+            "card": {"name": "cpu-default", "revision": "r1"},
+            "backend": "transformers",
+            "revision": "r1",
+            "sampling": {"temperature": 0.0, "seed": 0},
+            "prompts": {"content": "p" * 64},
+            "schemas": {"content": "s" * 64},
+            "stats": {"hits": 0, "misses": 3},
+        },
+        "index": {
+            "path": "w.index",
+            "meta_sha256": "m" * 64,
+            "meta": {"works": 12, "schema_version": 1, "built_at": "2026-01-01T00:00:00+00:00"},
+        },
         "input": {"files": [{"path": "items.jsonl", "sha256": "i" * 64, "items": 6}]},
         "seeds": {"sampling": 0, "run": 0},
-        "counts": {"items": 6, "errors": 1, "decided_without_model": 4, "seconds": 2.0,
-                   "verdicts": {"Yes": 2, "No": 3, "error": 1}},
-        "timings": {"seconds_this_session": 2.0}, "tokens": None,
+        "counts": {
+            "items": 6,
+            "errors": 1,
+            "decided_without_model": 4,
+            "seconds": 2.0,
+            "verdicts": {"Yes": 2, "No": 3, "error": 1},
+        },
+        "timings": {"seconds_this_session": 2.0},
+        "tokens": None,
     }
     for k, v in over.items():
         m[k] = v
@@ -212,9 +275,14 @@ def test_report_without_gold(run_dir: Path) -> None:
     assert "Confusion matrix" not in page
 
 
-EXPECTED = {"n": 6, "accuracy": 0.5, "balanced_accuracy": 0.5, "kappa": 0.1,
-            "labels": ["Yes", "No", "N/A", "ERROR"],
-            "confusion": [[1, 1, 0, 0], [1, 2, 0, 1], [0, 0, 0, 0], [0, 0, 0, 0]]}
+EXPECTED = {
+    "n": 6,
+    "accuracy": 0.5,
+    "balanced_accuracy": 0.5,
+    "kappa": 0.1,
+    "labels": ["Yes", "No", "N/A", "ERROR"],
+    "confusion": [[1, 1, 0, 0], [1, 2, 0, 1], [0, 0, 0, 0], [0, 0, 0, 0]],
+}
 
 
 def _check_gold(rep: dict[str, Any]) -> None:
@@ -226,9 +294,19 @@ def _check_gold(rep: dict[str, Any]) -> None:
     assert m["per_class"]["No"]["precision"] == pytest.approx(2 / 3, abs=1e-6)
     cats = m["per_category"]
     assert list(cats) == ["fabricated_doi", "wrong_venue", "(none)"]
-    assert cats["fabricated_doi"] == {"n": 2, "correct": 2, "accuracy": 1.0, "gold": {"No": 2}, "predicted": {"No": 2}}
+    assert cats["fabricated_doi"] == {
+        "n": 2,
+        "correct": 2,
+        "accuracy": 1.0,
+        "gold": {"No": 2},
+        "predicted": {"No": 2},
+    }
     assert cats["wrong_venue"]["accuracy"] == 0.0 and cats["(none)"]["accuracy"] == 0.5
-    assert m["misclassified"] == 3 and {x["key"] for x in m["misclassified_examples"]} == {"i2", "i5", "i6"}
+    assert m["misclassified"] == 3 and {x["key"] for x in m["misclassified_examples"]} == {
+        "i2",
+        "i5",
+        "i6",
+    }
     assert m["warnings"] == []
     assert "gold" not in rep["views"]["hallucination"]
 
@@ -242,28 +320,56 @@ def test_report_gold_field_with_map(run_dir: Path, tmp_path: Path) -> None:
     _self_contained(page)
     assert "Confusion matrix" in page and 'class="confusion"' in page and "Per category" in page
     assert page.count("<svg") == 3  # category bars, 2 distributions
-    assert 'class="n diag dark" style="background:' in page  # the confusion table is shaded as a heatmap
+    assert (
+        'class="n diag dark" style="background:' in page
+    )  # the confusion table is shaded as a heatmap
     saved = json.loads((tmp_path / "out" / "report.json").read_text())
     assert saved["views"]["reference_grounding"]["gold"]["confusion"] == EXPECTED["confusion"]
     assert saved["views"]["reference_grounding"]["gold"]["kappa"] == 0.1
 
 
 def test_report_gold_files_jsonl_and_csv(run_dir: Path, tmp_path: Path) -> None:
-    gold = {"i1": "VALID", "i2": "VALID", "i3": "HALLUCINATED", "i4": "HALLUCINATED", "i5": "HALLUCINATED",
-            "i6": "HALLUCINATED"}
-    cats = {"i3": "fabricated_doi", "i4": "fabricated_doi", "i5": "wrong_venue", "i6": "wrong_venue"}
+    gold = {
+        "i1": "VALID",
+        "i2": "VALID",
+        "i3": "HALLUCINATED",
+        "i4": "HALLUCINATED",
+        "i5": "HALLUCINATED",
+        "i6": "HALLUCINATED",
+    }
+    cats = {
+        "i3": "fabricated_doi",
+        "i4": "fabricated_doi",
+        "i5": "wrong_venue",
+        "i6": "wrong_venue",
+    }
     jl = tmp_path / "gold.jsonl"
-    jl.write_text("".join(json.dumps({"id": k, "label": v, **({"category": cats[k]} if k in cats else {})}) + "\n"
-                          for k, v in gold.items()))
-    _check_gold(build_report(run_dir, jl, tmp_path / "a.html", gold_map="VALID=Yes,HALLUCINATED=No", plots=False))
+    jl.write_text(
+        "".join(
+            json.dumps({"id": k, "label": v, **({"category": cats[k]} if k in cats else {})}) + "\n"
+            for k, v in gold.items()
+        )
+    )
+    _check_gold(
+        build_report(
+            run_dir, jl, tmp_path / "a.html", gold_map="VALID=Yes,HALLUCINATED=No", plots=False
+        )
+    )
     cs = tmp_path / "gold.csv"
-    cs.write_text("id,label,category\n" + "".join(f"{k},{v},{cats.get(k, '')}\n" for k, v in gold.items()))
-    _check_gold(build_report(run_dir, str(cs), tmp_path / "b.html", gold_map="VALID=Yes,HALLUCINATED=No",
-                             plots=False))
+    cs.write_text(
+        "id,label,category\n" + "".join(f"{k},{v},{cats.get(k, '')}\n" for k, v in gold.items())
+    )
+    _check_gold(
+        build_report(
+            run_dir, str(cs), tmp_path / "b.html", gold_map="VALID=Yes,HALLUCINATED=No", plots=False
+        )
+    )
     # A partial gold file: unlabelled rows are counted, not scored.
     part = tmp_path / "part.csv"
     part.write_text("id,label\ni1,Yes\ni2,No\n")
-    m = build_report(run_dir, part, tmp_path / "c.html", plots=False)["views"]["reference_grounding"]["gold"]
+    m = build_report(run_dir, part, tmp_path / "c.html", plots=False)["views"][
+        "reference_grounding"
+    ]["gold"]
     assert m["n"] == 2 and m["unlabelled"] == 4 and m["accuracy"] == 1.0
 
 
@@ -296,16 +402,23 @@ def test_report_tolerates_missing_manifest_and_corrupted_tail(tmp_path: Path) ->
 
 
 def test_cmd_report_prints_summary(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    opts = ReportOptions(run_dir=run_dir, gold="label", gold_map="VALID=Yes,HALLUCINATED=No", plots=False)
+    opts = ReportOptions(
+        run_dir=run_dir, gold="label", gold_map="VALID=Yes,HALLUCINATED=No", plots=False
+    )
     assert cmd_report(opts) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["html"] == str(run_dir / "report.html") and out["reference_grounding"]["kappa"] == 0.1
+    assert (
+        out["html"] == str(run_dir / "report.html") and out["reference_grounding"]["kappa"] == 0.1
+    )
 
 
 def test_report_escapes_item_text(tmp_path: Path) -> None:
     """Text from the items (ids, explanations, labels, categories, error messages) is escaped, charts included."""
     evil = "<script>alert(1)</script>"
-    lines = [_ref_line(f"i1{evil}", "No", "VALID", f"cat{evil}"), _ref_line("i2", None, "VALID", None)]
+    lines = [
+        _ref_line(f"i1{evil}", "No", "VALID", f"cat{evil}"),
+        _ref_line("i2", None, "VALID", None),
+    ]
     lines[0]["result"]["reference_grounding"] = f"No. Title mismatch: cited {evil}"
     lines[1]["error"]["message"] = f"bad {evil} & more"
     lines[1]["details"]["input_extra"]["label"] = f"VALID{evil}"
@@ -315,20 +428,43 @@ def test_report_escapes_item_text(tmp_path: Path) -> None:
     _self_contained(page)
     assert "<script" not in page.lower()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    for where in ("<code>i1&lt;script&gt;", "cited &lt;script&gt;", "bad &lt;script&gt;alert(1)&lt;/script&gt; &amp; more",
-                  "<td>cat&lt;script&gt;", "<text x=", "<th>VALID&lt;script&gt;"):
+    for where in (
+        "<code>i1&lt;script&gt;",
+        "cited &lt;script&gt;",
+        "bad &lt;script&gt;alert(1)&lt;/script&gt; &amp; more",
+        "<td>cat&lt;script&gt;",
+        "<text x=",
+        "<th>VALID&lt;script&gt;",
+    ):
         assert where in page, where
     # the category chart draws the category name as SVG text, escaped too
     assert re.search(r"<text [^>]*>cat&lt;script&gt;alert\(1\)&lt;/script&gt;</text>", page)
 
 
-def test_cli_report_and_compare_build_typed_options(run_dir: Path, tmp_path: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_report_and_compare_build_typed_options(
+    run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from citejudge.cli import main
 
     out = tmp_path / "elsewhere" / "page.html"
-    assert main(["report", str(run_dir), "--gold", "label", "--gold-map", "VALID=Yes,HALLUCINATED=No",
-                 "--category", "hallucination_type", "--html", str(out), "--no-plots"]) == 0
+    assert (
+        main(
+            [
+                "report",
+                str(run_dir),
+                "--gold",
+                "label",
+                "--gold-map",
+                "VALID=Yes,HALLUCINATED=No",
+                "--category",
+                "hallucination_type",
+                "--html",
+                str(out),
+                "--no-plots",
+            ]
+        )
+        == 0
+    )
     short = json.loads(capsys.readouterr().out)
     assert short["html"] == str(out) and short["json"] == str(out.with_name("report.json"))
     assert short["reference_grounding"]["kappa"] == 0.1
@@ -342,43 +478,88 @@ def test_bar_chart_geometry() -> None:
     from citejudge.run.report_page import _bar_chart
 
     c = _bar_chart("t", "items", ["Yes", "No"], [9.0, 5.0], ["9", "5"], plot_width=300.0)
-    assert [t.text for t in c.ticks] == ["0", "5", "10"]  # the scale ends on a tick past the longest bar
+    assert [t.text for t in c.ticks] == [
+        "0",
+        "5",
+        "10",
+    ]  # the scale ends on a tick past the longest bar
     assert [b.width for b in c.bars] == [270.0, 150.0]
     assert c.bars[1].y > c.bars[0].y and c.axis_y > c.bars[1].y + c.bar_height
     acc = _bar_chart("t", "accuracy", ["a"], [0.5], ["0.50"], xmax=1.0, plot_width=300.0)
-    assert [t.text for t in acc.ticks] == ["0", "0.2", "0.4", "0.6", "0.8", "1"] and acc.bars[0].width == 150.0
+    assert [t.text for t in acc.ticks] == ["0", "0.2", "0.4", "0.6", "0.8", "1"] and acc.bars[
+        0
+    ].width == 150.0
 
 
 def test_report_rag_audit_and_citation_eval(tmp_path: Path) -> None:
     def rag(i: str, verdict: str, acc: str) -> dict[str, Any]:
         dims = {d: {"status": "PASS", "issues": []} for d in ("exists", "complete", "formatted")}
-        dims["accurate"] = {"status": acc, "issues": [] if acc == "PASS" else ["claim 2 not supported"]}
-        return {"id": i, "task": "rag-audit", "error": None, "details": {"input_extra": {"gold": verdict}},
-                "result": {"verdict": verdict, "dimensions": dims, "summary": "s", "recommendations": []}}
+        dims["accurate"] = {
+            "status": acc,
+            "issues": [] if acc == "PASS" else ["claim 2 not supported"],
+        }
+        return {
+            "id": i,
+            "task": "rag-audit",
+            "error": None,
+            "details": {"input_extra": {"gold": verdict}},
+            "result": {
+                "verdict": verdict,
+                "dimensions": dims,
+                "summary": "s",
+                "recommendations": [],
+            },
+        }
 
-    d = write_run(tmp_path / "rag", [rag("a", "PASS", "PASS"), rag("b", "FAIL", "FAIL")],
-                  manifest(task="rag-audit", judge=None))
+    d = write_run(
+        tmp_path / "rag",
+        [rag("a", "PASS", "PASS"), rag("b", "FAIL", "FAIL")],
+        manifest(task="rag-audit", judge=None),
+    )
     rep = build_report(d, "gold", None, plots=False)
     assert rep["views"]["verdict"]["gold"]["accuracy"] == 1.0
     assert rep["views"]["dimension.accurate"]["distribution"] == {"PASS": 1, "FAIL": 1}
     assert rep["manifest"]["model"].startswith("none")
 
     def ce(i: str, sups: list[str], align: str) -> dict[str, Any]:
-        cits = [{"citation_id": n + 1, "citation_support": {"judgement": s, "reasoning": "r", "support_score": 1.0},
-                 "source_verification": {"judgement": "VERIFIED", "url_accessible": True},
-                 "interpretability_score": 1.0} for n, s in enumerate(sups)]
-        return {"id": i, "task": "citation-eval", "error": None, "details": {"input_extra": {}},
-                "result": {"citation_evaluations": cits,
-                           "answer_evaluation": {"alignment_judgement": align, "correctness_score": 1.0},
-                           "overall_assessment": {"overall_score": 0.9}}}
+        cits = [
+            {
+                "citation_id": n + 1,
+                "citation_support": {"judgement": s, "reasoning": "r", "support_score": 1.0},
+                "source_verification": {"judgement": "VERIFIED", "url_accessible": True},
+                "interpretability_score": 1.0,
+            }
+            for n, s in enumerate(sups)
+        ]
+        return {
+            "id": i,
+            "task": "citation-eval",
+            "error": None,
+            "details": {"input_extra": {}},
+            "result": {
+                "citation_evaluations": cits,
+                "answer_evaluation": {"alignment_judgement": align, "correctness_score": 1.0},
+                "overall_assessment": {"overall_score": 0.9},
+            },
+        }
 
-    d2 = write_run(tmp_path / "ce", [ce("q1", ["ENTAILMENT", "NEUTRAL"], "CORRECT"), ce("q2", ["CONTRADICTION"],
-                                                                                          "INCORRECT")],
-                   manifest(task="citation-eval"))
+    d2 = write_run(
+        tmp_path / "ce",
+        [ce("q1", ["ENTAILMENT", "NEUTRAL"], "CORRECT"), ce("q2", ["CONTRADICTION"], "INCORRECT")],
+        manifest(task="citation-eval"),
+    )
     gold = tmp_path / "g.jsonl"
-    gold.write_text("".join(json.dumps(x) + "\n" for x in [
-        {"id": "q1#1", "label": "ENTAILMENT"}, {"id": "q1#2", "label": "ENTAILMENT"},
-        {"id": "q2#1", "label": "CONTRADICTION"}, {"id": "q1", "label": "CORRECT"}]))
+    gold.write_text(
+        "".join(
+            json.dumps(x) + "\n"
+            for x in [
+                {"id": "q1#1", "label": "ENTAILMENT"},
+                {"id": "q1#2", "label": "ENTAILMENT"},
+                {"id": "q2#1", "label": "CONTRADICTION"},
+                {"id": "q1", "label": "CORRECT"},
+            ]
+        )
+    )
     rep2 = build_report(d2, gold, None, plots=False)
     assert rep2["views"]["citation_support"]["n"] == 3
     assert rep2["views"]["citation_support"]["gold"]["accuracy"] == pytest.approx(2 / 3, abs=1e-6)
@@ -399,15 +580,30 @@ def test_report_on_hallmark_run(shared_data: Path, tmp_path: Path) -> None:
 
     items = tmp_path / "items.jsonl"
     with items.open("w") as fh:
-        for n, x in enumerate((shared_data / "hallmark" / "dev_public.jsonl").read_text().splitlines()[:200]):
+        for n, x in enumerate(
+            (shared_data / "hallmark" / "dev_public.jsonl").read_text().splitlines()[:200]
+        ):
             e = json.loads(x)
-            fh.write(json.dumps({"id": e.get("bibtex_key") or str(n), "full_citation": render_bibtex(e),
-                                 "label": e["label"], "hallucination_type": e.get("hallucination_type")}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "id": e.get("bibtex_key") or str(n),
+                        "full_citation": render_bibtex(e),
+                        "label": e["label"],
+                        "hallucination_type": e.get("hallucination_type"),
+                    }
+                )
+                + "\n"
+            )
     build_index([shared_data / "hallmark" / "world.bib"], tmp_path / "w.index", workers=1)
     cfg_path = tmp_path / "c.yaml"
-    cfg_path.write_text(f"task: references\ninput: {items}\nindex: {tmp_path / 'w.index'}\nout: {tmp_path / 'run'}\n"
-                        "model: none\nworkers: 1\ntoday_year: 2026\n")
+    cfg_path.write_text(
+        f"task: references\ninput: {items}\nindex: {tmp_path / 'w.index'}\nout: {tmp_path / 'run'}\n"
+        "model: none\nworkers: 1\ntoday_year: 2026\n"
+    )
     run(load_config(cfg_path), quiet=True)
-    rep = build_report(tmp_path / "run", "label", None, gold_map="VALID=Yes,HALLUCINATED=No", plots=False)
+    rep = build_report(
+        tmp_path / "run", "label", None, gold_map="VALID=Yes,HALLUCINATED=No", plots=False
+    )
     m = rep["views"]["reference_grounding"]["gold"]
     assert m["n"] == 200 and m["accuracy"] > 0.8 and len(m["per_category"]) > 3

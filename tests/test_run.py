@@ -39,8 +39,16 @@ def _items(path: Path, n: int) -> Path:
 
 
 def _config(tmp: Path, world: Path, items: Path, out: str = "run", **extra: object) -> Path:
-    cfg = {"task": "references", "input": str(items), "index": str(world), "out": out, "model": "none",
-           "workers": 1, "today_year": 2026, **extra}
+    cfg = {
+        "task": "references",
+        "input": str(items),
+        "index": str(world),
+        "out": out,
+        "model": "none",
+        "workers": 1,
+        "today_year": 2026,
+        **extra,
+    }
     p = tmp / f"{out}.yaml"
     import yaml
 
@@ -69,9 +77,15 @@ def test_two_runs_are_byte_identical(tmp_path: Path, world: Path) -> None:
     a = run(load_config(_config(tmp_path, world, items, "a")), quiet=True)
     b = run(load_config(_config(tmp_path, world, items, "b")), quiet=True)
     assert a.items == b.items == 60
-    assert (tmp_path / "a" / "results.jsonl").read_bytes() == (tmp_path / "b" / "results.jsonl").read_bytes()
+    assert (tmp_path / "a" / "results.jsonl").read_bytes() == (
+        tmp_path / "b" / "results.jsonl"
+    ).read_bytes()
     manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
-    assert manifest["status"] == "finished" and manifest["config_sha256"] and manifest["input"]["files"][0]["sha256"]
+    assert (
+        manifest["status"] == "finished"
+        and manifest["config_sha256"]
+        and manifest["input"]["files"][0]["sha256"]
+    )
     assert manifest["code"]["commit"] is None or len(manifest["code"]["commit"]) == 40
     assert manifest["versions"]["python"] and "rapidfuzz" in manifest["versions"]
 
@@ -109,7 +123,9 @@ def test_disappeared_shard_is_reported(tmp_path: Path, world: Path) -> None:
         run(cfg, resume=True, quiet=True)
 
 
-def test_disk_full_leaves_no_partial_line(tmp_path: Path, world: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_disk_full_leaves_no_partial_line(
+    tmp_path: Path, world: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     items = _items(tmp_path / "items.jsonl", 30)
     cfg = load_config(_config(tmp_path, world, items))
     real_write = os.write
@@ -188,9 +204,17 @@ class _BatchFailingBackend:
         return ['{"label": "SUPPORTED", "missing": ""}'] * len(prompts)
 
 
-@pytest.mark.parametrize(("fail", "budget", "over"), [(1, False, False), (99, 0.9, False), (99, 0.1, True)])
-def test_backend_failure_retried_then_per_item_errors(tmp_path: Path, world: Path, monkeypatch: pytest.MonkeyPatch,
-                                                       fail: int, budget: object, over: bool) -> None:
+@pytest.mark.parametrize(
+    ("fail", "budget", "over"), [(1, False, False), (99, 0.9, False), (99, 0.1, True)]
+)
+def test_backend_failure_retried_then_per_item_errors(
+    tmp_path: Path,
+    world: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fail: int,
+    budget: object,
+    over: bool,
+) -> None:
     from citejudge.judge.core import Judge
     from citejudge.run import stages
 
@@ -207,7 +231,9 @@ def test_backend_failure_retried_then_per_item_errors(tmp_path: Path, world: Pat
     judged = [x for x in lines if (x["details"].get("content") or {}).get("evidence")]
     assert judged, "some items reach the judge"
     if fail == 1:  # the failed batch was retried and succeeded
-        assert s.errors == 0 and all(x["result"]["content_grounding"].startswith("Yes.") for x in judged)
+        assert s.errors == 0 and all(
+            x["result"]["content_grounding"].startswith("Yes.") for x in judged
+        )
     else:
         assert s.errors == len(judged) and all(x["error"]["kind"] == "judge" for x in judged)
         assert "device lost" in judged[0]["error"]["message"]

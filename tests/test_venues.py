@@ -8,13 +8,18 @@ from citejudge.match.venues import VenueCheck, canonical_venue_ids, compare_venu
 
 MATCH = [
     ("Proceedings of the 40th International Conference on Machine Learning", "ICML"),
-    ("Proceedings of the 40th International Conference on Machine Learning, ICML 2023, Honolulu, Hawaii, USA",
-     "International Conference on Machine Learning"),
+    (
+        "Proceedings of the 40th International Conference on Machine Learning, ICML 2023, Honolulu, Hawaii, USA",
+        "International Conference on Machine Learning",
+    ),
     ("J. Mach. Learn. Res.", "Journal of Machine Learning Research"),
     ("J Mach Learn Res", "JMLR"),
     ("Proc. Natl. Acad. Sci. U.S.A.", "Proceedings of the National Academy of Sciences"),
     ("Phys. Rev. Lett.", "Physical Review Letters"),
-    ("IEEE Trans. Pattern Anal. Mach. Intell.", "IEEE Transactions on Pattern Analysis and Machine Intelligence"),
+    (
+        "IEEE Trans. Pattern Anal. Mach. Intell.",
+        "IEEE Transactions on Pattern Analysis and Machine Intelligence",
+    ),
     ("IEEE Trans. Pattern Anal. Mach. Intell.", "TPAMI"),
     ("Advances in Neural Information Processing Systems 30", "NeurIPS"),
     ("NIPS", "NeurIPS"),
@@ -97,7 +102,9 @@ def test_reflexive_and_case(words: list[str]) -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.text(alphabet="bcdfghklmnprstvz", min_size=5, max_size=10), min_size=2, max_size=5))
+@given(
+    st.lists(st.text(alphabet="bcdfghklmnprstvz", min_size=5, max_size=10), min_size=2, max_size=5)
+)
 def test_iso4_style_abbreviation(words: list[str]) -> None:
     full = " ".join(w.capitalize() for w in words)
     abbr = " ".join(w[:4].capitalize() + "." for w in words)

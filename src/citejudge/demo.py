@@ -20,8 +20,14 @@ def summarise(path: Path) -> None:
     from rich.table import Table
 
     table = Table(title=f"citejudge references — {path}", show_lines=True, expand=True)
-    for col, style in [("id", "bold"), ("reference", ""), ("content", ""), ("halluc.", ""), ("abst.", ""),
-                       ("explanation", "dim")]:
+    for col, style in [
+        ("id", "bold"),
+        ("reference", ""),
+        ("content", ""),
+        ("halluc.", ""),
+        ("abst.", ""),
+        ("explanation", "dim"),
+    ]:
         table.add_column(col, style=style, overflow="fold")
     counts: dict[str, int] = {}
     content: dict[str, int] = {}
@@ -39,12 +45,22 @@ def summarise(path: Path) -> None:
         colour = {"Yes": "green", "No": "red"}.get(ref, "yellow")
         why = res["reference_grounding"].split(". ", 1)[-1][:300]
         if ref == "Yes":  # the content verdict is the news when the reference holds
-            why += "\n[italic]content:[/italic] " + res["content_grounding"].split(". ", 1)[-1][:300]
-        table.add_row(str(line["id"]), f"[{colour}]{ref}[/{colour}]", con, res["hallucination"],
-                      res["abstention"], why)
+            why += (
+                "\n[italic]content:[/italic] " + res["content_grounding"].split(". ", 1)[-1][:300]
+            )
+        table.add_row(
+            str(line["id"]),
+            f"[{colour}]{ref}[/{colour}]",
+            con,
+            res["hallucination"],
+            res["abstention"],
+            why,
+        )
     console = Console(width=160)
     console.print(table)
-    console.print("reference grounding: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    console.print(
+        "reference grounding: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    )
     console.print("content grounding: " + ", ".join(f"{k} {v}" for k, v in sorted(content.items())))
 
 

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-__all__ = ["BackendUnavailableError", "CitejudgeError", "ConfigError", "IndexError_", "InputError",
-           "MissingDependencyError"]
+__all__ = [
+    "BackendUnavailableError",
+    "CitejudgeError",
+    "ConfigError",
+    "IndexError_",
+    "InputError",
+    "MissingDependencyError",
+]
 
 
 class CitejudgeError(Exception):

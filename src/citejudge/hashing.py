@@ -36,17 +36,47 @@ def code_revision() -> dict[str, Any]:
     """The git commit of the citejudge checkout and whether it has uncommitted changes."""
     here = Path(__file__).resolve().parent
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True,
-                                timeout=5, check=False).stdout.strip() or None
-        dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
-                                    capture_output=True, text=True, timeout=5, check=False).stdout.strip())
+        commit = (
+            subprocess.run(
+                ["git", "rev-parse", "HEAD"],
+                cwd=here,
+                capture_output=True,
+                text=True,
+                timeout=5,
+                check=False,
+            ).stdout.strip()
+            or None
+        )
+        dirty = bool(
+            subprocess.run(
+                ["git", "status", "--porcelain", "--untracked-files=no"],
+                cwd=here,
+                capture_output=True,
+                text=True,
+                timeout=5,
+                check=False,
+            ).stdout.strip()
+        )
     except (OSError, subprocess.SubprocessError):
         return {"commit": None, "dirty": None}
     return {"commit": commit, "dirty": dirty if commit else None}
 
 
-_PACKAGES = ("citejudge", "rapidfuzz", "tantivy", "msgspec", "pydantic", "bibtexparser", "pyalex",
-             "vllm", "outlines", "transformers", "torch", "llama_cpp_python", "ray")
+_PACKAGES = (
+    "citejudge",
+    "rapidfuzz",
+    "tantivy",
+    "msgspec",
+    "pydantic",
+    "bibtexparser",
+    "pyalex",
+    "vllm",
+    "outlines",
+    "transformers",
+    "torch",
+    "llama_cpp_python",
+    "ray",
+)
 
 
 def package_versions() -> dict[str, str | None]:

@@ -110,7 +110,12 @@ def norm_pmid(value: str | int | None) -> str | None:
     if value is None:
         return None
     s = fold_confusables(str(value)).strip()
-    s = re.sub(r"^(?:https?://)?(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov/|ncbi\.nlm\.nih\.gov/pubmed/)", "", s, flags=re.I)
+    s = re.sub(
+        r"^(?:https?://)?(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov/|ncbi\.nlm\.nih\.gov/pubmed/)",
+        "",
+        s,
+        flags=re.I,
+    )
     s = re.sub(r"^pmid\s*[:=]?\s*", "", s, flags=re.I).strip().rstrip("/.")
     return s.lstrip("0") or None if s.isdigit() else None
 
@@ -120,7 +125,12 @@ def norm_pmcid(value: str | int | None) -> str | None:
     if value is None:
         return None
     s = fold_confusables(str(value)).strip()
-    s = re.sub(r"^(?:https?://)?(?:www\.)?(?:ncbi\.nlm\.nih\.gov/pmc/articles/|pmc\.ncbi\.nlm\.nih\.gov/articles/)", "", s, flags=re.I)
+    s = re.sub(
+        r"^(?:https?://)?(?:www\.)?(?:ncbi\.nlm\.nih\.gov/pmc/articles/|pmc\.ncbi\.nlm\.nih\.gov/articles/)",
+        "",
+        s,
+        flags=re.I,
+    )
     s = re.sub(r"^pmcid\s*[:=]?\s*", "", s, flags=re.I).strip().rstrip("/.")
     m = re.fullmatch(r"(?:pmc)?\s*0*(\d+)", s, flags=re.I)
     return f"PMC{m.group(1)}" if m else None
@@ -188,7 +198,8 @@ def extract_dois(text: str) -> list[str]:
 
 
 _PMID_IN_TEXT = re.compile(
-    r"(?:\bPMID\s*[:=]?\s*|pubmed\.ncbi\.nlm\.nih\.gov/|ncbi\.nlm\.nih\.gov/pubmed/)(\d{1,9})\b", re.I
+    r"(?:\bPMID\s*[:=]?\s*|pubmed\.ncbi\.nlm\.nih\.gov/|ncbi\.nlm\.nih\.gov/pubmed/)(\d{1,9})\b",
+    re.I,
 )
 _PMCID_IN_TEXT = re.compile(r"\bPMCID\s*[:=]?\s*((?:PMC\s?)?\d{3,9})\b|\b(PMC\s?\d{3,9})\b", re.I)
 _ARXIV_IN_TEXT = re.compile(

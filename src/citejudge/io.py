@@ -45,7 +45,12 @@ class ItemError:
 
     def as_error(self) -> dict[str, Any]:
         """The ``error`` object of an output line."""
-        err: dict[str, Any] = {"kind": self.kind, "message": self.message, "file": self.file, "line": self.line}
+        err: dict[str, Any] = {
+            "kind": self.kind,
+            "message": self.message,
+            "file": self.file,
+            "line": self.line,
+        }
         if self.field:
             err["field"] = self.field
         return err
@@ -63,7 +68,13 @@ class OutputLine:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict in the contract's key order."""
-        return {"id": self.id, "task": self.task, "result": self.result, "details": self.details, "error": self.error}
+        return {
+            "id": self.id,
+            "task": self.task,
+            "result": self.result,
+            "details": self.details,
+            "error": self.error,
+        }
 
 
 def dumps_line(obj: dict[str, Any]) -> bytes:
@@ -88,7 +99,9 @@ def _read_jsonl(path: Path, text: str) -> Iterator[Item | ItemError]:
             yield ItemError(f"line-{n}", str(path), n, f"not valid JSON: {exc}")
             continue
         if not isinstance(obj, dict):
-            yield ItemError(f"line-{n}", str(path), n, f"expected a JSON object, got {type(obj).__name__}")
+            yield ItemError(
+                f"line-{n}", str(path), n, f"expected a JSON object, got {type(obj).__name__}"
+            )
             continue
         yield Item(_item_id(obj, n), obj, str(path), n)
 
@@ -103,7 +116,7 @@ def _read_json(path: Path, text: str) -> Iterator[Item | ItemError]:
     if isinstance(items, dict):
         items = [items]
     if not isinstance(items, list):
-        yield ItemError("line-1", str(path), 1, "expected a JSON list of items or {\"items\": [...]}")
+        yield ItemError("line-1", str(path), 1, 'expected a JSON list of items or {"items": [...]}')
         return
     for n, it in enumerate(items, start=1):
         if isinstance(it, dict):
@@ -148,7 +161,11 @@ _BIB_START = re.compile(r"^\s*@\s*([A-Za-z]+)\s*[{(]\s*([^,\s]*)", re.M)
 
 def _read_bib(path: Path, text: str) -> Iterator[Item | ItemError]:
     """Each BibTeX entry becomes a ``references`` item whose ``full_citation`` is the entry text."""
-    starts = [m for m in _BIB_START.finditer(text) if m.group(1).lower() not in {"comment", "preamble", "string"}]
+    starts = [
+        m
+        for m in _BIB_START.finditer(text)
+        if m.group(1).lower() not in {"comment", "preamble", "string"}
+    ]
     for i, m in enumerate(starts):
         end = starts[i + 1].start() if i + 1 < len(starts) else len(text)
         chunk = text[m.start() : end].strip()
@@ -162,7 +179,9 @@ def read_items(path: Path) -> Iterator[Item | ItemError]:
     if not path.exists():
         raise InputError(f"input file {path} does not exist", hint="check the path")
     if path.is_dir():
-        raise InputError(f"input {path} is a directory", hint="give a .jsonl, .json, .csv or .bib file")
+        raise InputError(
+            f"input {path} is a directory", hint="give a .jsonl, .json, .csv or .bib file"
+        )
     data = path.read_bytes()
     text = data.decode("utf-8", errors="replace")
     if text.startswith("\ufeff"):

@@ -100,12 +100,16 @@ class CitedWork(msgspec.Struct, omit_defaults=True):
     arxiv: str | None = None
     openalex: str | None = None
     urls: list[str] = msgspec.field(default_factory=list)
-    is_preprint: bool = False  # the citation presents itself as a preprint (arXiv, bioRxiv, "preprint")
+    is_preprint: bool = (
+        False  # the citation presents itself as a preprint (arXiv, bioRxiv, "preprint")
+    )
     volume: str | None = None
     pages: str | None = None
     publisher: str | None = None
     entry_type: str | None = None  # bibtex/CSL type when known
-    warnings: list[str] = msgspec.field(default_factory=list)  # parse problems, e.g. unbalanced braces
+    warnings: list[str] = msgspec.field(
+        default_factory=list
+    )  # parse problems, e.g. unbalanced braces
     #: identifiers the citation states but that cannot be read as one (kind, text as written):
     #: a mismatch, never ignored ("10.1016jcell.2019.01.001" lost its slash)
     bad_ids: list[tuple[str, str]] = msgspec.field(default_factory=list)

@@ -18,9 +18,16 @@ __all__ = ["ENV_VARS", "Kind", "resource_dir"]
 Kind = Literal["models", "prompts", "calibration"]
 
 #: The variable that overrides each folder.
-ENV_VARS: dict[str, str] = {"models": "CITEJUDGE_MODELS", "prompts": "CITEJUDGE_PROMPTS",
-                            "calibration": "CITEJUDGE_CALIBRATION"}
-_TREE = {"models": ("models",), "prompts": ("configs", "prompts"), "calibration": ("configs", "calibration")}
+ENV_VARS: dict[str, str] = {
+    "models": "CITEJUDGE_MODELS",
+    "prompts": "CITEJUDGE_PROMPTS",
+    "calibration": "CITEJUDGE_CALIBRATION",
+}
+_TREE = {
+    "models": ("models",),
+    "prompts": ("configs", "prompts"),
+    "calibration": ("configs", "calibration"),
+}
 _ROOT = Path(__file__).resolve().parents[2]
 
 

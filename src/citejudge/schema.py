@@ -14,7 +14,9 @@ from citejudge.tasks.protocol import TASKS
 __all__ = ["load_schema", "schema_hash", "validate_result"]
 
 #: Schema name → file in ``citejudge/schemas``: each task's result, an output line, a run manifest.
-_FILES = {name: name.replace("-", "_") + ".json" for name in (*TASKS, "output_line", "run_manifest")}
+_FILES = {
+    name: name.replace("-", "_") + ".json" for name in (*TASKS, "output_line", "run_manifest")
+}
 
 
 @cache
@@ -48,5 +50,7 @@ def _validator(name: str) -> Any:
 
 def validate_result(name: str, obj: Any) -> list[str]:
     """Validation errors of ``obj`` against schema ``name`` (empty list when valid)."""
-    return [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
-            for e in _validator(name).iter_errors(obj)]
+    return [
+        f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
+        for e in _validator(name).iter_errors(obj)
+    ]

@@ -149,7 +149,9 @@ class SourceStore:
         store = cls(Path(root))
         idx = store.root / "index.jsonl"
         if idx.is_file():
-            for n, line in enumerate(idx.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
+            for n, line in enumerate(
+                idx.read_text(encoding="utf-8", errors="replace").splitlines(), start=1
+            ):
                 if not line.strip():
                     continue
                 try:
@@ -157,8 +159,14 @@ class SourceStore:
                 except orjson.JSONDecodeError:
                     store.issues.append(f"index.jsonl line {n}: not valid JSON")
                     continue
-                if not (isinstance(row, dict) and isinstance(row.get("url"), str) and isinstance(row.get("file"), str)):
-                    store.issues.append(f"index.jsonl line {n}: needs string fields 'url' and 'file'")
+                if not (
+                    isinstance(row, dict)
+                    and isinstance(row.get("url"), str)
+                    and isinstance(row.get("file"), str)
+                ):
+                    store.issues.append(
+                        f"index.jsonl line {n}: needs string fields 'url' and 'file'"
+                    )
                     continue
                 store.urls.setdefault(normalize_url(row["url"]), row["file"])
         for msg in store.issues:
@@ -210,8 +218,11 @@ class SourceStore:
         found = find_fulltext(self.root, work)
         if found is not None:
             return SourceText(found[0], f"fulltext:{found[1]}")
-        urls = list(work.urls) + ([f"https://doi.org/{work.doi}"] if work.doi else []) + (
-            [f"https://openalex.org/{work.id}"] if work.id.startswith("W") else [])
+        urls = (
+            list(work.urls)
+            + ([f"https://doi.org/{work.doi}"] if work.doi else [])
+            + ([f"https://openalex.org/{work.id}"] if work.id.startswith("W") else [])
+        )
         for u in urls:
             st = self.text_for_url(u)
             if st is not None:
@@ -220,6 +231,7 @@ class SourceStore:
 
 
 # ------------------------------------------------------------------------------- resolution
+
 
 @dataclass
 class SourceResolution:
@@ -243,8 +255,13 @@ class SourceResolution:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for ``details``."""
-        out: dict[str, Any] = {"status": self.status, "kind": self.kind, "shown": self.shown,
-                               "work_id": self.work.id if self.work else None, "method": self.method}
+        out: dict[str, Any] = {
+            "status": self.status,
+            "kind": self.kind,
+            "shown": self.shown,
+            "work_id": self.work.id if self.work else None,
+            "method": self.method,
+        }
         if self.named_title:
             out["named_title"] = self.named_title
         if self.urls:
@@ -303,24 +320,51 @@ def _cited_from_source(source: str) -> tuple[CitedWork, str, str]:
 def resolve_source(source: str | None, world: WorldLookup | None) -> SourceResolution:
     """Resolve a source string through the world index (see :class:`SourceResolution`)."""
     if not isinstance(source, str) or not source.strip():
-        return SourceResolution("nothing_stated", "none", "no source", message="the citation gives no source")
+        return SourceResolution(
+            "nothing_stated", "none", "no source", message="the citation gives no source"
+        )
     cited, kind, shown = _cited_from_source(source)
     named = cited.title
     urls = list(cited.urls)
-    stated = bool(cited.doi or cited.arxiv or cited.pmid or cited.pmcid or cited.openalex or cited.title
-                  or cited.authors)
+    stated = bool(
+        cited.doi
+        or cited.arxiv
+        or cited.pmid
+        or cited.pmcid
+        or cited.openalex
+        or cited.title
+        or cited.authors
+    )
     if not stated:
         status = "not_found" if urls else "nothing_stated"
         msg = "no identifier or title could be read from the source"
         return SourceResolution(status, kind, shown, urls=urls, message=msg)
     if world is None:
-        return SourceResolution("no_index", kind, shown, named_title=named, urls=urls,
-                                message="no index was given (--index), so the source could not be looked up")
+        return SourceResolution(
+            "no_index",
+            kind,
+            shown,
+            named_title=named,
+            urls=urls,
+            message="no index was given (--index), so the source could not be looked up",
+        )
     res = resolve(cited, world)
-    out = SourceResolution(res.status if res.status != "matched" else "resolved", kind, shown, res.work,
-                           res.method, named, urls, res.message or "", list(res.notes))
-    if res.status == "matched" and res.work is not None and res.method not in (
-            None, "title_key", "title_search", "string_search"):
+    out = SourceResolution(
+        res.status if res.status != "matched" else "resolved",
+        kind,
+        shown,
+        res.work,
+        res.method,
+        named,
+        urls,
+        res.message or "",
+        list(res.notes),
+    )
+    if (
+        res.status == "matched"
+        and res.work is not None
+        and res.method not in (None, "title_key", "title_search", "string_search")
+    ):
         if named:
             check = compare_title(named, res.work.title)
             if not check.ok:
@@ -351,14 +395,19 @@ def _names_other_work(cited: CitedWork, work: Work) -> str | None:
     a, y = fields.get("authors"), fields.get("year")
     if a is None or y is None or a.ok or y.ok:
         return None
-    sim = fuzz.partial_ratio(fold(work.title), fold(cited.raw[:MAX_SOURCE_CHARS]), processor=None, score_cutoff=0)
+    sim = fuzz.partial_ratio(
+        fold(work.title), fold(cited.raw[:MAX_SOURCE_CHARS]), processor=None, score_cutoff=0
+    )
     if sim >= TITLE_IN_REFERENCE:
         return None
-    return (f"the reference names {cited.authors[0]} ({cited.year}); the record's authors and year differ "
-            f"({a.reason}; {y.reason}) and its title is not in the reference (similarity {sim:.0f})")
+    return (
+        f"the reference names {cited.authors[0]} ({cited.year}); the record's authors and year differ "
+        f"({a.reason}; {y.reason}) and its title is not in the reference (similarity {sim:.0f})"
+    )
 
 
 # ------------------------------------------------------------------------------------ quotes
+
 
 @dataclass(frozen=True)
 class QuoteMatch:
@@ -420,8 +469,14 @@ class Elsewhere:
     exact: bool
 
 
-def find_elsewhere(quote: str, world: WorldLookup | None, store: SourceStore | None, *,
-                   exclude: set[str], siblings: Sequence[SourceText] = ()) -> Elsewhere | None:
+def find_elsewhere(
+    quote: str,
+    world: WorldLookup | None,
+    store: SourceStore | None,
+    *,
+    exclude: set[str],
+    siblings: Sequence[SourceText] = (),
+) -> Elsewhere | None:
     """Another source that contains ``quote``, or None.
 
     Looked at in this order: ``siblings`` (the texts of the other sources the same answer cites:
@@ -443,12 +498,18 @@ def find_elsewhere(quote: str, world: WorldLookup | None, store: SourceStore | N
             hits = []
         for work in world.get_many([wid for wid, _ in hits if wid not in exclude]):
             text = (store.text_for_work(work) if store is not None else None) or (
-                SourceText(work.abstract, f"abstract of {work.id}") if work.abstract else None)
+                SourceText(work.abstract, f"abstract of {work.id}") if work.abstract else None
+            )
             if text is None or text.origin in exclude:
                 continue
             qm = find_quote(quote, text.text)
             if qm.found:
-                return Elsewhere(f"{work.id} '{(work.title or 'untitled')[:100]}'", text.origin, qm.score, qm.exact)
+                return Elsewhere(
+                    f"{work.id} '{(work.title or 'untitled')[:100]}'",
+                    text.origin,
+                    qm.score,
+                    qm.exact,
+                )
     if store is not None:
         for path, body in store.texts(ELSEWHERE_MAX_FILES):
             origin = f"store:{path}"

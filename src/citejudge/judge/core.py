@@ -44,8 +44,12 @@ class Sampling(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     temperature: float = Field(default=0.0, ge=0.0, description="0 = greedy decoding.")
-    max_tokens: int = Field(default=256, ge=1, le=8192, description="Upper bound on generated tokens.")
-    seed: int = Field(default=0, description="Sampling seed (kept even for greedy decoding, for the record).")
+    max_tokens: int = Field(
+        default=256, ge=1, le=8192, description="Upper bound on generated tokens."
+    )
+    seed: int = Field(
+        default=0, description="Sampling seed (kept even for greedy decoding, for the record)."
+    )
     top_p: float = Field(default=1.0, gt=0.0, le=1.0, description="Nucleus sampling mass.")
 
 
@@ -60,17 +64,25 @@ class JudgeBackend(Protocol):
     name: str
     revision: str
 
-    def generate_batch(self, prompts: Sequence[str], schema: type[BaseModel], sampling: Sampling) -> list[str]:
+    def generate_batch(
+        self, prompts: Sequence[str], schema: type[BaseModel], sampling: Sampling
+    ) -> list[str]:
         """One raw JSON string per prompt, in order (one model call for the whole batch)."""
         ...
 
 
 def request_hash(prompt: str, schema: type[BaseModel], revision: str, sampling: Sampling) -> str:
     """Content hash of a request: everything that can change the answer, nothing else."""
-    return sha256_text(canonical_json({
-        "prompt": prompt, "schema": schema_sha256(schema), "model": revision,
-        "sampling": sampling.model_dump(mode="json"),
-    }))
+    return sha256_text(
+        canonical_json(
+            {
+                "prompt": prompt,
+                "schema": schema_sha256(schema),
+                "model": revision,
+                "sampling": sampling.model_dump(mode="json"),
+            }
+        )
+    )
 
 
 class RequestCache:
@@ -82,7 +94,9 @@ class RequestCache:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(path, timeout=30, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL)")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL)"
+        )
         self._db.commit()
 
     def get_many(self, keys: Sequence[str]) -> dict[str, str]:
@@ -92,7 +106,9 @@ class RequestCache:
             for i in range(0, len(keys), 500):
                 chunk = list(keys[i : i + 500])
                 marks = ",".join("?" * len(chunk))
-                for k, v in self._db.execute(f"SELECT key, answer FROM answers WHERE key IN ({marks})", chunk):
+                for k, v in self._db.execute(
+                    f"SELECT key, answer FROM answers WHERE key IN ({marks})", chunk
+                ):
                     out[k] = v
         return out
 
@@ -101,7 +117,9 @@ class RequestCache:
         if not items:
             return
         with self._lock:
-            self._db.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?)", list(items.items()))
+            self._db.executemany(
+                "INSERT OR REPLACE INTO answers VALUES (?, ?)", list(items.items())
+            )
             self._db.commit()
 
     def close(self) -> None:
@@ -137,8 +155,15 @@ class Judge:
     #: :func:`citejudge.judge.deciders.card_support_decider`) that answers support questions
     #: instead of the model; None: the model's constrained answer decides.
     support: SupportDecider | None = None
-    stats: dict[str, int] = field(default_factory=lambda: {"requests": 0, "cache_hits": 0, "model_calls": 0,
-                                                           "invalid": 0, "errors": 0})
+    stats: dict[str, int] = field(
+        default_factory=lambda: {
+            "requests": 0,
+            "cache_hits": 0,
+            "model_calls": 0,
+            "invalid": 0,
+            "errors": 0,
+        }
+    )
 
     def sampling_for(self, schema: type[BaseModel]) -> Sampling:
         """The card's sampling, with ``max_tokens`` raised to what the longest answer of ``schema`` needs.
@@ -183,7 +208,9 @@ class Judge:
             except BackendUnavailableError:
                 raise  # nothing can be judged: stop the run instead of failing every item
             except Exception as exc:
-                log.warning("backend %s failed on a batch of %d: %s", self.backend.name, len(batch), exc)
+                log.warning(
+                    "backend %s failed on a batch of %d: %s", self.backend.name, len(batch), exc
+                )
                 for i in pending:
                     outcomes[i].error = f"backend error: {type(exc).__name__}: {exc}"
                     outcomes[i].attempts = attempt + 1
@@ -194,7 +221,9 @@ class Judge:
                 self.stats["output_tokens"] = self.stats.get("output_tokens", 0) + int(usage[1])
             if len(raws) != len(batch):
                 for i in pending:
-                    outcomes[i].error = f"backend returned {len(raws)} answers for {len(batch)} prompts"
+                    outcomes[
+                        i
+                    ].error = f"backend returned {len(raws)} answers for {len(batch)} prompts"
                 continue
             by_key = dict(zip(uniq, raws, strict=True))
             still: list[int] = []
@@ -217,5 +246,8 @@ class Judge:
 
     def describe(self) -> dict[str, Any]:
         """What identifies this judge in manifests and details."""
-        return {"backend": self.backend.name, "revision": self.backend.revision,
-                "sampling": self.sampling.model_dump(mode="json")}
+        return {
+            "backend": self.backend.name,
+            "revision": self.backend.revision,
+            "sampling": self.sampling.model_dump(mode="json"),
+        }

@@ -25,6 +25,7 @@ from typing import Any
 
 from citejudge.errors import ConfigError
 from citejudge.hashing import file_sha256
+from citejudge.judge._deps import require
 from citejudge.judge.cards import ModelCard, WeightFile, resolve_weight
 
 __all__ = [
@@ -78,18 +79,25 @@ def checked_files(card: ModelCard, models_dir: Path | None = None) -> list[Check
     for f in card.files:
         path = resolve_weight(f, models_dir)
         if not path.is_file():
-            raise ConfigError(f"model card {card.name!r}: file {path} is missing",
-                              hint="install the package or put the weights there; `citejudge models verify`")
+            raise ConfigError(
+                f"model card {card.name!r}: file {path} is missing",
+                hint="install the package or put the weights there; `citejudge models verify`",
+            )
         t0 = time.perf_counter()
         digest = file_sha256(path)
         log.debug("sha256 of %s in %.2f s", path, time.perf_counter() - t0)
         if f.sha256 is None:
-            log.warning("model card %r: %s has no sha256 in the card (user-provided); it hashes to %s",
-                        card.name, path, digest)
+            log.warning(
+                "model card %r: %s has no sha256 in the card (user-provided); it hashes to %s",
+                card.name,
+                path,
+                digest,
+            )
         elif digest != f.sha256.lower():
             raise ConfigError(
                 f"model card {card.name!r}: sha256 of {path} is {digest}, the card says {f.sha256}; refusing to load",
-                hint="the file was changed or replaced; reinstall it or fix the card, then `citejudge models verify`")
+                hint="the file was changed or replaced; reinstall it or fix the card, then `citejudge models verify`",
+            )
         out.append(CheckedFile(f, path, digest))
     return out
 
@@ -113,8 +121,6 @@ def materialized_info(folder: Path) -> dict[str, Any] | None:
 
 
 def _require(module: str) -> Any:
-    from citejudge.judge.deps import require
-
     try:
         return require(module)
     except Exception as exc:
@@ -124,7 +130,9 @@ def _require(module: str) -> Any:
         raise
 
 
-def materialize_gguf(gguf_path: Path, cache_root: Path | None = None, *, sha256: str | None = None) -> Path:
+def materialize_gguf(
+    gguf_path: Path, cache_root: Path | None = None, *, sha256: str | None = None
+) -> Path:
     """A plain transformers model folder converted from ``gguf_path`` (converted once, then reused).
 
     ``sha256`` is the GGUF's hash when the caller already computed it (it keys the folder).
@@ -140,9 +148,11 @@ def materialize_gguf(gguf_path: Path, cache_root: Path | None = None, *, sha256:
     info = materialized_info(target)
     if info is not None:
         if info.get("gguf_sha256") != digest:
-            raise ConfigError(f"cached model folder {target} was made from another file "
-                              f"({info.get('gguf_sha256')}, expected {digest})",
-                              hint=f"delete {target} and run again")
+            raise ConfigError(
+                f"cached model folder {target} was made from another file "
+                f"({info.get('gguf_sha256')}, expected {digest})",
+                hint=f"delete {target} and run again",
+            )
         return target
 
     offline_env()
@@ -155,11 +165,13 @@ def materialize_gguf(gguf_path: Path, cache_root: Path | None = None, *, sha256:
     tmp = Path(tempfile.mkdtemp(prefix=f".{digest[:16]}-", dir=root))
     try:
         t0 = time.perf_counter()
-        tok = transformers.AutoTokenizer.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name,
-                                                         local_files_only=True)
+        tok = transformers.AutoTokenizer.from_pretrained(
+            str(gguf_path.parent), gguf_file=gguf_path.name, local_files_only=True
+        )
         t_tok = time.perf_counter() - t0
-        model = transformers.AutoModelForCausalLM.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name,
-                                                                  local_files_only=True)
+        model = transformers.AutoModelForCausalLM.from_pretrained(
+            str(gguf_path.parent), gguf_file=gguf_path.name, local_files_only=True
+        )
         t_load = time.perf_counter() - t0
         # The GGUF loader leaves a quantizer and a quantization_config behind although the
         # tensors are already de-quantized; save_pretrained refuses (or writes a config that
@@ -176,7 +188,11 @@ def materialize_gguf(gguf_path: Path, cache_root: Path | None = None, *, sha256:
             "gguf_file": gguf_path.name,
             "transformers": transformers.__version__,
             "dtype": str(model.dtype).removeprefix("torch."),
-            "seconds": {"tokenizer": round(t_tok, 2), "load_gguf": round(t_load, 2), "total": round(t_all, 2)},
+            "seconds": {
+                "tokenizer": round(t_tok, 2),
+                "load_gguf": round(t_load, 2),
+                "total": round(t_all, 2),
+            },
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
         (tmp / MARKER).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
@@ -189,7 +205,13 @@ def materialize_gguf(gguf_path: Path, cache_root: Path | None = None, *, sha256:
             if materialized_info(target) is None:
                 raise
             shutil.rmtree(tmp, ignore_errors=True)
-        log.info("materialized %s into %s in %.1f s (GGUF load %.1f s)", gguf_path.name, target, t_all, t_load)
+        log.info(
+            "materialized %s into %s in %.1f s (GGUF load %.1f s)",
+            gguf_path.name,
+            target,
+            t_all,
+            t_load,
+        )
         return target
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -37,10 +37,19 @@ def card_row(card: ModelCard, models_dir: Path | None = None) -> dict[str, Any]:
         if not path.is_file():
             missing.append(str(path))
     pinned = all(f.sha256 for f in card.files)
-    return {"name": card.name, "backend": card.backend, "description": card.description,
-            "licence": card.licence, "gpu": card.gpu, "revision": card.revision,
-            "files": len(card.files), "installed": not missing, "pinned": pinned, "missing": missing,
-            "install": card.install}
+    return {
+        "name": card.name,
+        "backend": card.backend,
+        "description": card.description,
+        "licence": card.licence,
+        "gpu": card.gpu,
+        "revision": card.revision,
+        "files": len(card.files),
+        "installed": not missing,
+        "pinned": pinned,
+        "missing": missing,
+        "install": card.install,
+    }
 
 
 def cmd_models_list(args: argparse.Namespace) -> int:
@@ -84,7 +93,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     card = load_card(args.model, _models_dir(args))
     if card.backend not in ("vllm", "vllm-server"):
-        raise ConfigError(f"card {card.name!r} has backend {card.backend!r}; serve needs a vllm or vllm-server card")
+        raise ConfigError(
+            f"card {card.name!r} has backend {card.backend!r}; serve needs a vllm or vllm-server card"
+        )
     port = args.port
     if port is None:
         url = card.options.get("base_url") if card.backend == "vllm-server" else None
@@ -103,11 +114,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, _stop)  # before the start: a stop during start-up cleans up too
     try:
-        proc = start_server(card, int(port), _models_dir(args), timeout=float(args.timeout), log_path=log)
+        proc = start_server(
+            card, int(port), _models_dir(args), timeout=float(args.timeout), log_path=log
+        )
     except KeyboardInterrupt:
         return 1
-    sys.stdout.write(json.dumps({"url": f"http://127.0.0.1:{port}/v1", "pid": proc.pid, "card": card.name,
-                                 "log": str(log)}) + "\n")
+    sys.stdout.write(
+        json.dumps(
+            {
+                "url": f"http://127.0.0.1:{port}/v1",
+                "pid": proc.pid,
+                "card": card.name,
+                "log": str(log),
+            }
+        )
+        + "\n"
+    )
     sys.stdout.flush()
     try:
         code = int(proc.wait())

@@ -23,7 +23,10 @@ __all__ = ["PROMPTS_DIR", "defuse", "render", "template_sha256", "template_text"
 #: CITEJUDGE_PROMPTS).
 PROMPTS_DIR = resource_dir("prompts", env=False)
 
-_TAG = re.compile(r"<\s*(/?)\s*(evidence|claim|statement|chunk|answer|gold|question|sentence|source)\b[^>]*>", re.I)
+_TAG = re.compile(
+    r"<\s*(/?)\s*(evidence|claim|statement|chunk|answer|gold|question|sentence|source)\b[^>]*>",
+    re.I,
+)
 
 
 def _dir() -> Path:
@@ -42,8 +45,10 @@ def template_text(name: str) -> str:
     """The source of template ``name`` (e.g. ``content_grounding.v1``)."""
     path = _dir() / f"{name}.j2"
     if not path.is_file():
-        raise ConfigError(f"prompt template {name!r} not found in {_dir()}",
-                          hint="set CITEJUDGE_PROMPTS to the configs/prompts folder")
+        raise ConfigError(
+            f"prompt template {name!r} not found in {_dir()}",
+            hint="set CITEJUDGE_PROMPTS to the configs/prompts folder",
+        )
     return path.read_text(encoding="utf-8")
 
 
@@ -56,8 +61,13 @@ def template_sha256(name: str) -> str:
 def _compiled(name: str) -> Any:
     import jinja2
 
-    env = jinja2.Environment(autoescape=False, undefined=jinja2.StrictUndefined, keep_trailing_newline=False,
-                             trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(
+        autoescape=False,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     return env.from_string(template_text(name))
 
 

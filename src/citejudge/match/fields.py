@@ -29,7 +29,9 @@ from citejudge.records import Work
 
 __all__ = ["FieldCheck", "compare_title", "compare_year"]
 
-_IN_PRESS = re.compile(r"in\s*press|forthcoming|to\s*appear|accepted|submitted|early\s*access", re.I)
+_IN_PRESS = re.compile(
+    r"in\s*press|forthcoming|to\s*appear|accepted|submitted|early\s*access", re.I
+)
 _NO_DATE = re.compile(r"^\s*(n\.?\s*d\.?|no\s*date|s\.\s*d\.|undated)\s*$", re.I)
 _PREPRINT_KINDS = frozenset({"preprint", "submitted", "submittedversion"})
 
@@ -111,7 +113,9 @@ def compare_year(cited: CitedWork, record: Work, today_year: int) -> FieldCheck:
     if year > today_year:
         return FieldCheck(False, f"year {year} is in the future")
     preprint_years = {
-        v.year for v in record.versions if v.year is not None and (v.kind or "").lower() in _PREPRINT_KINDS
+        v.year
+        for v in record.versions
+        if v.year is not None and (v.kind or "").lower() in _PREPRINT_KINDS
     }
     other_years = {
         v.year

@@ -40,9 +40,42 @@ __all__ = [
 
 _PARTICLES = frozenset(
     {
-        "van", "von", "de", "der", "den", "da", "di", "le", "la", "du", "del", "della", "dos",
-        "das", "do", "des", "ter", "ten", "af", "av", "zu", "zum", "zur", "el", "al", "bin",
-        "ibn", "st", "lo", "dello", "vander", "vd", "y", "e", "d", "l",
+        "van",
+        "von",
+        "de",
+        "der",
+        "den",
+        "da",
+        "di",
+        "le",
+        "la",
+        "du",
+        "del",
+        "della",
+        "dos",
+        "das",
+        "do",
+        "des",
+        "ter",
+        "ten",
+        "af",
+        "av",
+        "zu",
+        "zum",
+        "zur",
+        "el",
+        "al",
+        "bin",
+        "ibn",
+        "st",
+        "lo",
+        "dello",
+        "vander",
+        "vd",
+        "y",
+        "e",
+        "d",
+        "l",
     }
 )
 _SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv", "v", "2nd", "3rd", "junior", "senior"})
@@ -81,14 +114,55 @@ _NICKNAMES: dict[str, frozenset[str]] = {
 }
 _PLACEHOLDERS = frozenset(
     {
-        "john doe", "jane doe", "j doe", "doe j", "doe john", "doe jane", "jane smith",
-        "john smith", "j smith", "anonymous", "anon", "anonymous author", "unknown",
-        "unknown author", "author", "an author", "a author", "author a", "the author", "authors",
-        "first author", "second author", "third author", "author one", "author two",
-        "author three", "author 1", "author 2", "author 3", "author name", "firstname lastname",
-        "first last", "last first", "lastname firstname", "name surname", "first name last name",
-        "et al", "etal", "others", "n a", "na", "tbd", "todo", "foo bar", "alice bob",
-        "your name", "author x", "x y", "a b",
+        "john doe",
+        "jane doe",
+        "j doe",
+        "doe j",
+        "doe john",
+        "doe jane",
+        "jane smith",
+        "john smith",
+        "j smith",
+        "anonymous",
+        "anon",
+        "anonymous author",
+        "unknown",
+        "unknown author",
+        "author",
+        "an author",
+        "a author",
+        "author a",
+        "the author",
+        "authors",
+        "first author",
+        "second author",
+        "third author",
+        "author one",
+        "author two",
+        "author three",
+        "author 1",
+        "author 2",
+        "author 3",
+        "author name",
+        "firstname lastname",
+        "first last",
+        "last first",
+        "lastname firstname",
+        "name surname",
+        "first name last name",
+        "et al",
+        "etal",
+        "others",
+        "n a",
+        "na",
+        "tbd",
+        "todo",
+        "foo bar",
+        "alice bob",
+        "your name",
+        "author x",
+        "x y",
+        "a b",
     }
 )
 
@@ -211,7 +285,9 @@ def parse_person(name: str) -> PersonName:
         fam_tokens = parts[0].split() if parts else []
         given_tokens = " ".join(rest).split()
         # particles written after the given names: "Beethoven, Ludwig van"
-        while given_tokens and _key(given_tokens[-1]) in _PARTICLES and given_tokens[-1][:1].islower():
+        while (
+            given_tokens and _key(given_tokens[-1]) in _PARTICLES and given_tokens[-1][:1].islower()
+        ):
             fam_tokens.insert(0, given_tokens.pop())
         fam, full, particles = _family(fam_tokens)
         given, initials = _given_parts(given_tokens)
@@ -265,7 +341,9 @@ def _interpretations(name: str, record_side: bool = False) -> list[PersonName]:
         tokens = _clean(name).split()
         fam, full, particles = _family(tokens[-1:])
         given, initials = _given_parts(tokens[:-1])
-        out.append(PersonName(p.raw, fam, full, given, initials, particles, p.suffix, "given-first"))
+        out.append(
+            PersonName(p.raw, fam, full, given, initials, particles, p.suffix, "given-first")
+        )
         return out
     if p.order != "given-first":
         return out
@@ -274,7 +352,9 @@ def _interpretations(name: str, record_side: bool = False) -> list[PersonName]:
     if p.particles and len(tokens) >= 3 and tokens[-1][:1].isupper():
         # "Maria das Graças Vale Barbosa", "Juan de Dios Figueroa": the particle may belong to a
         # given name; the last word alone is then the family name.
-        given, initials = _given_parts([t for t in tokens[:-1] if not (_key(t) in _PARTICLES and t[:1].islower())])
+        given, initials = _given_parts(
+            [t for t in tokens[:-1] if not (_key(t) in _PARTICLES and t[:1].islower())]
+        )
         last = _key(tokens[-1])
         out.append(PersonName(s, last, last, given, initials, (), p.suffix, "given-first"))
     # compound family names ("Simon Peyton Jones", "Gabriel Garcia Marquez")
@@ -305,7 +385,9 @@ def _given_compatible(a: PersonName, b: PersonName) -> bool:
     if not a.given or not b.given:
         return True  # a family name alone says nothing against the given names
     ga, gb = a.given[0], b.given[0]
-    if a.initials[0] != b.initials[0] and not (len(ga) > 1 and len(gb) > 1 and _given_name_match(ga, gb)):
+    if a.initials[0] != b.initials[0] and not (
+        len(ga) > 1 and len(gb) > 1 and _given_name_match(ga, gb)
+    ):
         return False
     if len(ga) > 1 and len(gb) > 1:
         joined_a = "".join(g for g in a.given if len(g) > 1)
@@ -325,7 +407,12 @@ def _given_compatible(a: PersonName, b: PersonName) -> bool:
 def _family_equal(a: PersonName, b: PersonName) -> bool:
     if not a.family or not b.family:
         return False
-    return a.family == b.family or a.family_full == b.family_full or a.family_full == b.family or a.family == b.family_full
+    return (
+        a.family == b.family
+        or a.family_full == b.family_full
+        or a.family_full == b.family
+        or a.family == b.family_full
+    )
 
 
 def _token_multiset(name: str) -> list[str]:
@@ -347,8 +434,19 @@ def _same_name(cited: str, other: str) -> bool:
 
 
 _TRANSLIT = str.maketrans(
-    {"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "å": "aa", "Å": "Aa",
-     "ø": "oe", "Ø": "Oe", "ß": "ss"}
+    {
+        "ä": "ae",
+        "ö": "oe",
+        "ü": "ue",
+        "Ä": "Ae",
+        "Ö": "Oe",
+        "Ü": "Ue",
+        "å": "aa",
+        "Å": "Aa",
+        "ø": "oe",
+        "Ø": "Oe",
+        "ß": "ss",
+    }
 )
 _TRANSLIT_CHARS = frozenset("äöüÄÖÜåÅøØß")
 
@@ -383,7 +481,9 @@ def same_person(cited: str, record: Author) -> bool:
     cv = name_variants(cited)
     for r in rec_names:
         rv = name_variants(r)
-        if len(cv) + len(rv) > 2 and any(_same_name(a, b) for a in cv for b in rv if (a, b) != (cited, r)):
+        if len(cv) + len(rv) > 2 and any(
+            _same_name(a, b) for a in cv for b in rv if (a, b) != (cited, r)
+        ):
             return True
     return False
 
@@ -470,7 +570,9 @@ def compare_authors(cited: list[str], et_al: bool, record: list[Author]) -> Auth
         detail["missing"] = missing
         return AuthorCheck(False, reason, detail)
     if not et_al and rec_truncated and len(names) < len(rec):
-        return AuthorCheck(False, f"cited {len(names)} authors, record has at least {len(rec)}", detail)
+        return AuthorCheck(
+            False, f"cited {len(names)} authors, record has at least {len(rec)}", detail
+        )
     expected = list(range(checkable))
     got = assigned[:checkable]
     if got != expected:
@@ -482,7 +584,9 @@ def compare_authors(cited: list[str], et_al: bool, record: list[Author]) -> Auth
                 f"'{_short(rec_order, 5)}'",
                 detail,
             )
-        skipped = [rec_names[j] for j in range(max(p for p in got if p is not None) + 1) if j not in used]
+        skipped = [
+            rec_names[j] for j in range(max(p for p in got if p is not None) + 1) if j not in used
+        ]
         return AuthorCheck(
             False,
             f"named authors are not the record's first {checkable}: record also has "

@@ -97,9 +97,12 @@ class Candidate:
     def brief(self) -> dict[str, Any]:
         """Short description for ``details`` and ambiguity messages."""
         return {
-            "id": self.work.id, "title": self.work.title, "year": self.work.year,
+            "id": self.work.id,
+            "title": self.work.title,
+            "year": self.work.year,
             "first_author": self.work.authors[0].name if self.work.authors else None,
-            "score": round(self.score, 2), "via": self.via,
+            "score": round(self.score, 2),
+            "via": self.via,
         }
 
 
@@ -134,7 +137,13 @@ class FieldResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for ``details``."""
-        d = {"field": self.field, "ok": self.ok, "cited": self.cited, "record": self.record, "reason": self.reason}
+        d = {
+            "field": self.field,
+            "ok": self.ok,
+            "cited": self.cited,
+            "record": self.record,
+            "reason": self.reason,
+        }
         if self.member:
             d["member"] = self.member
         if self.unverified:
@@ -155,8 +164,11 @@ class Verdict:
         """What explains the verdict, for the output line's ``details``."""
         res = self.resolution
         match: dict[str, Any] = {
-            "status": res.status, "work_id": res.work.id if res.work else None, "method": res.method,
-            "identifiers": res.identifiers, "notes": res.notes,
+            "status": res.status,
+            "work_id": res.work.id if res.work else None,
+            "method": res.method,
+            "identifiers": res.identifiers,
+            "notes": res.notes,
         }
         if len(res.family) > 1:
             match["family"] = [w.id for w in res.family]
@@ -173,6 +185,7 @@ class Verdict:
 
 # --------------------------------------------------------------------------- helpers
 
+
 def record_ids(work: Work) -> dict[str, set[str]]:
     """Every identifier a record (and its versions) carries, by kind."""
     dois = {work.doi} if work.doi else set()
@@ -187,7 +200,8 @@ def record_ids(work: Work) -> dict[str, set[str]]:
         if a:
             arx.add(a)
     return {
-        "doi": dois, "arxiv": arx,
+        "doi": dois,
+        "arxiv": arx,
         "pmid": {work.pmid} if work.pmid else set(),
         "pmcid": {work.pmcid} if work.pmcid else set(),
         "openalex": {work.id} if work.id.startswith("W") else set(),
@@ -199,15 +213,24 @@ def _score(cited: CitedWork, work: Work, ctitle: str | None, via: str) -> Candid
     if ctitle and work.title:
         tscore = fuzz.ratio(ctitle, fold(work.title), processor=None, score_cutoff=0)
     fams = family_keys(cited.authors[0]) if cited.authors else frozenset()
-    author_agrees = bool(fams) and any(not fams.isdisjoint(family_keys(a.name))
-                                       or (a.raw_name and not fams.isdisjoint(family_keys(a.raw_name)))
-                                       for a in work.authors[:3])
-    year_agrees = cited.year is not None and work.year is not None and (
-        cited.year == work.year or any(v.year == cited.year for v in work.versions))
+    author_agrees = bool(fams) and any(
+        not fams.isdisjoint(family_keys(a.name))
+        or (a.raw_name and not fams.isdisjoint(family_keys(a.raw_name)))
+        for a in work.authors[:3]
+    )
+    year_agrees = (
+        cited.year is not None
+        and work.year is not None
+        and (cited.year == work.year or any(v.year == cited.year for v in work.versions))
+    )
     score = tscore + (6.0 if author_agrees else 0.0) + (3.0 if year_agrees else 0.0)
     # The venue only breaks near-ties between plausible candidates; skip its cost otherwise.
-    if (cited.venue and work.venue and (ctitle is None or tscore >= ACCEPT_TITLE_WITH_SUPPORT)
-            and compare_venue(cited.venue, [work.venue, *work.venue_alt]).status == "match"):
+    if (
+        cited.venue
+        and work.venue
+        and (ctitle is None or tscore >= ACCEPT_TITLE_WITH_SUPPORT)
+        and compare_venue(cited.venue, [work.venue, *work.venue_alt]).status == "match"
+    ):
         score += 1.0
     return Candidate(work, tscore, author_agrees, year_agrees, score, via)
 
@@ -256,8 +279,10 @@ def same_family(a: Work, b: Work) -> bool:
     if not a.authors or not b.authors:
         return a.year == b.year
     n = min(len(a.authors), len(b.authors), FAMILY_AUTHORS)
-    return all(not family_keys(x.name).isdisjoint(family_keys(y.name))
-               for x, y in zip(a.authors[:n], b.authors[:n], strict=True))
+    return all(
+        not family_keys(x.name).isdisjoint(family_keys(y.name))
+        for x, y in zip(a.authors[:n], b.authors[:n], strict=True)
+    )
 
 
 def _add_venue_aliases(works: list[Work], world: WorldLookup) -> None:
@@ -299,6 +324,7 @@ def title_in_text(title: str | None, text_key: str) -> bool:
 
 
 # --------------------------------------------------------------------------- resolve
+
 
 def _id_lookups(cited: CitedWork, world: WorldLookup, res: Resolution) -> dict[str, Work]:
     """Look up every stated identifier; returns work id → work for all hits."""
@@ -353,8 +379,13 @@ def _title_candidates(cited: CitedWork, world: WorldLookup) -> list[Candidate]:
                 c = _score(cited, w, None, "string_search")
                 if w.title:
                     c.title_in_text = title_in_text(w.title, raw_key)
-                    c.title_score = 100.0 if c.title_in_text else fuzz.partial_ratio(
-                        fold(w.title), raw_fold, processor=None, score_cutoff=0)
+                    c.title_score = (
+                        100.0
+                        if c.title_in_text
+                        else fuzz.partial_ratio(
+                            fold(w.title), raw_fold, processor=None, score_cutoff=0
+                        )
+                    )
                     c.score += c.title_score
                 seen[w.id] = c
             else:
@@ -398,8 +429,15 @@ def resolve(cited: CitedWork, world: WorldLookup) -> Resolution:
     """Find the one record ``cited`` refers to, or say why there is none."""
     ids_from_urls(cited)
     res = Resolution(status="not_found")
-    stated = bool(cited.doi or cited.arxiv or cited.pmid or cited.pmcid or cited.openalex
-                  or cited.title or cited.authors)
+    stated = bool(
+        cited.doi
+        or cited.arxiv
+        or cited.pmid
+        or cited.pmcid
+        or cited.openalex
+        or cited.title
+        or cited.authors
+    )
     if not stated:
         res.status = "nothing_stated"
         res.message = "the citation states no identifier, title or author to look up"
@@ -413,7 +451,10 @@ def resolve(cited: CitedWork, world: WorldLookup) -> Resolution:
             if not any(same_family(w, d) for d in distinct):
                 distinct.append(w)
         ctitle = fold(cited.title) if cited.title else None
-        cands = sorted((_score(cited, w, ctitle, "identifier") for w in works), key=lambda c: (-c.score, c.work.id))
+        cands = sorted(
+            (_score(cited, w, ctitle, "identifier") for w in works),
+            key=lambda c: (-c.score, c.work.id),
+        )
         res.candidates = cands
         if len(distinct) > 1:
             # Several identifiers (or one shared DOI) point at different works.
@@ -421,13 +462,19 @@ def resolve(cited: CitedWork, world: WorldLookup) -> Resolution:
             if len({tuple(v) for v in id_map.values()}) > 1:
                 res.status = "id_conflict"
                 res.message = "identifiers resolve to different works: " + "; ".join(
-                    f"{k} → {', '.join(v)}" for k, v in sorted(id_map.items()))
+                    f"{k} → {', '.join(v)}" for k, v in sorted(id_map.items())
+                )
                 return res
             best = cands[0]
-            if len(cands) > 1 and cands[1].score >= best.score - 1e-9 and not same_family(cands[1].work, best.work):
+            if (
+                len(cands) > 1
+                and cands[1].score >= best.score - 1e-9
+                and not same_family(cands[1].work, best.work)
+            ):
                 res.status = "ambiguous"
                 res.message = "the identifier is shared by several works: " + ", ".join(
-                    c.work.id for c in cands[:5])
+                    c.work.id for c in cands[:5]
+                )
                 return res
         res.status, res.work, res.method = "matched", cands[0].work, cands[0].via
         kinds = sorted({k.split(":", 1)[0] for k, v in res.identifiers.items() if v})
@@ -445,25 +492,34 @@ def resolve(cited: CitedWork, world: WorldLookup) -> Resolution:
         # Need for Integrated Research…"): look up what follows each full stop, exact titles only
         accepted = _title_tail_candidates(cited, world)
         if accepted:
-            res.candidates = accepted + [c for c in cands if c.work.id not in {a.work.id for a in accepted}]
+            res.candidates = accepted + [
+                c for c in cands if c.work.id not in {a.work.id for a in accepted}
+            ]
     if not accepted:
         res.status = "not_found"
         if any(res.identifiers.values()) is False and res.identifiers:
             res.notes.append("no stated identifier is in the world")
         if cands:
             best = cands[0]
-            res.message = (f"no record matches; the closest title is {best.work.id} "
-                           f"'{(best.work.title or '')[:90]}' (similarity {best.title_score:.0f})")
+            res.message = (
+                f"no record matches; the closest title is {best.work.id} "
+                f"'{(best.work.title or '')[:90]}' (similarity {best.title_score:.0f})"
+            )
         else:
             res.message = "no record in the world has a similar title"
         return res
     best = accepted[0]
-    rivals = [c for c in accepted[1:] if c.score >= best.score - 1e-9 and not same_family(c.work, best.work)]
+    rivals = [
+        c
+        for c in accepted[1:]
+        if c.score >= best.score - 1e-9 and not same_family(c.work, best.work)
+    ]
     if rivals:
         res.status = "ambiguous"
         res.message = "several records fit equally well: " + "; ".join(
             f"{c.work.id} ({c.work.year}, {c.work.authors[0].name if c.work.authors else 'no authors'})"
-            for c in [best, *rivals][:5])
+            for c in [best, *rivals][:5]
+        )
         return res
     res.status, res.work, res.method = "matched", best.work, best.via
     res.family = family_of(best.work, world, [c.work for c in accepted])
@@ -471,6 +527,7 @@ def resolve(cited: CitedWork, world: WorldLookup) -> Resolution:
 
 
 # --------------------------------------------------------------------------- validate
+
 
 def _regroup_authors_into_title(cited: CitedWork, work: Work) -> CitedWork:
     """Undo a parse that left the end of the author list in the title, if the record explains it.
@@ -523,7 +580,9 @@ def _regroup_title_venue(cited: CitedWork, work: Work) -> CitedWork:
 _LEAD_NUMBER = re.compile(r"^\s*(?:\[\s*\d{1,4}\s*\]|\(\s*\d{1,4}\s*\)|\d{1,4}\s*[.)]?)\s+")
 
 
-def _regroup_title_out_of_authors(cited: CitedWork, work: Work, authors_ok: bool | None = None) -> CitedWork:
+def _regroup_title_out_of_authors(
+    cited: CitedWork, work: Work, authors_ok: bool | None = None
+) -> CitedWork:
     """Read the author list again when a short title was taken for a name.
 
     "Lemel J. Editorial. Wildlife Biology. 2003." or "Harris, P. G. Environmental Change and Foreign
@@ -536,18 +595,28 @@ def _regroup_title_out_of_authors(cited: CitedWork, work: Work, authors_ok: bool
         return cited
     if cited.title and work.title and compare_title(cited.title, work.title).ok:
         return cited  # the title was read right: the author list ends where it should
-    if work.authors and (authors_ok if authors_ok is not None
-                         else compare_authors(cited.authors, cited.et_al, work.authors).ok):
+    if work.authors and (
+        authors_ok
+        if authors_ok is not None
+        else compare_authors(cited.authors, cited.et_al, work.authors).ok
+    ):
         return cited
     if not work.authors:
         joined = title_key(" ".join(cited.authors)) or ""
         venue_keys = {title_key(n) for n in [work.venue, *work.venue_alt] if n}
         if joined in venue_keys and not cited.venue and not cited.title:
             return msgspec.structs.replace(cited, authors=[], venue=" ".join(cited.authors))
-        if (joined and joined == title_key(work.title) and cited.title and not cited.venue
-                and title_key(cited.title) in venue_keys):
+        if (
+            joined
+            and joined == title_key(work.title)
+            and cited.title
+            and not cited.venue
+            and title_key(cited.title) in venue_keys
+        ):
             # APA puts the title first when there is no author: "Index. (2021). Publisher eBooks."
-            return msgspec.structs.replace(cited, authors=[], title=" ".join(cited.authors), venue=cited.title)
+            return msgspec.structs.replace(
+                cited, authors=[], title=" ".join(cited.authors), venue=cited.title
+            )
     if cited.title:
         # only a title that lost its first words to the author list ("Nelson F. Conservation |
         # and Aid: Designing …"): the parsed title must be the end of the record's title
@@ -561,7 +630,9 @@ def _regroup_title_out_of_authors(cited: CitedWork, work: Work, authors_ok: bool
         return cited
     raw = _LEAD_NUMBER.sub("", cited.raw[:2000])
     folded = fold(raw)
-    m = re.search(r"(?<![^\W_])" + r"[\W_]+".join(re.escape(w) for w in words) + r"(?![^\W_])", folded)
+    m = re.search(
+        r"(?<![^\W_])" + r"[\W_]+".join(re.escape(w) for w in words) + r"(?![^\W_])", folded
+    )
     if m is None:
         return cited
     # the folded text keeps word order and count: cut the original text before the same word
@@ -576,7 +647,8 @@ def _regroup_title_out_of_authors(cited: CitedWork, work: Work, authors_ok: bool
     author_text = " ".join(head).strip(" .,;:")
     names = split_author_string(author_text) if author_text else []
     ok = (not names and not work.authors) or (
-        bool(names) and bool(work.authors) and compare_authors(names, cited.et_al, work.authors).ok)
+        bool(names) and bool(work.authors) and compare_authors(names, cited.et_al, work.authors).ok
+    )
     if not ok:
         return cited
     return msgspec.structs.replace(cited, authors=names, title=work.title)
@@ -586,28 +658,61 @@ def validate(cited: CitedWork, work: Work, *, today_year: int | None = None) -> 
     """Compare every field ``cited`` states with ``work``; one :class:`FieldResult` each."""
     cited = _regroup_title_venue(_regroup_authors_into_title(cited, work), work)
     a_check = compare_authors(cited.authors, cited.et_al, work.authors) if cited.authors else None
-    regrouped = _regroup_title_out_of_authors(cited, work, a_check.ok if a_check is not None else None)
+    regrouped = _regroup_title_out_of_authors(
+        cited, work, a_check.ok if a_check is not None else None
+    )
     if regrouped is not cited:
         cited, a_check = regrouped, None
     out: list[FieldResult] = []
     rids = record_ids(work)
     for d in cited.doi:
         ok = d in rids["doi"]
-        out.append(FieldResult("doi", ok, d, work.doi,
-                               "DOI matches" if ok else (f"cited DOI {d} is not the record's DOI {work.doi}"
-                                                         if work.doi else f"cited DOI {d}; record {work.id} has no DOI")))
+        out.append(
+            FieldResult(
+                "doi",
+                ok,
+                d,
+                work.doi,
+                "DOI matches"
+                if ok
+                else (
+                    f"cited DOI {d} is not the record's DOI {work.doi}"
+                    if work.doi
+                    else f"cited DOI {d}; record {work.id} has no DOI"
+                ),
+            )
+        )
     for kind in ("arxiv", "pmid", "pmcid"):
         val = getattr(cited, kind)
         if val:
             ok = val in rids[kind]
             rec = sorted(rids[kind])
-            out.append(FieldResult(kind, ok, val, rec[0] if len(rec) == 1 else (rec or None),
-                                   f"{kind} matches" if ok else (f"cited {kind} {val} is not the record's ({', '.join(rec)})"
-                                                                 if rec else f"cited {kind} {val}; record {work.id} has none")))
+            out.append(
+                FieldResult(
+                    kind,
+                    ok,
+                    val,
+                    rec[0] if len(rec) == 1 else (rec or None),
+                    f"{kind} matches"
+                    if ok
+                    else (
+                        f"cited {kind} {val} is not the record's ({', '.join(rec)})"
+                        if rec
+                        else f"cited {kind} {val}; record {work.id} has none"
+                    ),
+                )
+            )
     if cited.openalex:
         ok = cited.openalex == work.id
-        out.append(FieldResult("openalex", ok, cited.openalex, work.id,
-                               "OpenAlex id matches" if ok else f"cited {cited.openalex}, record is {work.id}"))
+        out.append(
+            FieldResult(
+                "openalex",
+                ok,
+                cited.openalex,
+                work.id,
+                "OpenAlex id matches" if ok else f"cited {cited.openalex}, record is {work.id}",
+            )
+        )
     if cited.title:
         t = compare_title(cited.title, work.title)
         out.append(FieldResult("title", t.ok, cited.title, work.title, t.reason))
@@ -616,9 +721,20 @@ def validate(cited: CitedWork, work: Work, *, today_year: int | None = None) -> 
         if untitled is not None:
             out.append(untitled)
     if cited.authors:
-        a = a_check if a_check is not None else compare_authors(cited.authors, cited.et_al, work.authors)
-        out.append(FieldResult("authors", a.ok, cited.authors + (["et al."] if cited.et_al else []),
-                               [x.name for x in work.authors[:50]], a.reason))
+        a = (
+            a_check
+            if a_check is not None
+            else compare_authors(cited.authors, cited.et_al, work.authors)
+        )
+        out.append(
+            FieldResult(
+                "authors",
+                a.ok,
+                cited.authors + (["et al."] if cited.et_al else []),
+                [x.name for x in work.authors[:50]],
+                a.reason,
+            )
+        )
     if cited.year is not None or cited.year_raw:
         y = compare_year(cited, work, today_year=today_year or _dt.date.today().year)
         out.append(FieldResult("year", y.ok, cited.year_raw or cited.year, work.year, y.reason))
@@ -629,27 +745,52 @@ def validate(cited: CitedWork, work: Work, *, today_year: int | None = None) -> 
             venues += [v.venue for v in work.versions if v.venue and v.venue not in venues]
             if rids["arxiv"] and "arXiv" not in venues:
                 venues.append("arXiv")
-        if not venues and rids["arxiv"] and not (work.type or "").startswith(("journal", "article-journal")):
+        if (
+            not venues
+            and rids["arxiv"]
+            and not (work.type or "").startswith(("journal", "article-journal"))
+        ):
             # A record known only through arXiv (no journal or proceedings) was published there.
             venues = ["arXiv"]
         if venues:
             v = compare_venue(cited.venue, venues)
             if v.status != "match" and work.venue and is_book_series(work.venue):
-                out.append(FieldResult("venue", True, cited.venue, work.venue,
-                                       f"record {work.id} names only the book series '{work.venue}'; "
-                                       "the cited venue could not be checked"))
+                out.append(
+                    FieldResult(
+                        "venue",
+                        True,
+                        cited.venue,
+                        work.venue,
+                        f"record {work.id} names only the book series '{work.venue}'; "
+                        "the cited venue could not be checked",
+                    )
+                )
             else:
-                out.append(FieldResult("venue", v.status == "match", cited.venue, work.venue, v.reason))
+                out.append(
+                    FieldResult("venue", v.status == "match", cited.venue, work.venue, v.reason)
+                )
         else:
-            out.append(FieldResult("venue", True, cited.venue, None,
-                                   f"record {work.id} has no venue; the cited venue could not be checked"))
+            out.append(
+                FieldResult(
+                    "venue",
+                    True,
+                    cited.venue,
+                    None,
+                    f"record {work.id} has no venue; the cited venue could not be checked",
+                )
+            )
     if cited.publisher and re.search(r"[^\W\d_]{2}", cited.publisher):
         out.append(_compare_publisher(cited.publisher, work))
     return out
 
 
-def validate_family(cited: CitedWork, res: Resolution, *, today_year: int | None = None,
-                    strict_identifiers: bool = False) -> list[FieldResult]:
+def validate_family(
+    cited: CitedWork,
+    res: Resolution,
+    *,
+    today_year: int | None = None,
+    strict_identifiers: bool = False,
+) -> list[FieldResult]:
     """Validate ``cited`` against the matched record's version family.
 
     A stated identifier is right if any family member carries it (the arXiv id of the preprint
@@ -668,7 +809,10 @@ def validate_family(cited: CitedWork, res: Resolution, *, today_year: int | None
         members = members[:1]
     else:  # the other copies are read only when the matched one does not fit
         per = [first, *(validate(cited, m, today_year=today_year) for m in members[1:])]
-    best_i = min(range(len(members)), key=lambda i: (sum(1 for f in per[i] if not f.ok and f.field not in _ID_FIELDS), i))
+    best_i = min(
+        range(len(members)),
+        key=lambda i: (sum(1 for f in per[i] if not f.ok and f.field not in _ID_FIELDS), i),
+    )
     out: list[FieldResult] = []
     for j, f in enumerate(per[best_i]):
         if f.field in _ID_FIELDS and not f.ok:
@@ -678,11 +822,25 @@ def validate_family(cited: CitedWork, res: Resolution, *, today_year: int | None
                 f.member = members[ok_i].id if ok_i else None
             elif not strict_identifiers and f.field in UNVERIFIABLE_KINDS:
                 f = _unverified(f, members, res)
-        elif (f.field not in _ID_FIELDS and f.ok and "could not be checked" in f.reason
-              and not (isinstance(f.cited, str) and title_key(f.cited) == title_key(members[best_i].title))):
+        elif (
+            f.field not in _ID_FIELDS
+            and f.ok
+            and "could not be checked" in f.reason
+            and not (
+                isinstance(f.cited, str) and title_key(f.cited) == title_key(members[best_i].title)
+            )
+        ):
             # a copy without this field cannot vouch for it when another copy contradicts it
-            contra = next(((i, g) for i, fs in enumerate(per) if i != best_i for g in fs
-                           if g.field == f.field and not g.ok), None)
+            contra = next(
+                (
+                    (i, g)
+                    for i, fs in enumerate(per)
+                    if i != best_i
+                    for g in fs
+                    if g.field == f.field and not g.ok
+                ),
+                None,
+            )
             if contra is not None:
                 f = contra[1]
                 f.member = members[contra[0]].id
@@ -702,15 +860,23 @@ def _unverified(f: FieldResult, members: list[Work], res: Resolution) -> FieldRe
         return f  # a member has another value of this kind: contradicted
     if res.identifiers.get(f"{kind}:{f.cited}"):
         return f  # the identifier belongs to another work
-    return FieldResult(kind, True, f.cited, None,
-                       f"cited {kind} {f.cited} could not be verified: no record of this work carries a {kind}, "
-                       "and no other work in the index has it", unverified=True)
+    return FieldResult(
+        kind,
+        True,
+        f.cited,
+        None,
+        f"cited {kind} {f.cited} could not be verified: no record of this work carries a {kind}, "
+        "and no other work in the index has it",
+        unverified=True,
+    )
 
 
 def _bad_ids(cited: CitedWork) -> list[FieldResult]:
     """Stated identifiers that cannot be read as identifiers: always a mismatch."""
-    return [FieldResult(kind, False, text, None, f"cited {kind} '{text}' is not a well-formed {kind}")
-            for kind, text in cited.bad_ids]
+    return [
+        FieldResult(kind, False, text, None, f"cited {kind} '{text}' is not a well-formed {kind}")
+        for kind, text in cited.bad_ids
+    ]
 
 
 def _untitled_string_check(cited: CitedWork, work: Work) -> FieldResult | None:
@@ -723,9 +889,13 @@ def _untitled_string_check(cited: CitedWork, work: Work) -> FieldResult | None:
     neither (Elsevier style prints no title), there is no title to check.
     """
     if title_in_text(work.title, fold(cited.raw[:5000]).replace(" ", "")):
-        return FieldResult("title", True, None, work.title, "the record's title appears in the citation")
+        return FieldResult(
+            "title", True, None, work.title, "the record's title appears in the citation"
+        )
     # the text read as venue or publisher ("City: Publisher" catches "Title: subtitle")
-    texts = [x for x in (cited.venue, cited.publisher) if x and (x == cited.venue or len(x.split()) >= 3)]
+    texts = [
+        x for x in (cited.venue, cited.publisher) if x and (x == cited.venue or len(x.split()) >= 3)
+    ]
     if not texts:
         return None
     names = [v for v in [work.venue, *work.venue_alt] if v]
@@ -737,8 +907,13 @@ def _untitled_string_check(cited: CitedWork, work: Work) -> FieldResult | None:
     t = compare_title(text, work.title)
     if t.ok:
         return FieldResult("title", True, text, work.title, t.reason)
-    return FieldResult("title", False, text, work.title,
-                       f"the record's title does not appear in the citation ({t.reason})")
+    return FieldResult(
+        "title",
+        False,
+        text,
+        work.title,
+        f"the record's title does not appear in the citation ({t.reason})",
+    )
 
 
 def _publisher_key(name: str) -> tuple[str, ...]:
@@ -746,15 +921,56 @@ def _publisher_key(name: str) -> tuple[str, ...]:
     return tuple(toks)
 
 
-_PUBLISHER_NOISE = frozenset({"ebooks", "books", "inc", "ltd", "limited", "llc", "gmbh", "co", "bv", "ag", "sa",
-                              "publishing", "publishers", "publisher", "publications", "verlag", "press", "group",
-                              "the", "and"})
+_PUBLISHER_NOISE = frozenset(
+    {
+        "ebooks",
+        "books",
+        "inc",
+        "ltd",
+        "limited",
+        "llc",
+        "gmbh",
+        "co",
+        "bv",
+        "ag",
+        "sa",
+        "publishing",
+        "publishers",
+        "publisher",
+        "publications",
+        "verlag",
+        "press",
+        "group",
+        "the",
+        "and",
+    }
+)
 
 
 # Words too common in publisher names to identify one alone ("Springer" does, "American" does not).
-_GENERIC_PUBLISHER_WORDS = frozenset({"american", "international", "national", "royal", "society", "university",
-                                      "academic", "association", "institute", "science", "sciences", "media",
-                                      "nature", "research", "scientific", "medical", "health", "world", "global"})
+_GENERIC_PUBLISHER_WORDS = frozenset(
+    {
+        "american",
+        "international",
+        "national",
+        "royal",
+        "society",
+        "university",
+        "academic",
+        "association",
+        "institute",
+        "science",
+        "sciences",
+        "media",
+        "nature",
+        "research",
+        "scientific",
+        "medical",
+        "health",
+        "world",
+        "global",
+    }
+)
 
 
 def _contains(seq: tuple[str, ...], part: tuple[str, ...]) -> bool:
@@ -765,8 +981,13 @@ def _compare_publisher(cited: str, work: Work) -> FieldResult:
     """The cited publisher against every name the record gives (venue, host, publisher)."""
     names = [v for v in [work.venue, *work.venue_alt] if v]
     if not names:
-        return FieldResult("publisher", True, cited, None,
-                           f"record {work.id} names no publisher; the cited publisher could not be checked")
+        return FieldResult(
+            "publisher",
+            True,
+            cited,
+            None,
+            f"record {work.id} names no publisher; the cited publisher could not be checked",
+        )
     v = compare_venue(cited, names)
     if v.status == "match":
         return FieldResult("publisher", True, cited, v.matched, v.reason)
@@ -775,23 +996,52 @@ def _compare_publisher(cited: str, work: Work) -> FieldResult:
     ck = _publisher_key(cited)
     for n in names:
         nk = _publisher_key(n)
-        if ck and nk and (ck == nk or (len(ck) >= 2 and _contains(nk, ck)) or (len(nk) >= 2 and ck[: len(nk)] == nk)
-                          or (len(ck) == 1 and len(ck[0]) >= 5 and ck[0] not in _GENERIC_PUBLISHER_WORDS and ck[0] in nk)):
+        if (
+            ck
+            and nk
+            and (
+                ck == nk
+                or (len(ck) >= 2 and _contains(nk, ck))
+                or (len(nk) >= 2 and ck[: len(nk)] == nk)
+                or (
+                    len(ck) == 1
+                    and len(ck[0]) >= 5
+                    and ck[0] not in _GENERIC_PUBLISHER_WORDS
+                    and ck[0] in nk
+                )
+            )
+        ):
             return FieldResult("publisher", True, cited, n, "same publisher")
-    return FieldResult("publisher", False, cited, names[0], f"cited '{cited}', record names '{'; '.join(names[:3])}'")
+    return FieldResult(
+        "publisher",
+        False,
+        cited,
+        names[0],
+        f"cited '{cited}', record names '{'; '.join(names[:3])}'",
+    )
 
 
 def _join_reasons(bad: list[FieldResult]) -> str:
     parts = []
     for f in bad:
-        label = {"doi": "DOI", "arxiv": "arXiv id", "pmid": "PMID", "pmcid": "PMCID", "openalex": "OpenAlex id"}.get(
-            f.field, f.field.capitalize())
+        label = {
+            "doi": "DOI",
+            "arxiv": "arXiv id",
+            "pmid": "PMID",
+            "pmcid": "PMCID",
+            "openalex": "OpenAlex id",
+        }.get(f.field, f.field.capitalize())
         parts.append(f"{label} mismatch: {f.reason}")
     return "; ".join(parts)
 
 
-def check_citation(cited: CitedWork, world: WorldLookup, *, today_year: int | None = None,
-                   strict_identifiers: bool = False) -> Verdict:
+def check_citation(
+    cited: CitedWork,
+    world: WorldLookup,
+    *,
+    today_year: int | None = None,
+    strict_identifiers: bool = False,
+) -> Verdict:
     """Resolve and validate: the deterministic reference-grounding verdict."""
     res = resolve(cited, world)
     if res.status != "matched" or res.work is None:
@@ -800,23 +1050,37 @@ def check_citation(cited: CitedWork, world: WorldLookup, *, today_year: int | No
         if res.status == "ambiguous":
             return Verdict(False, f"Ambiguous citation: {res.message}.", res)
         if res.status == "nothing_stated":
-            return Verdict(False, "Cannot be verified: the citation states no identifier, title or author.", res)
+            return Verdict(
+                False,
+                "Cannot be verified: the citation states no identifier, title or author.",
+                res,
+            )
         stated_ids = [k for k in res.identifiers]
-        lead = (f"Not found: {', '.join(stated_ids)} resolve to no work in the local world"
-                if stated_ids else "Not found in the local world")
+        lead = (
+            f"Not found: {', '.join(stated_ids)} resolve to no work in the local world"
+            if stated_ids
+            else "Not found in the local world"
+        )
         return Verdict(False, f"{lead}; {res.message}.", res)
     work = res.work
-    fields = validate_family(cited, res, today_year=today_year, strict_identifiers=strict_identifiers)
+    fields = validate_family(
+        cited, res, today_year=today_year, strict_identifiers=strict_identifiers
+    )
     bad = [f for f in fields if not f.ok]
     if bad:
         expl = f"{_join_reasons(bad)} (record {work.id})"
         if len(res.family) > 1 and any(f.field not in _ID_FIELDS for f in bad):
-            expl += (f"; no single record of this work ({', '.join(w.id for w in res.family)}: preprint, published "
-                     "or duplicate copies) has all the cited fields")
+            expl += (
+                f"; no single record of this work ({', '.join(w.id for w in res.family)}: preprint, published "
+                "or duplicate copies) has all the cited fields"
+            )
         return Verdict(False, expl + ".", res, fields)
     checked = [f.field for f in fields]
-    notes = [f.reason for f in fields if "could not be checked" in f.reason or "not checked" in f.reason
-             or f.unverified]
+    notes = [
+        f.reason
+        for f in fields
+        if "could not be checked" in f.reason or "not checked" in f.reason or f.unverified
+    ]
     expl = f"Matches {work.id} via {res.method}; checked {', '.join(checked) or 'nothing else'}"
     if notes:
         expl += "; " + "; ".join(notes)

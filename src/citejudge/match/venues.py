@@ -21,34 +21,88 @@ from functools import cache, lru_cache
 from typing import Any, Literal
 
 from citejudge.text.normalize import fold
+from citejudge.text.venue_names import is_book_series, venue_tokens
 
-__all__ = ["VenueCheck", "canonical_venue_ids", "compare_venue", "is_book_series", "venue_heads", "venue_tokens"]
+__all__ = [
+    "VenueCheck",
+    "canonical_venue_ids",
+    "compare_venue",
+    "is_book_series",
+    "venue_heads",
+    "venue_tokens",
+]
 
 Status = Literal["match", "mismatch", "ambiguous"]
 
-_FUNCTION_WORDS = frozenset({"of", "the", "and", "for", "in", "on", "at", "a", "an", "to", "und", "de", "des", "la", "le", "et"})
-_ORDINALS = frozenset(
+_FUNCTION_WORDS = frozenset(
     {
-        "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
-        "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
-        "seventeenth", "eighteenth", "nineteenth", "twentieth", "thirtieth", "fortieth",
-        "fiftieth", "sixtieth", "seventieth", "eightieth", "ninetieth", "hundredth",
-        # the tens of a compound ordinal ("Twenty-Eighth" folds to "twenty eighth")
-        "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+        "of",
+        "the",
+        "and",
+        "for",
+        "in",
+        "on",
+        "at",
+        "a",
+        "an",
+        "to",
+        "und",
+        "de",
+        "des",
+        "la",
+        "le",
+        "et",
     }
 )
-_ORDINAL_RE = re.compile(r"^\d+(st|nd|rd|th)$|^(19|20)\d\d$|^'?\d\d$")
 # Words that say what kind of venue it is but not which one: a cited venue made only of them
 # ("Journal", "Proceedings of the", "International Conference") names no particular venue.
 _GENERIC_WORDS = frozenset(
     {
-        "journal", "j", "proceedings", "proc", "conference", "conf", "transactions", "trans",
-        "symposium", "workshop", "annual", "international", "intl", "national", "meeting", "congress",
-        "ieee", "acm", "series", "volume", "vol", "part", "edition",
+        "journal",
+        "j",
+        "proceedings",
+        "proc",
+        "conference",
+        "conf",
+        "transactions",
+        "trans",
+        "symposium",
+        "workshop",
+        "annual",
+        "international",
+        "intl",
+        "national",
+        "meeting",
+        "congress",
+        "ieee",
+        "acm",
+        "series",
+        "volume",
+        "vol",
+        "part",
+        "edition",
     }
     | _FUNCTION_WORDS
 )
-_QUALIFIERS = frozenset({"workshop", "workshops", "findings", "companion", "demo", "demonstrations", "student", "tutorial", "tutorials", "abstracts", "extended", "supplement", "adjunct", "posters", "doctoral"})
+_QUALIFIERS = frozenset(
+    {
+        "workshop",
+        "workshops",
+        "findings",
+        "companion",
+        "demo",
+        "demonstrations",
+        "student",
+        "tutorial",
+        "tutorials",
+        "abstracts",
+        "extended",
+        "supplement",
+        "adjunct",
+        "posters",
+        "doctoral",
+    }
+)
 # ISO 4 / NLM word abbreviations that are not prefixes of the word they abbreviate.
 _WORD_ABBREV: dict[str, tuple[str, ...]] = {
     "natl": ("national",),
@@ -73,75 +127,310 @@ _WORD_ABBREV: dict[str, tuple[str, ...]] = {
     "lett": ("letters",),
 }
 # Publisher-ish leading words that long conference names carry and short names drop.
-_ORG_PREFIX = frozenset({"ieee", "cvf", "acm", "sigkdd", "ieeecvf", "usenix", "siam", "ifip", "aaai", "proceedings", "proc"})
+_ORG_PREFIX = frozenset(
+    {
+        "ieee",
+        "cvf",
+        "acm",
+        "sigkdd",
+        "ieeecvf",
+        "usenix",
+        "siam",
+        "ifip",
+        "aaai",
+        "proceedings",
+        "proc",
+    }
+)
 
 # canonical id -> names (folded forms are computed at lookup). Written for this project.
 _VENUES: dict[str, tuple[str, ...]] = {
-    "neurips": ("NeurIPS", "NIPS", "Advances in Neural Information Processing Systems", "Neural Information Processing Systems", "Conference on Neural Information Processing Systems", "Adv. Neural Inf. Process. Syst.", "NeurIPS Datasets and Benchmarks"),
-    "icml": ("ICML", "International Conference on Machine Learning", "Int. Conf. Mach. Learn.", "PMLR ICML"),
-    "iclr": ("ICLR", "International Conference on Learning Representations", "Int. Conf. Learn. Represent."),
-    "cvpr": ("CVPR", "Conference on Computer Vision and Pattern Recognition", "IEEE Conference on Computer Vision and Pattern Recognition", "IEEE/CVF Conference on Computer Vision and Pattern Recognition", "Computer Vision and Pattern Recognition", "IEEE Conf. Comput. Vis. Pattern Recog."),
-    "iccv": ("ICCV", "International Conference on Computer Vision", "IEEE International Conference on Computer Vision", "IEEE/CVF International Conference on Computer Vision", "Int. Conf. Comput. Vis."),
+    "neurips": (
+        "NeurIPS",
+        "NIPS",
+        "Advances in Neural Information Processing Systems",
+        "Neural Information Processing Systems",
+        "Conference on Neural Information Processing Systems",
+        "Adv. Neural Inf. Process. Syst.",
+        "NeurIPS Datasets and Benchmarks",
+    ),
+    "icml": (
+        "ICML",
+        "International Conference on Machine Learning",
+        "Int. Conf. Mach. Learn.",
+        "PMLR ICML",
+    ),
+    "iclr": (
+        "ICLR",
+        "International Conference on Learning Representations",
+        "Int. Conf. Learn. Represent.",
+    ),
+    "cvpr": (
+        "CVPR",
+        "Conference on Computer Vision and Pattern Recognition",
+        "IEEE Conference on Computer Vision and Pattern Recognition",
+        "IEEE/CVF Conference on Computer Vision and Pattern Recognition",
+        "Computer Vision and Pattern Recognition",
+        "IEEE Conf. Comput. Vis. Pattern Recog.",
+    ),
+    "iccv": (
+        "ICCV",
+        "International Conference on Computer Vision",
+        "IEEE International Conference on Computer Vision",
+        "IEEE/CVF International Conference on Computer Vision",
+        "Int. Conf. Comput. Vis.",
+    ),
     "eccv": ("ECCV", "European Conference on Computer Vision", "Eur. Conf. Comput. Vis."),
-    "wacv": ("WACV", "Winter Conference on Applications of Computer Vision", "IEEE/CVF Winter Conference on Applications of Computer Vision"),
+    "wacv": (
+        "WACV",
+        "Winter Conference on Applications of Computer Vision",
+        "IEEE/CVF Winter Conference on Applications of Computer Vision",
+    ),
     "bmvc": ("BMVC", "British Machine Vision Conference"),
-    "acl": ("ACL", "Annual Meeting of the Association for Computational Linguistics", "Association for Computational Linguistics", "Meeting of the Association for Computational Linguistics", "ACL (1)", "ACL (Volume 1: Long Papers)"),
-    "emnlp": ("EMNLP", "Conference on Empirical Methods in Natural Language Processing", "Empirical Methods in Natural Language Processing", "EMNLP (1)"),
-    "naacl": ("NAACL", "NAACL-HLT", "NAACL HLT", "North American Chapter of the Association for Computational Linguistics", "Conference of the North American Chapter of the Association for Computational Linguistics: Human Language Technologies", "Conference of the North American Chapter of the Association for Computational Linguistics", "NAACL-HLT (1)"),
-    "eacl": ("EACL", "Conference of the European Chapter of the Association for Computational Linguistics", "European Chapter of the Association for Computational Linguistics"),
+    "acl": (
+        "ACL",
+        "Annual Meeting of the Association for Computational Linguistics",
+        "Association for Computational Linguistics",
+        "Meeting of the Association for Computational Linguistics",
+        "ACL (1)",
+        "ACL (Volume 1: Long Papers)",
+    ),
+    "emnlp": (
+        "EMNLP",
+        "Conference on Empirical Methods in Natural Language Processing",
+        "Empirical Methods in Natural Language Processing",
+        "EMNLP (1)",
+    ),
+    "naacl": (
+        "NAACL",
+        "NAACL-HLT",
+        "NAACL HLT",
+        "North American Chapter of the Association for Computational Linguistics",
+        "Conference of the North American Chapter of the Association for Computational Linguistics: Human Language Technologies",
+        "Conference of the North American Chapter of the Association for Computational Linguistics",
+        "NAACL-HLT (1)",
+    ),
+    "eacl": (
+        "EACL",
+        "Conference of the European Chapter of the Association for Computational Linguistics",
+        "European Chapter of the Association for Computational Linguistics",
+    ),
     "coling": ("COLING", "International Conference on Computational Linguistics"),
-    "aaai": ("AAAI", "AAAI Conference on Artificial Intelligence", "Conference on Artificial Intelligence", "National Conference on Artificial Intelligence", "Proceedings of the AAAI Conference on Artificial Intelligence"),
+    "aaai": (
+        "AAAI",
+        "AAAI Conference on Artificial Intelligence",
+        "Conference on Artificial Intelligence",
+        "National Conference on Artificial Intelligence",
+        "Proceedings of the AAAI Conference on Artificial Intelligence",
+    ),
     "ijcai": ("IJCAI", "International Joint Conference on Artificial Intelligence"),
-    "kdd": ("KDD", "SIGKDD", "ACM SIGKDD International Conference on Knowledge Discovery and Data Mining", "ACM SIGKDD Conference on Knowledge Discovery and Data Mining", "International Conference on Knowledge Discovery and Data Mining", "Knowledge Discovery and Data Mining"),
-    "www": ("WWW", "TheWebConf", "The Web Conference", "Web Conference", "International World Wide Web Conference", "World Wide Web Conference", "ACM Web Conference", "International Conference on World Wide Web"),
-    "sigir": ("SIGIR", "International ACM SIGIR Conference on Research and Development in Information Retrieval", "ACM SIGIR Conference on Research and Development in Information Retrieval", "Research and Development in Information Retrieval"),
-    "chi": ("CHI", "CHI Conference on Human Factors in Computing Systems", "Conference on Human Factors in Computing Systems", "Human Factors in Computing Systems"),
-    "uai": ("UAI", "Conference on Uncertainty in Artificial Intelligence", "Uncertainty in Artificial Intelligence"),
-    "aistats": ("AISTATS", "International Conference on Artificial Intelligence and Statistics", "Artificial Intelligence and Statistics"),
-    "colt": ("COLT", "Conference on Learning Theory", "Annual Conference on Learning Theory", "Annual Conference Computational Learning Theory"),
+    "kdd": (
+        "KDD",
+        "SIGKDD",
+        "ACM SIGKDD International Conference on Knowledge Discovery and Data Mining",
+        "ACM SIGKDD Conference on Knowledge Discovery and Data Mining",
+        "International Conference on Knowledge Discovery and Data Mining",
+        "Knowledge Discovery and Data Mining",
+    ),
+    "www": (
+        "WWW",
+        "TheWebConf",
+        "The Web Conference",
+        "Web Conference",
+        "International World Wide Web Conference",
+        "World Wide Web Conference",
+        "ACM Web Conference",
+        "International Conference on World Wide Web",
+    ),
+    "sigir": (
+        "SIGIR",
+        "International ACM SIGIR Conference on Research and Development in Information Retrieval",
+        "ACM SIGIR Conference on Research and Development in Information Retrieval",
+        "Research and Development in Information Retrieval",
+    ),
+    "chi": (
+        "CHI",
+        "CHI Conference on Human Factors in Computing Systems",
+        "Conference on Human Factors in Computing Systems",
+        "Human Factors in Computing Systems",
+    ),
+    "uai": (
+        "UAI",
+        "Conference on Uncertainty in Artificial Intelligence",
+        "Uncertainty in Artificial Intelligence",
+    ),
+    "aistats": (
+        "AISTATS",
+        "International Conference on Artificial Intelligence and Statistics",
+        "Artificial Intelligence and Statistics",
+    ),
+    "colt": (
+        "COLT",
+        "Conference on Learning Theory",
+        "Annual Conference on Learning Theory",
+        "Annual Conference Computational Learning Theory",
+    ),
     "corl": ("CoRL", "Conference on Robot Learning"),
-    "icra": ("ICRA", "IEEE International Conference on Robotics and Automation", "International Conference on Robotics and Automation"),
-    "iros": ("IROS", "IEEE/RSJ International Conference on Intelligent Robots and Systems", "International Conference on Intelligent Robots and Systems"),
-    "wsdm": ("WSDM", "ACM International Conference on Web Search and Data Mining", "Web Search and Data Mining"),
-    "cikm": ("CIKM", "ACM International Conference on Information and Knowledge Management", "Conference on Information and Knowledge Management"),
-    "icde": ("ICDE", "IEEE International Conference on Data Engineering", "International Conference on Data Engineering"),
-    "sigmod": ("SIGMOD", "SIGMOD Conference", "ACM SIGMOD International Conference on Management of Data", "International Conference on Management of Data"),
-    "vldb": ("VLDB", "Proc. VLDB Endow.", "Proceedings of the VLDB Endowment", "PVLDB", "International Conference on Very Large Data Bases"),
-    "ccs": ("CCS", "ACM CCS", "ACM Conference on Computer and Communications Security", "Conference on Computer and Communications Security", "ACM SIGSAC Conference on Computer and Communications Security"),
+    "icra": (
+        "ICRA",
+        "IEEE International Conference on Robotics and Automation",
+        "International Conference on Robotics and Automation",
+    ),
+    "iros": (
+        "IROS",
+        "IEEE/RSJ International Conference on Intelligent Robots and Systems",
+        "International Conference on Intelligent Robots and Systems",
+    ),
+    "wsdm": (
+        "WSDM",
+        "ACM International Conference on Web Search and Data Mining",
+        "Web Search and Data Mining",
+    ),
+    "cikm": (
+        "CIKM",
+        "ACM International Conference on Information and Knowledge Management",
+        "Conference on Information and Knowledge Management",
+    ),
+    "icde": (
+        "ICDE",
+        "IEEE International Conference on Data Engineering",
+        "International Conference on Data Engineering",
+    ),
+    "sigmod": (
+        "SIGMOD",
+        "SIGMOD Conference",
+        "ACM SIGMOD International Conference on Management of Data",
+        "International Conference on Management of Data",
+    ),
+    "vldb": (
+        "VLDB",
+        "Proc. VLDB Endow.",
+        "Proceedings of the VLDB Endowment",
+        "PVLDB",
+        "International Conference on Very Large Data Bases",
+    ),
+    "ccs": (
+        "CCS",
+        "ACM CCS",
+        "ACM Conference on Computer and Communications Security",
+        "Conference on Computer and Communications Security",
+        "ACM SIGSAC Conference on Computer and Communications Security",
+    ),
     "usenixsec": ("USENIX Security", "USENIX Security Symposium"),
-    "sp": ("IEEE S&P", "S&P", "SP", "IEEE Symposium on Security and Privacy", "Symposium on Security and Privacy"),
-    "interspeech": ("Interspeech", "INTERSPEECH", "Annual Conference of the International Speech Communication Association"),
-    "icassp": ("ICASSP", "IEEE International Conference on Acoustics, Speech and Signal Processing", "International Conference on Acoustics, Speech, and Signal Processing"),
-    "miccai": ("MICCAI", "Medical Image Computing and Computer Assisted Intervention", "International Conference on Medical Image Computing and Computer-Assisted Intervention"),
+    "sp": (
+        "IEEE S&P",
+        "S&P",
+        "SP",
+        "IEEE Symposium on Security and Privacy",
+        "Symposium on Security and Privacy",
+    ),
+    "interspeech": (
+        "Interspeech",
+        "INTERSPEECH",
+        "Annual Conference of the International Speech Communication Association",
+    ),
+    "icassp": (
+        "ICASSP",
+        "IEEE International Conference on Acoustics, Speech and Signal Processing",
+        "International Conference on Acoustics, Speech, and Signal Processing",
+    ),
+    "miccai": (
+        "MICCAI",
+        "Medical Image Computing and Computer Assisted Intervention",
+        "International Conference on Medical Image Computing and Computer-Assisted Intervention",
+    ),
     "siggraph": ("SIGGRAPH", "ACM SIGGRAPH"),
-    "stoc": ("STOC", "ACM Symposium on Theory of Computing", "Symposium on Theory of Computing", "Annual ACM Symposium on Theory of Computing"),
-    "focs": ("FOCS", "IEEE Symposium on Foundations of Computer Science", "Symposium on Foundations of Computer Science", "Annual Symposium on Foundations of Computer Science"),
-    "soda": ("SODA", "ACM-SIAM Symposium on Discrete Algorithms", "Symposium on Discrete Algorithms", "Annual ACM-SIAM Symposium on Discrete Algorithms"),
+    "stoc": (
+        "STOC",
+        "ACM Symposium on Theory of Computing",
+        "Symposium on Theory of Computing",
+        "Annual ACM Symposium on Theory of Computing",
+    ),
+    "focs": (
+        "FOCS",
+        "IEEE Symposium on Foundations of Computer Science",
+        "Symposium on Foundations of Computer Science",
+        "Annual Symposium on Foundations of Computer Science",
+    ),
+    "soda": (
+        "SODA",
+        "ACM-SIAM Symposium on Discrete Algorithms",
+        "Symposium on Discrete Algorithms",
+        "Annual ACM-SIAM Symposium on Discrete Algorithms",
+    ),
     "icalp": ("ICALP", "International Colloquium on Automata, Languages, and Programming"),
-    "alt": ("ALT", "International Conference on Algorithmic Learning Theory", "Algorithmic Learning Theory"),
+    "alt": (
+        "ALT",
+        "International Conference on Algorithmic Learning Theory",
+        "Algorithmic Learning Theory",
+    ),
     "ecai": ("ECAI", "European Conference on Artificial Intelligence"),
-    "aamas": ("AAMAS", "International Conference on Autonomous Agents and Multiagent Systems", "Autonomous Agents and Multi-Agent Systems"),
-    "icdm": ("ICDM", "IEEE International Conference on Data Mining", "International Conference on Data Mining"),
+    "aamas": (
+        "AAMAS",
+        "International Conference on Autonomous Agents and Multiagent Systems",
+        "Autonomous Agents and Multi-Agent Systems",
+    ),
+    "icdm": (
+        "ICDM",
+        "IEEE International Conference on Data Mining",
+        "International Conference on Data Mining",
+    ),
     "sdm": ("SDM", "SIAM International Conference on Data Mining"),
     "mm": ("ACM MM", "ACM Multimedia", "ACM International Conference on Multimedia"),
     "recsys": ("RecSys", "ACM Conference on Recommender Systems"),
     "icse": ("ICSE", "International Conference on Software Engineering"),
-    "sysml": ("MLSys", "SysML", "Conference on Machine Learning and Systems", "Proceedings of Machine Learning and Systems"),
-    "tacl": ("TACL", "Transactions of the Association for Computational Linguistics", "Trans. Assoc. Comput. Linguistics"),
+    "sysml": (
+        "MLSys",
+        "SysML",
+        "Conference on Machine Learning and Systems",
+        "Proceedings of Machine Learning and Systems",
+    ),
+    "tacl": (
+        "TACL",
+        "Transactions of the Association for Computational Linguistics",
+        "Trans. Assoc. Comput. Linguistics",
+    ),
     "cl": ("Computational Linguistics", "Comput. Linguistics"),
     "jmlr": ("JMLR", "Journal of Machine Learning Research", "J. Mach. Learn. Res."),
     "tmlr": ("TMLR", "Transactions on Machine Learning Research", "Trans. Mach. Learn. Res."),
-    "tpami": ("TPAMI", "PAMI", "IEEE TPAMI", "IEEE Transactions on Pattern Analysis and Machine Intelligence", "IEEE Trans. Pattern Anal. Mach. Intell.", "Transactions on Pattern Analysis and Machine Intelligence"),
-    "ijcv": ("IJCV", "International Journal of Computer Vision", "Int. J. Comput. Vis.", "Int. J. Comput. Vision"),
+    "tpami": (
+        "TPAMI",
+        "PAMI",
+        "IEEE TPAMI",
+        "IEEE Transactions on Pattern Analysis and Machine Intelligence",
+        "IEEE Trans. Pattern Anal. Mach. Intell.",
+        "Transactions on Pattern Analysis and Machine Intelligence",
+    ),
+    "ijcv": (
+        "IJCV",
+        "International Journal of Computer Vision",
+        "Int. J. Comput. Vis.",
+        "Int. J. Comput. Vision",
+    ),
     "tip": ("TIP", "IEEE Transactions on Image Processing", "IEEE Trans. Image Process."),
-    "tnnls": ("TNNLS", "IEEE Transactions on Neural Networks and Learning Systems", "IEEE Trans. Neural Networks Learn. Syst."),
-    "tkde": ("TKDE", "IEEE Transactions on Knowledge and Data Engineering", "IEEE Trans. Knowl. Data Eng."),
+    "tnnls": (
+        "TNNLS",
+        "IEEE Transactions on Neural Networks and Learning Systems",
+        "IEEE Trans. Neural Networks Learn. Syst.",
+    ),
+    "tkde": (
+        "TKDE",
+        "IEEE Transactions on Knowledge and Data Engineering",
+        "IEEE Trans. Knowl. Data Eng.",
+    ),
     "ml": ("Mach. Learn.", "Machine Learning", "Mach Learn"),
     "aij": ("Artif. Intell.", "Artificial Intelligence", "AIJ"),
     "jair": ("JAIR", "Journal of Artificial Intelligence Research", "J. Artif. Intell. Res."),
     "neco": ("Neural Computation", "Neural Comput."),
     "nn": ("Neural Networks", "Neural Netw."),
-    "pnas": ("PNAS", "Proceedings of the National Academy of Sciences", "Proceedings of the National Academy of Sciences of the United States of America", "Proc. Natl. Acad. Sci. U.S.A.", "Proc. Natl. Acad. Sci. USA", "Proc Natl Acad Sci U S A"),
+    "pnas": (
+        "PNAS",
+        "Proceedings of the National Academy of Sciences",
+        "Proceedings of the National Academy of Sciences of the United States of America",
+        "Proc. Natl. Acad. Sci. U.S.A.",
+        "Proc. Natl. Acad. Sci. USA",
+        "Proc Natl Acad Sci U S A",
+    ),
     "nejm": ("NEJM", "New England Journal of Medicine", "N. Engl. J. Med.", "N Engl J Med"),
     "jama": ("JAMA", "Journal of the American Medical Association", "J. Am. Med. Assoc."),
     "bmj": ("BMJ", "British Medical Journal", "Br. Med. J."),
@@ -151,17 +440,26 @@ _VENUES: dict[str, tuple[str, ...]] = {
     "ncomms": ("Nature Communications", "Nat. Commun.", "Nat Commun"),
     "plosone": ("PLoS ONE", "PLOS ONE", "PLoS One", "PloS one"),
     "prl": ("PRL", "Physical Review Letters", "Phys. Rev. Lett."),
-    "arxiv": ("arXiv", "CoRR", "arXiv preprint", "ArXiv", "Computing Research Repository", "arXiv.org", "arXiv (Cornell University)"),
+    "arxiv": (
+        "arXiv",
+        "CoRR",
+        "arXiv preprint",
+        "ArXiv",
+        "Computing Research Repository",
+        "arXiv.org",
+        "arXiv (Cornell University)",
+    ),
     "biorxiv": ("bioRxiv", "bioRxiv preprint", "Cold Spring Harbor Laboratory"),
     "medrxiv": ("medRxiv", "medRxiv preprint"),
     "jcp_chem": ("J. Chem. Phys.", "Journal of Chemical Physics", "JCP"),
     "jcp_comp": ("J. Comput. Phys.", "Journal of Computational Physics", "JCP"),
 }
-_VOLUME_RE = re.compile(r"\bvol(?:ume)?\.?\s*\d+[a-z]?\b", re.I)
 
 
 # A parenthesised acronym after a name ("ACM Computing Surveys (CSUR)", "... Intervention (MICCAI)").
-_ACRONYM_PAREN = re.compile(r"\s*\(\s*(?=[^\W\d_])(?=[^\W_]*[A-Z\u00c0-\u024f])[\w&\-]{1,11}\s*\)\s*$")
+_ACRONYM_PAREN = re.compile(
+    r"\s*\(\s*(?=[^\W\d_])(?=[^\W_]*[A-Z\u00c0-\u024f])[\w&\-]{1,11}\s*\)\s*$"
+)
 # A subtitle that describes the venue instead of naming a part of it ("Econometrica: Journal of the
 # Econometric Society", "Neuron: an international journal"); "Series B", "Part A", "Conference
 # Series" are parts and are never dropped.
@@ -175,18 +473,6 @@ _MEETING_NOTE = re.compile(
     r",\s*(?:\d{1,2}(?:\s*[-–]\s*\d{1,2})?\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
     r"(?:\s+\d{1,2}(?:\s*[-–]\s*\d{1,2})?)?,?\s+(?:1[89]|20)\d\d\b.*$",
     re.I,
-)
-# Book series that host many conferences' proceedings: a record named only by one of these does
-# not say which conference it was.
-_BOOK_SERIES = (
-    "Lecture Notes in Computer Science", "Lecture Notes in Artificial Intelligence",
-    "Lecture Notes in Bioinformatics", "Lecture Notes in Networks and Systems",
-    "Lecture Notes in Electrical Engineering", "Communications in Computer and Information Science",
-    "Advances in Intelligent Systems and Computing", "Proceedings of Machine Learning Research", "PMLR",
-    "CEUR Workshop Proceedings", "ACM International Conference Proceeding Series",
-    "Studies in Computational Intelligence", "Smart Innovation, Systems and Technologies",
-    "IFIP Advances in Information and Communication Technology", "Leibniz International Proceedings in Informatics",
-    "LIPIcs", "Lecture Notes in Business Information Processing", "LNCS", "LNAI", "LNBI", "CCIS", "LNNS", "Springer Proceedings in Mathematics & Statistics",
 )
 
 
@@ -203,13 +489,6 @@ def venue_heads(venue: str) -> frozenset[tuple[str, ...]]:
         if head != v and venue_tokens(head):
             forms.add(head)
     return frozenset(t for t in (venue_tokens(v) for v in forms) if t)
-
-
-@lru_cache(maxsize=1 << 12)
-def is_book_series(venue: str) -> bool:
-    """True if ``venue`` is a proceedings book series (LNCS, PMLR, CEUR...), not one conference."""
-    toks = venue_tokens(venue)
-    return any(toks == venue_tokens(s) for s in _BOOK_SERIES)
 
 
 @dataclass(frozen=True)
@@ -230,32 +509,6 @@ class VenueCheck:
         return {"status": self.status, "reason": self.reason, "matched": self.matched}
 
 
-def venue_tokens(venue: str) -> tuple[str, ...]:
-    """Folded venue words without years, ordinals, leading "The"/"Proceedings of the", "U.S.A.".
-
-    "arXiv preprint arXiv:2101.00001" becomes ``("arxiv",)``.
-    """
-    s = venue.replace("&", " and ")
-    if "ol" in s:  # "The China Environment Yearbook, Volume 4": the volume is not part of the name
-        s = _VOLUME_RE.sub(" ", s)
-    s = re.sub(r"\barxiv:\s*\S+", "arxiv", s, flags=re.I)
-    s = re.sub(r"\(([^()]*)\)", r" , \1 , ", s) if "(" in s else s
-    toks = fold(s).split()
-    toks = [t for t in toks if not _ORDINAL_RE.match(t) and t not in _ORDINALS]
-    toks = [t for t in toks if not re.fullmatch(r"\d+", t)]
-    while toks and toks[0] in {"the", "proceedings", "proc", "of", "in"}:
-        toks.pop(0)
-    if toks and toks[-1] == "usa":
-        toks.pop()
-    if len(toks) >= 3 and toks[-3:] == ["u", "s", "a"]:
-        toks = toks[:-3]
-    if toks and toks[-1] in {"preprint", "e", "prints", "eprints"} and "arxiv" in toks:
-        toks = ["arxiv"]
-    if toks[:2] == ["arxiv", "preprint"]:
-        toks = ["arxiv"]
-    return tuple(toks)
-
-
 def _abbrev_word(a: str, f: str) -> bool:
     """Tell whether ``a`` is the word ``f`` or an abbreviation of it."""
     if a == f:
@@ -270,7 +523,12 @@ def _aligns(abbr: tuple[str, ...], full: tuple[str, ...]) -> bool:
 
     Function words may be skipped on either side; all of ``full``'s content words must be used.
     """
-    if abbr and full and not (_lead_letters(abbr) & _lead_letters(full)) and not _FUNCTION_WORDS.issuperset(full):
+    if (
+        abbr
+        and full
+        and not (_lead_letters(abbr) & _lead_letters(full))
+        and not _FUNCTION_WORDS.issuperset(full)
+    ):
         return False  # the first matched pair of words must share its first letter
 
     @cache
@@ -378,7 +636,10 @@ def _compare_one(cited: str, rec: str) -> tuple[Status, str]:
     if ct == rt or _strip_org(ct) == _strip_org(rt):
         return "match", "same venue name"
     if venue_heads(cited) & venue_heads(rec):
-        return "match", "same venue name (bracketed acronym, descriptive subtitle or meeting date aside)"
+        return (
+            "match",
+            "same venue name (bracketed acronym, descriptive subtitle or meeting date aside)",
+        )
     ic, ir = canonical_venue_ids(cited), canonical_venue_ids(rec)
     if ic & ir:
         if len(ic) > 1 and len(ic - ir) >= 1:
@@ -397,7 +658,10 @@ def _compare_one(cited: str, rec: str) -> tuple[Status, str]:
     if _has_abbrev(cited) and (
         _aligns_prefix(ct, rt) or _aligns_prefix(_strip_org(ct), _strip_org(rt))
     ):
-        return "ambiguous", f"'{cited}' abbreviates only the start of '{rec}' (could be several venues)"
+        return (
+            "ambiguous",
+            f"'{cited}' abbreviates only the start of '{rec}' (could be several venues)",
+        )
     if ic and ir:
         return "mismatch", f"cited {sorted(ic)[0].upper()}, record venue is '{rec}'"
     return "mismatch", f"cited '{cited}', record venue is '{rec}'"

@@ -9,6 +9,7 @@
 * local full texts of works (:mod:`~citejudge.readers.fulltext`).
 """
 
+from citejudge.readers._entry import EntryFields
 from citejudge.readers.bibtex import (
     bibtex_entry_to_work,
     parse_bibtex_entry,
@@ -17,7 +18,6 @@ from citejudge.readers.bibtex import (
     strip_dblp_suffix,
 )
 from citejudge.readers.csl import csl_item_to_work, parse_csl_item
-from citejudge.readers.entry import EntryFields
 from citejudge.readers.freetext import (
     MAX_STRUCTURE_CHARS,
     parse_citation_string,

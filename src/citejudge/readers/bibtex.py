@@ -1,4 +1,4 @@
-"""BibTeX: entries -> :class:`~citejudge.readers.entry.EntryFields` -> world records or citations.
+"""BibTeX: entries -> :class:`~citejudge.readers.EntryFields` -> world records or citations.
 
 Text is parsed with bibtexparser 2 (default parse stack: string references resolved, enclosing
 braces removed); LaTeX is decoded with :func:`citejudge.text.normalize.delatex`, which is much
@@ -25,8 +25,8 @@ from bibtexparser import parse_string as _parse_bibtex  # type: ignore[attr-defi
 from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
 
 from citejudge import ids
+from citejudge.readers._entry import EntryFields, to_cited, to_work
 from citejudge.readers._text import _PREPRINT_RE, _clean, _tidy, field_text, year_in
-from citejudge.readers.entry import EntryFields, to_cited, to_work
 from citejudge.records import Author, CitedWork, ReadIssue, Work
 from citejudge.text.normalize import delatex, strip_markup
 

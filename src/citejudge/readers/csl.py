@@ -1,4 +1,4 @@
-"""CSL-JSON items -> :class:`~citejudge.readers.entry.EntryFields` -> world records or citations.
+"""CSL-JSON items -> :class:`~citejudge.readers.EntryFields` -> world records or citations.
 
 CSL-JSON is what Zotero, Mendeley, pandoc and Crossref content negotiation export. Its text
 is not LaTeX: only HTML-like rich-text markup (``<i>``, ``<sup>``) is removed. Names are
@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from citejudge import ids
+from citejudge.readers._entry import EntryFields, to_cited, to_work
 from citejudge.readers._text import _PREPRINT_RE, _clean, year_in
-from citejudge.readers.entry import EntryFields, to_cited, to_work
 from citejudge.records import Author, CitedWork, Work
 from citejudge.text.normalize import strip_markup
 

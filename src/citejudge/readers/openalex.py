@@ -31,6 +31,7 @@ from citejudge.ids import (
     norm_openalex,
     norm_pmcid,
     norm_pmid,
+    strip_landing_suffix,
 )
 from citejudge.records import Author, Version, Work
 from citejudge.text.normalize import strip_markup
@@ -166,6 +167,7 @@ def _doi(value: str | None) -> str | None:
     ):
         s = value[len(_DOI_URL) :].lower()
         if not s.endswith(_IMAGE_EXT):
+            s = strip_landing_suffix(s)  # a query string or landing-page tail, as norm_doi does
             return s if _DOI_BODY.match(s) else None
     return norm_doi(value)
 

@@ -27,21 +27,61 @@ from typing import Any
 from citejudge.run.metrics import accuracy, cohen_kappa, confusion_matrix, label_order
 from citejudge.run.report import ERROR_LABEL, RunData, load_run
 
-__all__ = ["MODEL_KEYS", "CompareOptions", "cmd_compare", "compare_runs", "format_text", "item_labels", "manifest_diff"]
+__all__ = [
+    "MODEL_KEYS",
+    "CompareOptions",
+    "cmd_compare",
+    "compare_runs",
+    "format_text",
+    "item_labels",
+    "manifest_diff",
+]
 
-_REF_KEYS = ("reference_name", "reference_grounding", "content_grounding", "hallucination", "abstention",
-             "verification_error")
+_REF_KEYS = (
+    "reference_name",
+    "reference_grounding",
+    "content_grounding",
+    "hallucination",
+    "abstention",
+    "verification_error",
+)
 _DIMS = ("exists", "accurate", "complete", "formatted")
 
 #: Manifest keys (dotted prefixes) that describe the model; a difference only here is a model comparison.
 MODEL_KEYS = ("judge", "config.model", "config.sampling", "config.no_llm", "seeds.sampling")
 
 # Keys that never change results: identity of the run itself, times, counts, paths of outputs.
-_IGNORED = ("run_id", "started_utc", "finished_utc", "status", "counts", "timings", "tokens", "resumes",
-            "repaired_tail", "config_file", "config_sha256", "judge.stats", "config.out", "config.cache_dir",
-            "config.gold", "config.gold_map", "config.workers", "config.batch_size", "config.executor",
-            "config.ray_address", "config.input", "config.index", "executor", "index.path", "index.meta_sha256",
-            "index.meta.built_at", "index.meta.build_seconds", "input.files.*.path", "report")
+_IGNORED = (
+    "run_id",
+    "started_utc",
+    "finished_utc",
+    "status",
+    "counts",
+    "timings",
+    "tokens",
+    "resumes",
+    "repaired_tail",
+    "config_file",
+    "config_sha256",
+    "judge.stats",
+    "config.out",
+    "config.cache_dir",
+    "config.gold",
+    "config.gold_map",
+    "config.workers",
+    "config.batch_size",
+    "config.executor",
+    "config.ray_address",
+    "config.input",
+    "config.index",
+    "executor",
+    "index.path",
+    "index.meta_sha256",
+    "index.meta.built_at",
+    "index.meta.build_seconds",
+    "input.files.*.path",
+    "report",
+)
 
 
 def _prefix(value: Any) -> str:
@@ -61,8 +101,13 @@ def item_labels(task: str, line: dict[str, Any]) -> dict[str, tuple[str, str]]:
     out: dict[str, tuple[str, str]] = {}
     if not isinstance(res, dict):
         msg = _err(line)
-        fields = (list(_REF_KEYS) if task == "references" else
-                  ["verdict", *(f"dimensions.{d}" for d in _DIMS)] if task == "rag-audit" else ["alignment"])
+        fields = (
+            list(_REF_KEYS)
+            if task == "references"
+            else ["verdict", *(f"dimensions.{d}" for d in _DIMS)]
+            if task == "rag-audit"
+            else ["alignment"]
+        )
         return {f: (ERROR_LABEL, msg) for f in fields}
     if task == "references":
         for k in _REF_KEYS:
@@ -76,13 +121,22 @@ def item_labels(task: str, line: dict[str, Any]) -> dict[str, tuple[str, str]]:
         dims = res.get("dimensions") or {}
         for d in _DIMS:
             dd = dims.get(d) or {}
-            out[f"dimensions.{d}"] = (str(dd.get("status")), "; ".join(str(x) for x in dd.get("issues") or []))
+            out[f"dimensions.{d}"] = (
+                str(dd.get("status")),
+                "; ".join(str(x) for x in dd.get("issues") or []),
+            )
     else:
         for c in res.get("citation_evaluations") or []:
             cid = c.get("citation_id")
             sup, ver = c.get("citation_support") or {}, c.get("source_verification") or {}
-            out[f"citation_support[{cid}]"] = (str(sup.get("judgement")), str(sup.get("reasoning", "")))
-            out[f"source_verification[{cid}]"] = (str(ver.get("judgement")), str(ver.get("reasoning", "")))
+            out[f"citation_support[{cid}]"] = (
+                str(sup.get("judgement")),
+                str(sup.get("reasoning", "")),
+            )
+            out[f"source_verification[{cid}]"] = (
+                str(ver.get("judgement")),
+                str(ver.get("reasoning", "")),
+            )
         ans = res.get("answer_evaluation") or {}
         out["alignment"] = (str(ans.get("alignment_judgement")), str(ans.get("correctness", "")))
     return out
@@ -119,11 +173,19 @@ def manifest_diff(a: dict[str, Any] | None, b: dict[str, Any] | None) -> dict[st
     judge differs) or ``"setup differs"`` (anything else differs; ``warning`` lists the keys).
     """
     if a is None or b is None:
-        return {"kind": "unknown", "model_keys": [], "other_keys": [], "values": {},
-                "warning": "a run directory has no manifest.json: cannot tell what differs in the setup"}
+        return {
+            "kind": "unknown",
+            "model_keys": [],
+            "other_keys": [],
+            "values": {},
+            "warning": "a run directory has no manifest.json: cannot tell what differs in the setup",
+        }
     fa, fb = _flatten(a), _flatten(b)
-    differing = sorted(k for k in set(fa) | set(fb) if fa.get(k) != fb.get(k)
-                       and not any(_matches(k, p) for p in _IGNORED))
+    differing = sorted(
+        k
+        for k in set(fa) | set(fb)
+        if fa.get(k) != fb.get(k) and not any(_matches(k, p) for p in _IGNORED)
+    )
     model = [k for k in differing if any(_matches(k, p) for p in MODEL_KEYS)]
     # Prompt and schema hashes belong to the code, unless one run has no judge at all.
     both_judged = bool(a.get("judge")) and bool(b.get("judge"))
@@ -131,9 +193,15 @@ def manifest_diff(a: dict[str, Any] | None, b: dict[str, Any] | None) -> dict[st
         model = [k for k in model if not k.startswith(("judge.prompts", "judge.schemas"))]
     other = [k for k in differing if k not in model]
     kind = "setup differs" if other else "model comparison" if model else "reproducibility"
-    warning = (f"the runs differ in more than the model: {', '.join(other)}" if other else None)
+    warning = f"the runs differ in more than the model: {', '.join(other)}" if other else None
     values = {k: [fa.get(k), fb.get(k)] for k in differing}
-    return {"kind": kind, "model_keys": model, "other_keys": other, "values": values, "warning": warning}
+    return {
+        "kind": kind,
+        "model_keys": model,
+        "other_keys": other,
+        "values": values,
+        "warning": warning,
+    }
 
 
 def _labels_by_id(run: RunData) -> tuple[list[str], dict[str, dict[str, tuple[str, str]]]]:
@@ -165,7 +233,12 @@ def compare_runs(a: Path, b: Path) -> dict[str, Any]:
             vb = fields_b.get(f, ("(absent)", ""))
             pairs.setdefault(_field_group(f), []).append((va[0], vb[0]))
             if va[0] != vb[0]:
-                changes[f] = {"a": va[0], "b": vb[0], "explanation_a": va[1], "explanation_b": vb[1]}
+                changes[f] = {
+                    "a": va[0],
+                    "b": vb[0],
+                    "explanation_a": va[1],
+                    "explanation_b": vb[1],
+                }
         if changes:
             flipped.append({"id": i, "fields": changes})
     fields: dict[str, Any] = {}
@@ -175,18 +248,31 @@ def compare_runs(a: Path, b: Path) -> dict[str, Any]:
         cm = confusion_matrix(ga, gb, labels)
         kappa = cohen_kappa(cm)
         transitions = Counter(f"{x} → {y}" for x, y in pl if x != y)
-        fields[f] = {"n": len(pl), "agree": sum(1 for x, y in pl if x == y), "agreement": round(accuracy(ga, gb), 6),
-                     "kappa": None if kappa != kappa else round(kappa, 6), "labels": [str(x) for x in labels],
-                     "flips": dict(sorted(transitions.items()))}
+        fields[f] = {
+            "n": len(pl),
+            "agree": sum(1 for x, y in pl if x == y),
+            "agreement": round(accuracy(ga, gb), 6),
+            "kappa": None if kappa != kappa else round(kappa, 6),
+            "labels": [str(x) for x in labels],
+            "flips": dict(sorted(transitions.items())),
+        }
     if ra.task != rb.task:
         diff = manifest_diff(ra.manifest, rb.manifest)
         diff["warning"] = f"the runs are of different tasks ({ra.task} vs {rb.task})"
         diff["kind"] = "setup differs"
     else:
         diff = manifest_diff(ra.manifest, rb.manifest)
-    return {"run_a": str(ra.path), "run_b": str(rb.path), "task": ra.task,
-            "items": {"a": len(order_a), "b": len(order_b), "common": len(common)},
-            "fields": fields, "flipped": flipped, "only_in_a": only_a, "only_in_b": only_b, "manifest": diff}
+    return {
+        "run_a": str(ra.path),
+        "run_b": str(rb.path),
+        "task": ra.task,
+        "items": {"a": len(order_a), "b": len(order_b), "common": len(common)},
+        "fields": fields,
+        "flipped": flipped,
+        "only_in_a": only_a,
+        "only_in_b": only_b,
+        "manifest": diff,
+    }
 
 
 def _short(text: str, n: int = 160) -> str:
@@ -197,30 +283,41 @@ def _short(text: str, n: int = 160) -> str:
 def format_text(cmp: dict[str, Any], max_flipped: int = 50) -> str:
     """Human-readable rendering of :func:`compare_runs`'s result."""
     d = cmp["manifest"]
-    lines = [f"compare {cmp['run_a']}  vs  {cmp['run_b']}  ({cmp['task']})",
-             f"items: A {cmp['items']['a']}, B {cmp['items']['b']}, in both {cmp['items']['common']}"]
+    lines = [
+        f"compare {cmp['run_a']}  vs  {cmp['run_b']}  ({cmp['task']})",
+        f"items: A {cmp['items']['a']}, B {cmp['items']['b']}, in both {cmp['items']['common']}",
+    ]
     if d["kind"] == "model comparison":
-        lines.append("setup: model comparison (the manifests differ only in the judge: "
-                     + ", ".join(d["model_keys"]) + ")")
+        lines.append(
+            "setup: model comparison (the manifests differ only in the judge: "
+            + ", ".join(d["model_keys"])
+            + ")"
+        )
     elif d["kind"] == "reproducibility":
         lines.append("setup: identical (reproducibility check)")
     if d.get("warning"):
         lines.append(f"WARNING: {d['warning']}")
         for k in d.get("other_keys", [])[:30]:
             va, vb = d["values"].get(k, [None, None])
-            lines.append(f"  {k}: {_short(json.dumps(va, default=str), 70)} → {_short(json.dumps(vb, default=str), 70)}")
+            lines.append(
+                f"  {k}: {_short(json.dumps(va, default=str), 70)} → {_short(json.dumps(vb, default=str), 70)}"
+            )
     lines.append("")
     width = max([len(f) for f in cmp["fields"]] + [5])
     lines.append(f"{'field':<{width}}  {'n':>6}  {'agree':>6}  {'agreement':>9}  {'kappa':>7}")
     for f, s in cmp["fields"].items():
         kappa = "–" if s["kappa"] is None else f"{s['kappa']:.3f}"
-        lines.append(f"{f:<{width}}  {s['n']:>6}  {s['agree']:>6}  {s['agreement']:>9.3f}  {kappa:>7}")
+        lines.append(
+            f"{f:<{width}}  {s['n']:>6}  {s['agree']:>6}  {s['agreement']:>9.3f}  {kappa:>7}"
+        )
     if any(s["kappa"] is None for s in cmp["fields"].values()):
         lines.append("(kappa –: undefined, both runs give one and the same label throughout)")
     flipped = cmp["flipped"]
     lines.append("")
-    lines.append(f"flipped items: {len(flipped)}" + (f" (first {max_flipped} shown)" if len(flipped) > max_flipped
-                                                      else ""))
+    lines.append(
+        f"flipped items: {len(flipped)}"
+        + (f" (first {max_flipped} shown)" if len(flipped) > max_flipped else "")
+    )
     for x in flipped[:max_flipped]:
         lines.append(f"- {x['id']}")
         for f, c in x["fields"].items():
@@ -230,8 +327,11 @@ def format_text(cmp: dict[str, Any], max_flipped: int = 50) -> str:
     for side in ("a", "b"):
         only = cmp[f"only_in_{side}"]
         if only:
-            lines.append(f"only in {side.upper()} ({len(only)}): " + ", ".join(only[:50])
-                         + (" …" if len(only) > 50 else ""))
+            lines.append(
+                f"only in {side.upper()} ({len(only)}): "
+                + ", ".join(only[:50])
+                + (" …" if len(only) > 50 else "")
+            )
     return "\n".join(lines)
 
 

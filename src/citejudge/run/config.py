@@ -29,46 +29,83 @@ class RunConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    task: str = Field(description="Which evaluator to run (a name in citejudge.tasks.protocol.TASKS).",
-                      json_schema_extra={"enum": list(TASKS)})
+    task: str = Field(
+        description="Which evaluator to run (a name in citejudge.tasks.protocol.TASKS).",
+        json_schema_extra={"enum": list(TASKS)},
+    )
     input: list[str] = Field(
         description="Input file(s) or glob(s) of shards: JSONL, JSON, CSV (and BibTeX for references). "
-                    "Shards are read in sorted order; items keep that order in results.jsonl. "
-                    "check: the one input file, as given.")
-    out: Path = Field(description="run: the run directory (results.jsonl, errors.jsonl, manifest.json, "
-                                  "report.html); check: the results file, `-` for stdout.")
-    index: Path | None = Field(default=None, description="World index from `citejudge index build` "
-                                                         "(required by references).")
-    model: str = Field(default="cpu-default",
-                       description="Model card name in models/, or `none` for the deterministic stages only.")
+        "Shards are read in sorted order; items keep that order in results.jsonl. "
+        "check: the one input file, as given."
+    )
+    out: Path = Field(
+        description="run: the run directory (results.jsonl, errors.jsonl, manifest.json, "
+        "report.html); check: the results file, `-` for stdout."
+    )
+    index: Path | None = Field(
+        default=None,
+        description="World index from `citejudge index build` (required by references).",
+    )
+    model: str = Field(
+        default="cpu-default",
+        description="Model card name in models/, or `none` for the deterministic stages only.",
+    )
     executor: Literal["local", "ray"] = Field(default="local", description="Where stages run.")
-    sampling: Sampling | None = Field(default=None, description="Decoding settings; default: the card's.")
+    sampling: Sampling | None = Field(
+        default=None, description="Decoding settings; default: the card's."
+    )
     batch_size: int = Field(default=64, ge=1, le=100_000, description="Items per judge batch.")
-    workers: int = Field(default=2, ge=1, le=512, description="Processes for the deterministic stage "
-                                                              "(Ray: CPU workers).")
-    fail_on_error: bool | float = Field(default=False, description="Error budget: true = any item error fails "
-                                                                   "the run; a fraction = the allowed share.")
-    cache_dir: Path | None = Field(default=None, description="Judge request cache folder (default: OUT/cache); "
-                                                             "share it between runs to reuse answers.")
-    fulltext_dir: Path | None = Field(default=None, description="Local full texts / source store folder.")
+    workers: int = Field(
+        default=2,
+        ge=1,
+        le=512,
+        description="Processes for the deterministic stage (Ray: CPU workers).",
+    )
+    fail_on_error: bool | float = Field(
+        default=False,
+        description="Error budget: true = any item error fails "
+        "the run; a fraction = the allowed share.",
+    )
+    cache_dir: Path | None = Field(
+        default=None,
+        description="Judge request cache folder (default: OUT/cache); "
+        "share it between runs to reuse answers.",
+    )
+    fulltext_dir: Path | None = Field(
+        default=None, description="Local full texts / source store folder."
+    )
     no_gold: bool = Field(default=False, description="citation-eval: items have no gold answer.")
-    today_year: int | None = Field(default=None, description="Year 'now' for future-date checks "
-                                                             "(default: the current year; set it to reproduce).")
-    strict_identifiers: bool = Field(default=False, description="references: a stated arXiv id, PMID or PMCID "
-                                     "that the matched work's records lack is a mismatch (default: unverified).")
+    today_year: int | None = Field(
+        default=None,
+        description="Year 'now' for future-date checks "
+        "(default: the current year; set it to reproduce).",
+    )
+    strict_identifiers: bool = Field(
+        default=False,
+        description="references: a stated arXiv id, PMID or PMCID "
+        "that the matched work's records lack is a mismatch (default: unverified).",
+    )
     seed: int = Field(default=0, description="Seed recorded in the manifest and used for sampling.")
-    gold: str | None = Field(default=None, description="For the report: a gold file or an input field name.")
-    gold_map: str | None = Field(default=None, description="For the report: label mapping, e.g. "
-                                                           "'VALID=Yes,HALLUCINATED=No'.")
-    ray_address: str | None = Field(default=None, description="Ray cluster address (default: a local Ray).")
+    gold: str | None = Field(
+        default=None, description="For the report: a gold file or an input field name."
+    )
+    gold_map: str | None = Field(
+        default=None, description="For the report: label mapping, e.g. 'VALID=Yes,HALLUCINATED=No'."
+    )
+    ray_address: str | None = Field(
+        default=None, description="Ray cluster address (default: a local Ray)."
+    )
 
     @field_validator("task")
     @classmethod
     def _known_task(cls, v: str) -> str:
         if v not in TASKS:
             close = difflib.get_close_matches(v, list(TASKS), n=1)
-            raise ValueError(f"unknown task {v!r}" + (f"; did you mean {close[0]!r}?" if close else "")
-                             + f" (one of: {', '.join(TASKS)})")
+            raise ValueError(
+                f"unknown task {v!r}"
+                + (f"; did you mean {close[0]!r}?" if close else "")
+                + f" (one of: {', '.join(TASKS)})"
+            )
         return v
 
     @field_validator("input", mode="before")
@@ -76,7 +113,11 @@ class RunConfig(BaseModel):
     def _listify(cls, v: Any) -> Any:
         if isinstance(v, (str, os.PathLike)):
             v = [v]
-        return [os.fspath(x) if isinstance(x, os.PathLike) else x for x in v] if isinstance(v, list) else v
+        return (
+            [os.fspath(x) if isinstance(x, os.PathLike) else x for x in v]
+            if isinstance(v, list)
+            else v
+        )
 
     @field_validator("fail_on_error")
     @classmethod
@@ -95,8 +136,17 @@ class RunConfig(BaseModel):
         return sha256_text(canonical_json(self.model_dump(mode="json")))
 
 
-_ENV_FIELDS = {"model", "executor", "batch_size", "workers", "fail_on_error", "cache_dir", "index", "today_year",
-               "ray_address"}
+_ENV_FIELDS = {
+    "model",
+    "executor",
+    "batch_size",
+    "workers",
+    "fail_on_error",
+    "cache_dir",
+    "index",
+    "today_year",
+    "ray_address",
+}
 
 
 def _env_overrides() -> dict[str, Any]:
@@ -142,7 +192,9 @@ def validate_config(data: dict[str, Any], source: str) -> RunConfig:
         where = ".".join(map(str, first["loc"])) or "<config>"
         hint = "see the field list in citejudge.run.config.RunConfig"
         if first["type"] == "extra_forbidden":
-            close = difflib.get_close_matches(str(first["loc"][-1]), list(RunConfig.model_fields), n=1)
+            close = difflib.get_close_matches(
+                str(first["loc"][-1]), list(RunConfig.model_fields), n=1
+            )
             if close:
                 hint = f"did you mean {close[0]!r}?"
         raise ConfigError(f"{source}: {where}: {first['msg']}", hint=hint) from exc

@@ -30,7 +30,9 @@ __all__ = [
 IntMatrix = npt.NDArray[np.int64]
 
 
-def label_order(*labelings: Sequence[Hashable], preferred: Sequence[Hashable] = ()) -> list[Hashable]:
+def label_order(
+    *labelings: Sequence[Hashable], preferred: Sequence[Hashable] = ()
+) -> list[Hashable]:
     """A fixed label order: ``preferred`` labels first, then every other label seen, sorted by ``str``."""
     seen: set[Hashable] = set()
     for labeling in labelings:
@@ -44,8 +46,9 @@ def _check(gold: Sequence[Hashable], pred: Sequence[Hashable]) -> None:
         raise ValueError(f"gold and predictions differ in length ({len(gold)} vs {len(pred)})")
 
 
-def confusion_matrix(gold: Sequence[Hashable], pred: Sequence[Hashable],
-                     labels: Sequence[Hashable] | None = None) -> IntMatrix:
+def confusion_matrix(
+    gold: Sequence[Hashable], pred: Sequence[Hashable], labels: Sequence[Hashable] | None = None
+) -> IntMatrix:
     """Counts ``m[i, j]`` of items with gold ``labels[i]`` predicted as ``labels[j]``.
 
     ``labels`` fixes the order (default: :func:`label_order` of both labelings); a label
@@ -84,8 +87,13 @@ def per_class(cm: IntMatrix, labels: Sequence[Hashable]) -> dict[Hashable, dict[
         predicted = float(cm[:, i].sum())
         support = float(cm[i, :].sum())
         prec, rec = _div(tp, predicted), _div(tp, support)
-        out[lab] = {"precision": prec, "recall": rec, "f1": _div(2 * prec * rec, prec + rec),
-                    "support": support, "predicted": predicted}
+        out[lab] = {
+            "precision": prec,
+            "recall": rec,
+            "f1": _div(2 * prec * rec, prec + rec),
+            "support": support,
+            "predicted": predicted,
+        }
     return out
 
 
@@ -96,7 +104,11 @@ def macro_f1(cm: IntMatrix, labels: Sequence[Hashable], exclude: Sequence[Hashab
     label but are no class of their own.
     """
     stats = per_class(cm, labels)
-    used = [s["f1"] for lab, s in stats.items() if (s["support"] or s["predicted"]) and lab not in exclude]
+    used = [
+        s["f1"]
+        for lab, s in stats.items()
+        if (s["support"] or s["predicted"]) and lab not in exclude
+    ]
     return float(np.mean(used)) if used else 0.0
 
 
@@ -126,7 +138,9 @@ def cohen_kappa(cm: IntMatrix) -> float:
     return (po - pe) / (1.0 - pe)
 
 
-def binary_stats(gold: Sequence[Hashable], pred: Sequence[Hashable], positive: Hashable) -> dict[str, float]:
+def binary_stats(
+    gold: Sequence[Hashable], pred: Sequence[Hashable], positive: Hashable
+) -> dict[str, float]:
     """TP/FP/FN/TN, precision, recall, F1 and false-positive rate for detecting ``positive``."""
     _check(gold, pred)
     tp = sum(1 for g, p in zip(gold, pred, strict=True) if g == positive and p == positive)
@@ -134,13 +148,24 @@ def binary_stats(gold: Sequence[Hashable], pred: Sequence[Hashable], positive: H
     fn = sum(1 for g, p in zip(gold, pred, strict=True) if g == positive and p != positive)
     tn = len(gold) - tp - fp - fn
     prec, rec = _div(tp, tp + fp), _div(tp, tp + fn)
-    return {"tp": tp, "fp": fp, "fn": fn, "tn": tn, "precision": prec, "recall": rec,
-            "f1": _div(2 * prec * rec, prec + rec), "fpr": _div(fp, fp + tn)}
+    return {
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "tn": tn,
+        "precision": prec,
+        "recall": rec,
+        "f1": _div(2 * prec * rec, prec + rec),
+        "fpr": _div(fp, fp + tn),
+    }
 
 
-def classification_summary(gold: Sequence[Hashable], pred: Sequence[Hashable],
-                           labels: Sequence[Hashable] | None = None,
-                           macro_exclude: Sequence[Hashable] = ()) -> dict[str, Any]:
+def classification_summary(
+    gold: Sequence[Hashable],
+    pred: Sequence[Hashable],
+    labels: Sequence[Hashable] | None = None,
+    macro_exclude: Sequence[Hashable] = (),
+) -> dict[str, Any]:
     """Every metric above for one labeling, as plain JSON-ready values (NaN becomes None)."""
     order = list(labels) if labels is not None else label_order(gold, pred)
     cm = confusion_matrix(gold, pred, order)

@@ -84,7 +84,9 @@ def load_run(run_dir: Path) -> RunData:
     run_dir = Path(run_dir)
     results = run_dir / "results.jsonl"
     if not results.is_file():
-        raise ReportError(f"{results} not found", hint="pass a run directory written by `citejudge run`")
+        raise ReportError(
+            f"{results} not found", hint="pass a run directory written by `citejudge run`"
+        )
     lines: list[dict[str, Any]] = []
     raw = results.read_bytes().splitlines()
     dropped = False
@@ -98,9 +100,13 @@ def load_run(run_dir: Path) -> RunData:
                 log.warning("%s: dropping a corrupted last line", results)
                 dropped = True
                 break
-            raise ReportError(f"{results}:{n}: not JSON ({exc})", hint="the run directory is damaged") from exc
+            raise ReportError(
+                f"{results}:{n}: not JSON ({exc})", hint="the run directory is damaged"
+            ) from exc
         if not isinstance(obj, dict) or "id" not in obj:
-            raise ReportError(f"{results}:{n}: not a result line", hint="the run directory is damaged")
+            raise ReportError(
+                f"{results}:{n}: not a result line", hint="the run directory is damaged"
+            )
         lines.append(obj)
     manifest: dict[str, Any] | None = None
     mpath = run_dir / "manifest.json"
@@ -108,7 +114,9 @@ def load_run(run_dir: Path) -> RunData:
         try:
             manifest = orjson.loads(mpath.read_bytes())
         except orjson.JSONDecodeError as exc:
-            raise ReportError(f"{mpath}: not JSON ({exc})", hint="the run directory is damaged") from exc
+            raise ReportError(
+                f"{mpath}: not JSON ({exc})", hint="the run directory is damaged"
+            ) from exc
     task = (manifest or {}).get("task") or ((manifest or {}).get("config") or {}).get("task")
     if not task:
         task = next((str(x["task"]) for x in lines if x.get("task")), "references")
@@ -158,22 +166,50 @@ def views_for(run: RunData) -> list[View]:
     """The views of a run's task, each with one row per item (or per citation)."""
     task = run.task
     if task == "references":
-        views = [View("reference_grounding", "Reference grounding", "item", ["Yes", "No", "N/A"], gold=True),
-                 View("hallucination", "Hallucination", "item", ["Yes", "No"])]
+        views = [
+            View(
+                "reference_grounding",
+                "Reference grounding",
+                "item",
+                ["Yes", "No", "N/A"],
+                gold=True,
+            ),
+            View("hallucination", "Hallucination", "item", ["Yes", "No"]),
+        ]
     elif task == "rag-audit":
         views = [View("verdict", "Verdict", "item", ["PASS", "FAIL"], gold=True)]
-        views += [View(f"dimension.{d}", f"Dimension: {d}", "item", ["PASS", "FAIL"])
-                  for d in ("exists", "accurate", "complete", "formatted")]
+        views += [
+            View(f"dimension.{d}", f"Dimension: {d}", "item", ["PASS", "FAIL"])
+            for d in ("exists", "accurate", "complete", "formatted")
+        ]
     elif task == "citation-eval":
-        views = [View("citation_support", "Citation support", "citation",
-                      ["ENTAILMENT", "NEUTRAL", "CONTRADICTION"], gold=True),
-                 View("source_verification", "Source verification", "citation",
-                      ["VERIFIED", "UNCERTAIN", "LIKELY_FABRICATED"]),
-                 View("alignment", "Answer alignment", "item", ["CORRECT", "PARTIALLY_CORRECT", "INCORRECT"],
-                      gold=True)]
+        views = [
+            View(
+                "citation_support",
+                "Citation support",
+                "citation",
+                ["ENTAILMENT", "NEUTRAL", "CONTRADICTION"],
+                gold=True,
+            ),
+            View(
+                "source_verification",
+                "Source verification",
+                "citation",
+                ["VERIFIED", "UNCERTAIN", "LIKELY_FABRICATED"],
+            ),
+            View(
+                "alignment",
+                "Answer alignment",
+                "item",
+                ["CORRECT", "PARTIALLY_CORRECT", "INCORRECT"],
+                gold=True,
+            ),
+        ]
     else:
-        raise ReportError(f"unknown task {task!r} in {run.path}",
-                          hint="expected references, rag-audit or citation-eval")
+        raise ReportError(
+            f"unknown task {task!r} in {run.path}",
+            hint="expected references, rag-audit or citation-eval",
+        )
     by_name = {v.name: v for v in views}
     for line in run.lines:
         item_id = str(line["id"])
@@ -185,36 +221,63 @@ def views_for(run: RunData) -> list[View]:
                     v.rows.append(Row(item_id, item_id, ERROR_LABEL, _error_text(line), extra))
             if task == "citation-eval":
                 for name in ("citation_support", "source_verification"):
-                    by_name[name].rows.append(Row(f"{item_id}#?", item_id, ERROR_LABEL, _error_text(line), extra))
+                    by_name[name].rows.append(
+                        Row(f"{item_id}#?", item_id, ERROR_LABEL, _error_text(line), extra)
+                    )
             continue
         if task == "references":
             rg = str(res.get("reference_grounding", ""))
-            by_name["reference_grounding"].rows.append(Row(item_id, item_id, _prefix(rg), rg, extra))
+            by_name["reference_grounding"].rows.append(
+                Row(item_id, item_id, _prefix(rg), rg, extra)
+            )
             by_name["hallucination"].rows.append(
-                Row(item_id, item_id, _prefix(res.get("hallucination")), rg, extra))
+                Row(item_id, item_id, _prefix(res.get("hallucination")), rg, extra)
+            )
         elif task == "rag-audit":
             by_name["verdict"].rows.append(
-                Row(item_id, item_id, str(res.get("verdict")), str(res.get("summary", "")), extra))
+                Row(item_id, item_id, str(res.get("verdict")), str(res.get("summary", "")), extra)
+            )
             dims = res.get("dimensions") or {}
             for d in ("exists", "accurate", "complete", "formatted"):
                 dd = dims.get(d) or {}
                 issues = "; ".join(str(x) for x in dd.get("issues") or [])
                 by_name[f"dimension.{d}"].rows.append(
-                    Row(item_id, item_id, str(dd.get("status")), issues, extra))
+                    Row(item_id, item_id, str(dd.get("status")), issues, extra)
+                )
         else:
             for c in res.get("citation_evaluations") or []:
                 key = f"{item_id}#{c.get('citation_id')}"
                 sup = c.get("citation_support") or {}
                 ver = c.get("source_verification") or {}
                 by_name["citation_support"].rows.append(
-                    Row(key, item_id, str(sup.get("judgement")), str(sup.get("reasoning", "")), extra))
+                    Row(
+                        key,
+                        item_id,
+                        str(sup.get("judgement")),
+                        str(sup.get("reasoning", "")),
+                        extra,
+                    )
+                )
                 by_name["source_verification"].rows.append(
-                    Row(key, item_id, str(ver.get("judgement")), str(ver.get("reasoning", "")), extra))
+                    Row(
+                        key,
+                        item_id,
+                        str(ver.get("judgement")),
+                        str(ver.get("reasoning", "")),
+                        extra,
+                    )
+                )
             ans = res.get("answer_evaluation") or {}
             missing = "; ".join(str(x) for x in ans.get("missing_information") or [])
             by_name["alignment"].rows.append(
-                Row(item_id, item_id, str(ans.get("alignment_judgement")),
-                    str(ans.get("correctness", "")) + (f" Missing: {missing}" if missing else ""), extra))
+                Row(
+                    item_id,
+                    item_id,
+                    str(ans.get("alignment_judgement")),
+                    str(ans.get("correctness", "")) + (f" Missing: {missing}" if missing else ""),
+                    extra,
+                )
+            )
     return views
 
 
@@ -229,8 +292,10 @@ def parse_gold_map(text: str | None) -> dict[str, str]:
             continue
         src, sep, dst = part.partition("=")
         if not sep or not src.strip() or not dst.strip():
-            raise ReportError(f"bad gold mapping entry {part!r}", hint="write it as GOLD=PRED,GOLD=PRED, "
-                                                                       "e.g. VALID=Yes,HALLUCINATED=No")
+            raise ReportError(
+                f"bad gold mapping entry {part!r}",
+                hint="write it as GOLD=PRED,GOLD=PRED, e.g. VALID=Yes,HALLUCINATED=No",
+            )
         out[src.strip()] = dst.strip()
     return out
 
@@ -257,8 +322,10 @@ def _read_gold_file(path: Path) -> dict[str, tuple[str, str | None]]:
         gid = rec.get("id")
         lab = rec.get("label", rec.get("gold"))
         if gid is None or lab is None or lab == "":
-            raise ReportError(f"{where}: a gold record needs 'id' and 'label'",
-                              hint="gold files have columns id,label[,category]")
+            raise ReportError(
+                f"{where}: a gold record needs 'id' and 'label'",
+                hint="gold files have columns id,label[,category]",
+            )
         cat = rec.get("category")
         out[str(gid)] = (str(lab), None if cat in (None, "") else str(cat))
 
@@ -272,7 +339,9 @@ def _read_gold_file(path: Path) -> dict[str, tuple[str, str | None]]:
         data = json.loads(text)
         if isinstance(data, dict):
             for k, v in data.items():
-                put({"id": k, **v} if isinstance(v, dict) else {"id": k, "label": v}, f"{path}[{k}]")
+                put(
+                    {"id": k, **v} if isinstance(v, dict) else {"id": k, "label": v}, f"{path}[{k}]"
+                )
         else:
             for n, rec in enumerate(data):
                 put(rec, f"{path}[{n}]")
@@ -282,7 +351,9 @@ def _read_gold_file(path: Path) -> dict[str, tuple[str, str | None]]:
                 try:
                     put(json.loads(ln), f"{path}:{n}")
                 except json.JSONDecodeError as exc:
-                    raise ReportError(f"{path}:{n}: not JSON ({exc})", hint="gold JSONL: one object a line") from exc
+                    raise ReportError(
+                        f"{path}:{n}: not JSON ({exc})", hint="gold JSONL: one object a line"
+                    ) from exc
     return out
 
 
@@ -293,8 +364,13 @@ def _category_of(extra: dict[str, Any], fieldname: str | None) -> str | None:
     return None if v in (None, "") else str(v)
 
 
-def load_gold(gold: str | Path, views: Sequence[View], *, gold_map: str | None = None,
-              category: str | None = None) -> Gold:
+def load_gold(
+    gold: str | Path,
+    views: Sequence[View],
+    *,
+    gold_map: str | None = None,
+    category: str | None = None,
+) -> Gold:
     """Resolve ``gold`` (a file of ``id,label[,category]`` or an input field name) into a lookup.
 
     A file is keyed by item id (``ID#CITATION_ID`` for citation rows). A field name is looked up in
@@ -315,16 +391,24 @@ def load_gold(gold: str | Path, views: Sequence[View], *, gold_map: str | None =
             if hit is None:
                 return None
             lab, cat = hit
-            return mapping.get(lab, lab), cat if cat is not None else _category_of(row.extra, cat_field)
+            return mapping.get(lab, lab), cat if cat is not None else _category_of(
+                row.extra, cat_field
+            )
 
         if any(cat is not None for _, cat in table.values()):
-            cat_field = "category column of the gold file" + (f" (else {cat_field})" if cat_field else "")
+            cat_field = "category column of the gold file" + (
+                f" (else {cat_field})" if cat_field else ""
+            )
         return Gold(str(path), "file", mapping, cat_field, from_file)
     if _looks_like_path(text):
-        raise ReportError(f"gold file {text} not found", hint="give an existing file, or an input field name")
+        raise ReportError(
+            f"gold file {text} not found", hint="give an existing file, or an input field name"
+        )
     if not any(text in r.extra for v in views for r in v.rows):
-        raise ReportError(f"no item has the field {text!r} in details.input_extra",
-                          hint="give a gold file, or the name of a field the input items carry (e.g. label)")
+        raise ReportError(
+            f"no item has the field {text!r} in details.input_extra",
+            hint="give a gold file, or the name of a field the input items carry (e.g. label)",
+        )
 
     def from_field(row: Row) -> tuple[str, str | None] | None:
         if row.key != row.item_id or row.extra.get(text) in (None, ""):
@@ -370,8 +454,10 @@ def _gold_metrics(view: View, gold: Gold) -> dict[str, Any] | None:
     warnings: list[str] = []
     unknown = sorted(set(golds) - set(view.labels))
     if unknown:
-        warnings.append(f"gold labels {unknown} are never predicted by this view (labels {view.labels}); "
-                        "map them with --gold-map, e.g. VALID=Yes,HALLUCINATED=No")
+        warnings.append(
+            f"gold labels {unknown} are never predicted by this view (labels {view.labels}); "
+            "map them with --gold-map, e.g. VALID=Yes,HALLUCINATED=No"
+        )
     per_cat: dict[str, dict[str, Any]] = {}
     if gold.category_field or any(c is not None for _, _, c in pairs):
         groups: dict[str, list[tuple[str, str]]] = defaultdict(list)
@@ -380,13 +466,26 @@ def _gold_metrics(view: View, gold: Gold) -> dict[str, Any] | None:
         for cat in sorted(groups, key=lambda c: (c == NO_CATEGORY, c)):
             gp = groups[cat]
             correct = sum(1 for g, p in gp if g == p)
-            per_cat[cat] = {"n": len(gp), "correct": correct, "accuracy": correct / len(gp),
-                            "gold": dict(sorted(Counter(g for g, _ in gp).items())),
-                            "predicted": dict(sorted(Counter(p for _, p in gp).items()))}
-    wrong = [{"key": r.key, "gold": g, "pred": r.pred, "category": c, "explanation": r.explanation}
-             for r, g, c in pairs if g != r.pred]
-    return {**summary, "unlabelled": len(view.rows) - len(pairs), "per_category": per_cat,
-            "misclassified": len(wrong), "misclassified_examples": wrong[:_MAX_EXAMPLES], "warnings": warnings}
+            per_cat[cat] = {
+                "n": len(gp),
+                "correct": correct,
+                "accuracy": correct / len(gp),
+                "gold": dict(sorted(Counter(g for g, _ in gp).items())),
+                "predicted": dict(sorted(Counter(p for _, p in gp).items())),
+            }
+    wrong = [
+        {"key": r.key, "gold": g, "pred": r.pred, "category": c, "explanation": r.explanation}
+        for r, g, c in pairs
+        if g != r.pred
+    ]
+    return {
+        **summary,
+        "unlabelled": len(view.rows) - len(pairs),
+        "per_category": per_cat,
+        "misclassified": len(wrong),
+        "misclassified_examples": wrong[:_MAX_EXAMPLES],
+        "warnings": warnings,
+    }
 
 
 def _manifest_facts(m: dict[str, Any] | None) -> dict[str, Any]:
@@ -398,51 +497,84 @@ def _manifest_facts(m: dict[str, Any] | None) -> dict[str, Any]:
     meta = idx.get("meta") or {}
     code = m.get("code") or {}
     return {
-        "run_id": m.get("run_id"), "status": m.get("status"), "task": m.get("task"),
-        "started_utc": m.get("started_utc"), "finished_utc": m.get("finished_utc"),
-        "code_commit": code.get("commit"), "code_dirty": code.get("dirty"),
-        "model": (card.get("name") or (judge or {}).get("name")) if judge else
-        "none (deterministic stage only)",
+        "run_id": m.get("run_id"),
+        "status": m.get("status"),
+        "task": m.get("task"),
+        "started_utc": m.get("started_utc"),
+        "finished_utc": m.get("finished_utc"),
+        "code_commit": code.get("commit"),
+        "code_dirty": code.get("dirty"),
+        "model": (card.get("name") or (judge or {}).get("name"))
+        if judge
+        else "none (deterministic stage only)",
         "model_revision": (judge or {}).get("revision") or card.get("revision"),
         "backend": (judge or {}).get("backend") or card.get("backend"),
         "sampling": (judge or {}).get("sampling"),
-        "index_path": idx.get("path"), "index_meta_sha256": idx.get("meta_sha256"),
-        "index_works": meta.get("works"), "index_schema_version": meta.get("schema_version"),
-        "config_sha256": m.get("config_sha256"), "schema_sha256": m.get("schema_sha256"),
-        "input_files": [{"path": f.get("path"), "sha256": f.get("sha256"), "items": f.get("items")}
-                        for f in (m.get("input") or {}).get("files", [])],
-        "versions": m.get("versions") or {}, "seeds": m.get("seeds"),
-        "counts": m.get("counts") or {}, "timings": m.get("timings") or {}, "tokens": m.get("tokens"),
+        "index_path": idx.get("path"),
+        "index_meta_sha256": idx.get("meta_sha256"),
+        "index_works": meta.get("works"),
+        "index_schema_version": meta.get("schema_version"),
+        "config_sha256": m.get("config_sha256"),
+        "schema_sha256": m.get("schema_sha256"),
+        "input_files": [
+            {"path": f.get("path"), "sha256": f.get("sha256"), "items": f.get("items")}
+            for f in (m.get("input") or {}).get("files", [])
+        ],
+        "versions": m.get("versions") or {},
+        "seeds": m.get("seeds"),
+        "counts": m.get("counts") or {},
+        "timings": m.get("timings") or {},
+        "tokens": m.get("tokens"),
         "judge_stats": (judge or {}).get("stats"),
     }
 
 
-def _compute(run: RunData, gold_spec: str | Path | None, gold_map: str | None,
-             category: str | None) -> tuple[dict[str, Any], list[View]]:
+def _compute(
+    run: RunData, gold_spec: str | Path | None, gold_map: str | None, category: str | None
+) -> tuple[dict[str, Any], list[View]]:
     views = views_for(run)
     gold = load_gold(gold_spec, views, gold_map=gold_map, category=category) if gold_spec else None
     errors = [x for x in run.lines if x.get("error") is not None]
-    kinds = Counter(str((e.get("error") or {}).get("kind", "error")) if isinstance(e.get("error"), dict)
-                    else "error" for e in errors)
+    kinds = Counter(
+        str((e.get("error") or {}).get("kind", "error"))
+        if isinstance(e.get("error"), dict)
+        else "error"
+        for e in errors
+    )
     facts = _manifest_facts(run.manifest)
     seconds = (facts.get("counts") or {}).get("seconds")
     vout: dict[str, Any] = {}
     for v in views:
-        entry: dict[str, Any] = {"title": v.title, "unit": v.unit, "n": len(v.rows), "distribution": _distribution(v)}
+        entry: dict[str, Any] = {
+            "title": v.title,
+            "unit": v.unit,
+            "n": len(v.rows),
+            "distribution": _distribution(v),
+        }
         if gold is not None and v.gold:
             entry["gold"] = _gold_metrics(v, gold)
         vout[v.name] = entry
     report: dict[str, Any] = {
-        "run_dir": str(run.path), "task": run.task,
+        "run_dir": str(run.path),
+        "task": run.task,
         "generated_utc": _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat(),
-        "items": len(run.lines), "errors": {"total": len(errors), "by_kind": dict(sorted(kinds.items())),
-                                            "examples": [{"id": e["id"], "error": e.get("error")}
-                                                         for e in errors[:_MAX_EXAMPLES]]},
+        "items": len(run.lines),
+        "errors": {
+            "total": len(errors),
+            "by_kind": dict(sorted(kinds.items())),
+            "examples": [{"id": e["id"], "error": e.get("error")} for e in errors[:_MAX_EXAMPLES]],
+        },
         "dropped_corrupted_tail": run.dropped_tail,
         "throughput_items_per_s": round(len(run.lines) / seconds, 2) if seconds else None,
         "manifest": facts,
-        "gold": None if gold is None else {"source": gold.source, "mode": gold.mode, "map": gold.mapping,
-                                           "category_field": gold.category_field},
+        "gold": None
+        if gold is None
+        else {
+            "source": gold.source,
+            "mode": gold.mode,
+            "map": gold.mapping,
+            "category_field": gold.category_field,
+        },
         "views": vout,
     }
     return _rounded(report), views
@@ -451,8 +583,15 @@ def _compute(run: RunData, gold_spec: str | Path | None, gold_map: str | None,
 # ------------------------------------------------------------------------------ entry points
 
 
-def build_report(run_dir: Path, gold: str | Path | None = None, out_html: Path | None = None, *,
-                 gold_map: str | None = None, category: str | None = None, plots: bool = True) -> dict[str, Any]:
+def build_report(
+    run_dir: Path,
+    gold: str | Path | None = None,
+    out_html: Path | None = None,
+    *,
+    gold_map: str | None = None,
+    category: str | None = None,
+    plots: bool = True,
+) -> dict[str, Any]:
     """Compute the report of ``run_dir``, write the HTML page and ``report.json`` beside it, return the numbers.
 
     ``gold``: None, a gold file (``id,label[,category]``) or an input field name; ``gold_map``:
@@ -464,21 +603,37 @@ def build_report(run_dir: Path, gold: str | Path | None = None, out_html: Path |
     rep, _ = _compute(run, gold, gold_map, category)
     out = Path(out_html) if out_html is not None else run.path / "report.html"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_page(build_page(rep, plots=plots, error_label=ERROR_LABEL)), encoding="utf-8")
+    out.write_text(
+        render_page(build_page(rep, plots=plots, error_label=ERROR_LABEL)), encoding="utf-8"
+    )
     rep_path = out.with_name("report.json") if out.suffix == ".html" else out.with_suffix(".json")
     rep["html"], rep["json"] = str(out), str(rep_path)
-    rep_path.write_bytes(orjson.dumps(rep, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
+    rep_path.write_bytes(
+        orjson.dumps(rep, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+    )
     return rep
 
 
 def _short(rep: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"html": rep["html"], "json": rep["json"], "task": rep["task"], "items": rep["items"],
-                           "errors": rep["errors"]["total"]}
+    out: dict[str, Any] = {
+        "html": rep["html"],
+        "json": rep["json"],
+        "task": rep["task"],
+        "items": rep["items"],
+        "errors": rep["errors"]["total"],
+    }
     for name, v in rep["views"].items():
         m = v.get("gold")
         if m:
-            out[name] = {k: m[k] for k in ("n", "accuracy", "balanced_accuracy", "macro_f1", "kappa")}
-        elif "gold" not in v and name in ("reference_grounding", "verdict", "citation_support", "alignment"):
+            out[name] = {
+                k: m[k] for k in ("n", "accuracy", "balanced_accuracy", "macro_f1", "kappa")
+            }
+        elif "gold" not in v and name in (
+            "reference_grounding",
+            "verdict",
+            "citation_support",
+            "alignment",
+        ):
             out[name] = v["distribution"]
     return out
 
@@ -503,7 +658,13 @@ class ReportOptions:
 
 def cmd_report(opts: ReportOptions) -> int:
     """``citejudge report RUN_DIR [--gold FILE|FIELD] [--gold-map MAP] [--category FIELD] [--html OUT]``."""
-    rep = build_report(opts.run_dir, opts.gold, opts.html, gold_map=opts.gold_map, category=opts.category,
-                       plots=opts.plots)
+    rep = build_report(
+        opts.run_dir,
+        opts.gold,
+        opts.html,
+        gold_map=opts.gold_map,
+        category=opts.category,
+        plots=opts.plots,
+    )
     print(json.dumps(_short(rep), ensure_ascii=False))
     return 0

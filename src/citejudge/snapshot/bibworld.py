@@ -29,7 +29,6 @@ __all__ = [
 ]
 
 
-
 def read_bibtex(path: Path) -> Iterator[Work | ReadIssue]:
     """Read a ``.bib`` file: Works in file order, ReadIssues for blocks that failed."""
     try:

@@ -99,7 +99,9 @@ class SourcePlan:
     redirect_files: list[Path] = field(default_factory=list)  # merged_ids CSVs
     deleted_files: list[Path] = field(default_factory=list)  # deleted_ids CSVs
     issues: list[ReadIssue] = field(default_factory=list)  # plan-level problems (manifest vs disk)
-    venue_files: list[Path] = field(default_factory=list)  # the Sources entity's partitions (venue names)
+    venue_files: list[Path] = field(
+        default_factory=list
+    )  # the Sources entity's partitions (venue names)
 
     @property
     def expected_records(self) -> int | None:
@@ -279,7 +281,8 @@ def _plan_snapshot(src: Path, works: Path, layout: str, fmt: str) -> SourcePlan:
     dates = sorted({p.updated_date for p in parts if p.updated_date})
     sources_dir = works.parent / "sources"
     venue_files = sorted(
-        f for d in (sources_dir.iterdir() if sources_dir.is_dir() else [])
+        f
+        for d in (sources_dir.iterdir() if sources_dir.is_dir() else [])
         if d.is_dir() and _DATE_DIR.match(d.name)
         for f in d.iterdir()
         if f.is_file() and f.name.endswith(_WORLD_SUFFIXES) and not f.name.startswith(".")
@@ -438,10 +441,13 @@ def read_part(part: Part) -> Iterator[Work | ReadIssue]:
 
 
 def _csv_rows(path: Path) -> Iterator[tuple[int, list[str]] | ReadIssue]:
+    """The non-blank rows of a CSV file with their 1-based row numbers; a read error ends them."""
     try:
         with open_maybe_gzip(path) as fh:
             lines = (raw.decode("utf-8", errors="replace") for raw in fh)
-            yield from enumerate(csv.reader(lines), 1)
+            for n, row in enumerate(csv.reader(lines), 1):
+                if row and any(c.strip() for c in row):
+                    yield n, row
     except (EOFError, OSError, zlib.error, csv.Error) as exc:
         yield ReadIssue(file=str(path), message=f"truncated or corrupt file: {exc}")
 
@@ -454,8 +460,6 @@ def _read_merged(path: Path) -> Iterator[Redirect | ReadIssue]:
             yield item
             continue
         n, row = item
-        if not row or not any(c.strip() for c in row):
-            continue
         low = [c.strip().lower() for c in row]
         if n == 1 and "id" in low:
             id_col = low.index("id")
@@ -480,8 +484,6 @@ def _read_deleted(path: Path) -> Iterator[Redirect | ReadIssue]:
             yield item
             continue
         n, row = item
-        if not row or not any(c.strip() for c in row):
-            continue
         wid = next((w for w in (norm_openalex(c) for c in row) if w), None)
         if wid is None:
             if n == 1:
@@ -527,8 +529,15 @@ def read_venue_names(plan: SourcePlan) -> Iterator[list[str] | ReadIssue]:
                     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                         yield ReadIssue(file=str(path), line=n, message=f"source record: {exc}")
                         continue
-                    names = [x.strip() for x in [rec.display_name, rec.abbreviated_title, *(rec.alternate_titles or [])]
-                             if isinstance(x, str) and x.strip()]
+                    names = [
+                        x.strip()
+                        for x in [
+                            rec.display_name,
+                            rec.abbreviated_title,
+                            *(rec.alternate_titles or []),
+                        ]
+                        if isinstance(x, str) and x.strip()
+                    ]
                     if len(names) > 1:
                         yield list(dict.fromkeys(names))
         except OSError as exc:

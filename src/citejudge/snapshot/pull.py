@@ -196,6 +196,7 @@ def pull_snapshot(
     records = 0
     encoder = msgspec.json.Encoder()
     with _api_config(pyalex, api_key), _atomic_part(part) as fh:
+
         def write(results: list[Any]) -> bool:
             nonlocal records
             for w in results:
@@ -246,7 +247,9 @@ def pull_snapshot(
     _update_manifest(manifest, part, works, records)
     nsources, spart = 0, None
     if sources and source_ids:
-        nsources, spart, _ = _pull_sources(pyalex, list(source_ids), out_dir, today, session, api_key)
+        nsources, spart, _ = _pull_sources(
+            pyalex, list(source_ids), out_dir, today, session, api_key
+        )
     missing = [d for d in wanted if d not in found_dois]
     log.info("pulled %d works in %d pages into %s", records, pages, part)
     return PullReport(
@@ -263,8 +266,9 @@ def pull_snapshot(
     )
 
 
-def _pull_sources(pyalex: Any, ids: list[str], out_dir: Path, today: str, session: Any,
-                  api_key: str | None) -> tuple[int, Path, int]:
+def _pull_sources(
+    pyalex: Any, ids: list[str], out_dir: Path, today: str, session: Any, api_key: str | None
+) -> tuple[int, Path, int]:
     """Fetch the Source records ``ids`` (chunks of 50) into the snapshot's ``sources`` entity."""
     root = out_dir / "data" / "jsonl" / "sources"
     part = _next_part(root, today)

@@ -27,7 +27,9 @@ class SourceCheckAnswer(JudgeAnswer):
     """Does quoted content come from a source text the quote was not found in verbatim."""
 
     label: Literal["FROM_SOURCE", "NOT_IN_SOURCE", "CONTRADICTS_SOURCE"]
-    reason: str = Field(default="", max_length=160, description="One sentence: what in the text decides it.")
+    reason: str = Field(
+        default="", max_length=160, description="One sentence: what in the text decides it."
+    )
 
 
 class KeyPoint(JudgeAnswer):

@@ -98,12 +98,22 @@ SOURCE_TEMPLATE = "ceval_source.v1"
 CORRECTNESS_TEMPLATE = "ceval_correctness.v1"
 #: How the LLM answers citation support (prompt :data:`SUPPORT_TEMPLATE`); a two-way scorer's
 #: NOT_SUPPORTED reads NEUTRAL (it cannot tell contradiction from silence).
-SUPPORT_FORM = SupportForm(SupportAnswer, {"ENTAILMENT": "SUPPORTED", "NEUTRAL": "NOT_SUPPORTED",
-                                           "CONTRADICTION": "CONTRADICTED"}, "reason")
+SUPPORT_FORM = SupportForm(
+    SupportAnswer,
+    {"ENTAILMENT": "SUPPORTED", "NEUTRAL": "NOT_SUPPORTED", "CONTRADICTION": "CONTRADICTED"},
+    "reason",
+)
 #: How the LLM answers an unsettled source check (prompt :data:`SOURCE_TEMPLATE`); a two-way scorer
 #: says FROM_SOURCE or NOT_IN_SOURCE, never CONTRADICTS_SOURCE (LIKELY_FABRICATED needs clear evidence).
-SOURCE_FORM = SupportForm(SourceCheckAnswer, {"FROM_SOURCE": "SUPPORTED", "NOT_IN_SOURCE": "NOT_SUPPORTED",
-                                              "CONTRADICTS_SOURCE": "CONTRADICTED"}, "reason")
+SOURCE_FORM = SupportForm(
+    SourceCheckAnswer,
+    {
+        "FROM_SOURCE": "SUPPORTED",
+        "NOT_IN_SOURCE": "NOT_SUPPORTED",
+        "CONTRADICTS_SOURCE": "CONTRADICTED",
+    },
+    "reason",
+)
 
 #: support_score of each support label.
 SUPPORT_SCORE = {"ENTAILMENT": 1.0, "NEUTRAL": 0.5, "CONTRADICTION": 0.0}
@@ -118,6 +128,7 @@ NOT_JUDGED_SUPPORT = "Not judged: the run used no model (--no-llm)."
 
 
 # ----------------------------------------------------------------------------------- scores
+
 
 def _r(x: float) -> float:
     return round(x, DECIMALS)
@@ -144,8 +155,13 @@ def _mean(xs: Sequence[float]) -> float:
     return sum(xs) / len(xs) if xs else 0.0
 
 
-def overall_score(supports: Sequence[float], interps: Sequence[float], correctness: float | None, *,
-                  no_gold: bool = False) -> float:
+def overall_score(
+    supports: Sequence[float],
+    interps: Sequence[float],
+    correctness: float | None,
+    *,
+    no_gold: bool = False,
+) -> float:
     """The spec's formula (or its --no-gold reweighting); means over no citations are 0."""
     if no_gold:
         return _r(_mean(supports) * 2.0 / 3.0 + _mean(interps) / 3.0)
@@ -155,6 +171,7 @@ def overall_score(supports: Sequence[float], interps: Sequence[float], correctne
 
 
 # --------------------------------------------------------------------------------- input
+
 
 @dataclass(frozen=True)
 class ParsedCitation:
@@ -181,23 +198,30 @@ def _parse_id(raw: Any, pos: int) -> tuple[int | str, bool]:
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return pos, True
     if isinstance(raw, bool):
-        raise _InputProblem(f"citations[{pos - 1}].citation_id must be an integer or a string, got a boolean",
-                            f"citations[{pos - 1}].citation_id")
+        raise _InputProblem(
+            f"citations[{pos - 1}].citation_id must be an integer or a string, got a boolean",
+            f"citations[{pos - 1}].citation_id",
+        )
     if isinstance(raw, int):
         return raw, False
     if isinstance(raw, float) and raw.is_integer():
         return int(raw), False
     if isinstance(raw, str):
         return raw.strip()[:200], False
-    raise _InputProblem(f"citations[{pos - 1}].citation_id must be an integer or a string, got {type(raw).__name__}",
-                        f"citations[{pos - 1}].citation_id")
+    raise _InputProblem(
+        f"citations[{pos - 1}].citation_id must be an integer or a string, got {type(raw).__name__}",
+        f"citations[{pos - 1}].citation_id",
+    )
 
 
 def _text_field(obj: dict[str, Any], key: str, where: str, *, required: bool) -> str | None:
     v = obj.get(key)
     if v is None:
         if required:
-            raise _InputProblem(f"missing '{key}'" + (f" in {where}" if where else ""), f"{where}.{key}" if where else key)
+            raise _InputProblem(
+                f"missing '{key}'" + (f" in {where}" if where else ""),
+                f"{where}.{key}" if where else key,
+            )
         return None
     if not isinstance(v, str):
         name = f"{where}.{key}" if where else key
@@ -211,7 +235,9 @@ def _text_field(obj: dict[str, Any], key: str, where: str, *, required: bool) ->
 def parse_citations(raw: Any) -> list[ParsedCitation]:
     """The item's ``citations`` checked (raises a per-item input problem naming the field)."""
     if raw is None:
-        raise _InputProblem("missing 'citations' (use [] for an answer without citations)", "citations")
+        raise _InputProblem(
+            "missing 'citations' (use [] for an answer without citations)", "citations"
+        )
     if not isinstance(raw, list):
         raise _InputProblem(f"'citations' must be a list, got {type(raw).__name__}", "citations")
     out: list[ParsedCitation] = []
@@ -230,6 +256,7 @@ def parse_citations(raw: Any) -> list[ParsedCitation]:
 
 # ------------------------------------------------------------------------ source verification
 
+
 @dataclass
 class Verification:
     """Deterministic source verification of one citation (``pending``: a judge may settle it)."""
@@ -245,9 +272,16 @@ class Verification:
 
     def to_dict(self) -> dict[str, Any]:
         """State kept in ``details`` (the judged stage finishes it from there)."""
-        return {"judgement": self.judgement, "reasoning": self.reasoning, "url_accessible": self.url_accessible,
-                "source_plausibility": self.plausibility, "pending_judge": self.pending,
-                "passages": self.passages, "source_name": self.source_name, **self.facts}
+        return {
+            "judgement": self.judgement,
+            "reasoning": self.reasoning,
+            "url_accessible": self.url_accessible,
+            "source_plausibility": self.plausibility,
+            "pending_judge": self.pending,
+            "passages": self.passages,
+            "source_name": self.source_name,
+            **self.facts,
+        }
 
 
 def _wname(res: SourceResolution) -> str:
@@ -270,16 +304,23 @@ def _plausibility(res: SourceResolution, origin: str | None, score: float | None
             s += "; no text of it is available offline"
         return s + "."
     if origin:
-        return f"The source is a page saved in the local source store ({origin}); closest match similarity " \
-               f"{score or 0:.0f}."
+        return (
+            f"The source is a page saved in the local source store ({origin}); closest match similarity "
+            f"{score or 0:.0f}."
+        )
     if res.kind == "none":
         return "No source was given, so nothing can be said about it."
     return f"The {res.kind} source is not in the local index or source store; its content cannot be compared offline."
 
 
-def verify_source(source: str | None, quote: str, world: WorldLookup | None,
-                  store: SourceStore | None, siblings: Sequence[SourceText] = (),
-                  resolution: SourceResolution | None = None) -> Verification:
+def verify_source(
+    source: str | None,
+    quote: str,
+    world: WorldLookup | None,
+    store: SourceStore | None,
+    siblings: Sequence[SourceText] = (),
+    resolution: SourceResolution | None = None,
+) -> Verification:
     """Deterministic verification of one citation's source (see the module docstring).
 
     ``siblings``: texts of the other sources the same answer cites (a misattributed quote most
@@ -294,58 +335,111 @@ def verify_source(source: str | None, quote: str, world: WorldLookup | None,
             "LIKELY_FABRICATED",
             f"{shown} resolves to {wname}, not to the work the source names ('{(res.named_title or '')[:100]}'; "
             f"{res.message}): the identifier belongs to a different work.",
-            True, _plausibility(res, None, None) + " It is not the work the citation names.", facts=facts)
+            True,
+            _plausibility(res, None, None) + " It is not the work the citation names.",
+            facts=facts,
+        )
     if res.status == "id_conflict":
-        return Verification("LIKELY_FABRICATED", f"{shown}: {res.message}.", True,
-                            "The source's identifiers point at different works.", facts=facts)
+        return Verification(
+            "LIKELY_FABRICATED",
+            f"{shown}: {res.message}.",
+            True,
+            "The source's identifiers point at different works.",
+            facts=facts,
+        )
     text = read_source(res, store)
     accessible = res.work is not None or text is not None
     if text is None:
         if res.work is not None:
-            reason = f"{shown} resolves to {wname}, but no abstract or stored text of it is available offline " \
-                     "to check the cited content."
+            reason = (
+                f"{shown} resolves to {wname}, but no abstract or stored text of it is available offline "
+                "to check the cited content."
+            )
         elif res.status == "nothing_stated" and res.kind == "none":
             reason = "No source was given for this citation."
         elif res.status == "no_index":
             reason = f"{shown} could not be looked up: no index was given (--index)" + (
-                ", and the source store has no page for it." if store is not None else " and no source store (--fulltext).")
+                ", and the source store has no page for it."
+                if store is not None
+                else " and no source store (--fulltext)."
+            )
         elif res.status == "ambiguous":
             reason = f"{shown} is ambiguous in the local index ({res.message})."
         else:
-            lead = f"{shown} resolves to no record of the local index" if world is not None else \
-                f"{shown} could not be looked up (no index was given)"
-            reason = lead + (" and no page for it is saved in the source store." if store is not None else
-                             " and no source store (--fulltext) was given.")
-        return Verification("UNCERTAIN", reason, accessible, _plausibility(res, None, None), facts=facts)
+            lead = (
+                f"{shown} resolves to no record of the local index"
+                if world is not None
+                else f"{shown} could not be looked up (no index was given)"
+            )
+            reason = lead + (
+                " and no page for it is saved in the source store."
+                if store is not None
+                else " and no source store (--fulltext) was given."
+            )
+        return Verification(
+            "UNCERTAIN", reason, accessible, _plausibility(res, None, None), facts=facts
+        )
     qm = find_quote(quote, text.text)
-    facts["quote"] = {"similarity": qm.score, "found": qm.found, "exact": qm.exact, "text": text.origin,
-                      "threshold": QUOTE_FOUND}
-    where = f"{shown} resolves to {wname}" if res.work is not None else f"{shown} is saved in the source store"
-    in_what = "its abstract" if text.origin.startswith("abstract") else f"its stored text ({text.origin})"
+    facts["quote"] = {
+        "similarity": qm.score,
+        "found": qm.found,
+        "exact": qm.exact,
+        "text": text.origin,
+        "threshold": QUOTE_FOUND,
+    }
+    where = (
+        f"{shown} resolves to {wname}"
+        if res.work is not None
+        else f"{shown} is saved in the source store"
+    )
+    in_what = (
+        "its abstract" if text.origin.startswith("abstract") else f"its stored text ({text.origin})"
+    )
     plaus = _plausibility(res, text.origin, qm.score)
     name = wname or shown
     if qm.found:
         how = "verbatim" if qm.exact else f"similarity {qm.score:.0f}"
-        return Verification("VERIFIED", f"{where}; the cited content is found in {in_what} ({how}).",
-                            True, plaus, source_name=name, facts=facts)
+        return Verification(
+            "VERIFIED",
+            f"{where}; the cited content is found in {in_what} ({how}).",
+            True,
+            plaus,
+            source_name=name,
+            facts=facts,
+        )
     exclude = {text.origin} | ({res.work.id} if res.work is not None else set())
     other = find_elsewhere(quote, world, store, exclude=exclude, siblings=siblings)
     if other is not None:
         how = "verbatim" if other.exact else f"similarity {other.score:.0f}"
-        facts["found_elsewhere"] = {"source": other.name, "text": other.origin, "similarity": other.score}
+        facts["found_elsewhere"] = {
+            "source": other.name,
+            "text": other.origin,
+            "similarity": other.score,
+        }
         return Verification(
             "LIKELY_FABRICATED",
             f"{where}; the cited content is not in {in_what} (best similarity {qm.score:.0f}) but is in "
             f"{other.name} ({other.origin}, {how}): it is attributed to the wrong source.",
-            True, plaus + f" The quoted text belongs to {other.name}.", source_name=name, facts=facts)
+            True,
+            plaus + f" The quoted text belongs to {other.name}.",
+            source_name=name,
+            facts=facts,
+        )
     passages = select_passages(quote, split_sentences(text.text))
     return Verification(
         "UNCERTAIN",
         f"{where}; the cited content is not found verbatim in {in_what} (best similarity {qm.score:.0f})",
-        True, plaus, pending=True, passages=passages, source_name=name, facts=facts)
+        True,
+        plaus,
+        pending=True,
+        passages=passages,
+        source_name=name,
+        facts=facts,
+    )
 
 
 # ------------------------------------------------------------------------------ composing
+
 
 def _counts(labels: Sequence[str], order: Iterable[str]) -> str:
     c = Counter(labels)
@@ -363,8 +457,10 @@ def compose_result(cits: Sequence[ParsedCitation], details: dict[str, Any]) -> d
         ver = st["verification"]
         reasoning = ver["reasoning"]
         if ver["pending_judge"]:
-            reasoning += "; " + (st.get("source_judge", {}).get("note") or
-                                 "whether it paraphrases the source was not judged (--no-llm).")
+            reasoning += "; " + (
+                st.get("source_judge", {}).get("note")
+                or "whether it paraphrases the source was not judged (--no-llm)."
+            )
         elif not reasoning.endswith("."):
             reasoning += "."
         sup = st.get("support") or {}
@@ -376,51 +472,84 @@ def compose_result(cits: Sequence[ParsedCitation], details: dict[str, Any]) -> d
         if score is not None and interp is not None:
             supports.append(score)
             interps.append(interp)
-        evals.append({
-            "citation_id": c.citation_id, "claim": c.claim,
-            "citation_support": {"judgement": label or "NOT_JUDGED",
-                                 "reasoning": (sup.get("reasoning") or f"Judged {label}.") if label else NOT_JUDGED_SUPPORT,
-                                 "support_score": score},
-            "source_verification": {"judgement": ver["judgement"], "reasoning": reasoning,
-                                    "url_accessible": ver["url_accessible"],
-                                    "source_plausibility": ver["source_plausibility"]},
-            "interpretability_score": interp,
-        })
+        evals.append(
+            {
+                "citation_id": c.citation_id,
+                "claim": c.claim,
+                "citation_support": {
+                    "judgement": label or "NOT_JUDGED",
+                    "reasoning": (sup.get("reasoning") or f"Judged {label}.")
+                    if label
+                    else NOT_JUDGED_SUPPORT,
+                    "support_score": score,
+                },
+                "source_verification": {
+                    "judgement": ver["judgement"],
+                    "reasoning": reasoning,
+                    "url_accessible": ver["url_accessible"],
+                    "source_plausibility": ver["source_plausibility"],
+                },
+                "interpretability_score": interp,
+            }
+        )
     ans = details["answer"]
     no_gold = ans["status"] == "no_gold"
     if ans["status"] == "judged":
-        answer_eval = {"correctness": ans["correctness"], "alignment_judgement": ans["alignment_judgement"],
-                       "missing_information": ans["missing_information"], "correctness_score": ans["correctness_score"]}
+        answer_eval = {
+            "correctness": ans["correctness"],
+            "alignment_judgement": ans["alignment_judgement"],
+            "missing_information": ans["missing_information"],
+            "correctness_score": ans["correctness_score"],
+        }
     else:
-        answer_eval = {"correctness": None, "alignment_judgement": "NOT_EVALUATED", "missing_information": [],
-                       "correctness_score": None}
+        answer_eval = {
+            "correctness": None,
+            "alignment_judgement": "NOT_EVALUATED",
+            "missing_information": [],
+            "correctness_score": None,
+        }
     vlabels = [st["verification"]["judgement"] for st in states]
     slabels = [e["citation_support"]["judgement"] for e in evals]
     overall: float | None = None
     if judged_all and (no_gold or ans["status"] == "judged"):
         overall = overall_score(supports, interps, ans.get("correctness_score"), no_gold=no_gold)
-        details["overall_formula"] = ("mean(support)*2/3 + mean(interpretability)*1/3 (no gold answer)" if no_gold
-                                      else "mean(support)*0.5 + mean(interpretability)*0.25 + correctness*0.25")
+        details["overall_formula"] = (
+            "mean(support)*2/3 + mean(interpretability)*1/3 (no gold answer)"
+            if no_gold
+            else "mean(support)*0.5 + mean(interpretability)*0.25 + correctness*0.25"
+        )
     n = len(cits)
     if n == 0:
         quality = "The answer cites nothing; citation means count as 0."
         interp_txt = "No citations, so nothing in the answer can be traced to a source."
     else:
-        sup_txt = (f"support {_counts(slabels, SUPPORT_SCORE)} (mean {_r(_mean(supports)):.4g})" if judged_all
-                   else "support not judged (--no-llm)")
+        sup_txt = (
+            f"support {_counts(slabels, SUPPORT_SCORE)} (mean {_r(_mean(supports)):.4g})"
+            if judged_all
+            else "support not judged (--no-llm)"
+        )
         quality = f"{n} citation(s): {sup_txt}; sources {_counts(vlabels, VERIFICATION_VALUE)}."
         verified = vlabels.count("VERIFIED")
-        interp_txt = (f"{verified} of {n} citation(s) could be traced to their source offline"
-                      + (f"; mean interpretability {_r(_mean(interps)):.4g}." if judged_all else
-                         "; interpretability needs the support judgement (not judged)."))
+        interp_txt = f"{verified} of {n} citation(s) could be traced to their source offline" + (
+            f"; mean interpretability {_r(_mean(interps)):.4g}."
+            if judged_all
+            else "; interpretability needs the support judgement (not judged)."
+        )
         if vlabels.count("LIKELY_FABRICATED"):
             interp_txt += f" {vlabels.count('LIKELY_FABRICATED')} source(s) look fabricated."
-    return {"citation_evaluations": evals, "answer_evaluation": answer_eval,
-            "overall_assessment": {"citation_quality": quality, "interpretability": interp_txt,
-                                   "overall_score": overall}}
+    return {
+        "citation_evaluations": evals,
+        "answer_evaluation": answer_eval,
+        "overall_assessment": {
+            "citation_quality": quality,
+            "interpretability": interp_txt,
+            "overall_score": overall,
+        },
+    }
 
 
 # ------------------------------------------------------------------------- the checker
+
 
 @dataclass
 class CitationEvalTask:
@@ -443,19 +572,37 @@ class CitationEvalTask:
             _text_field(data, "question", "", required=False)
             gold = _text_field(data, "gold_answer", "", required=False)
             if (gold is None or not gold.strip()) and not self.no_gold:
-                raise _InputProblem("missing 'gold_answer' (pass --no-gold to evaluate without one)", "gold_answer")
+                raise _InputProblem(
+                    "missing 'gold_answer' (pass --no-gold to evaluate without one)", "gold_answer"
+                )
             cits = parse_citations(data.get("citations"))
         except _InputProblem as exc:
-            return OutputLine(item.id, TASK, None, details, {"kind": "input", "message": str(exc),
-                                                             "field": exc.field_name, "file": item.file,
-                                                             "line": item.line})
+            return OutputLine(
+                item.id,
+                TASK,
+                None,
+                details,
+                {
+                    "kind": "input",
+                    "message": str(exc),
+                    "field": exc.field_name,
+                    "file": item.file,
+                    "line": item.line,
+                },
+            )
         states: list[dict[str, Any]] = []
         resolved = [resolve_source(c.source, self.world) for c in cits]
-        texts = [read_source(r, self.store) for r in resolved] if len(cits) > 1 else [None] * len(cits)
+        texts = (
+            [read_source(r, self.store) for r in resolved] if len(cits) > 1 else [None] * len(cits)
+        )
         for i, c in enumerate(cits):
             siblings = [t for j, t in enumerate(texts) if j != i and t is not None]
             ver = verify_source(c.source, c.content, self.world, self.store, siblings, resolved[i])
-            st: dict[str, Any] = {"citation_id": c.citation_id, "verification": ver.to_dict(), "support": None}
+            st: dict[str, Any] = {
+                "citation_id": c.citation_id,
+                "verification": ver.to_dict(),
+                "support": None,
+            }
             if c.id_generated:
                 st["id_generated"] = True
             states.append(st)
@@ -476,12 +623,19 @@ class CitationEvalTask:
 
 # ----------------------------------------------------------------------- the judged stage
 
+
 def support_question(claim: str, content: str) -> SupportQuestion:
     """The support question for one citation (the LLM's prompt is :data:`SUPPORT_TEMPLATE`)."""
-    return SupportQuestion(claim, content, render(SUPPORT_TEMPLATE, claim=claim, cited_content=content))
+    return SupportQuestion(
+        claim, content, render(SUPPORT_TEMPLATE, claim=claim, cited_content=content)
+    )
 
 
-_SOURCE_MAP = {"FROM_SOURCE": "VERIFIED", "NOT_IN_SOURCE": "UNCERTAIN", "CONTRADICTS_SOURCE": "LIKELY_FABRICATED"}
+_SOURCE_MAP = {
+    "FROM_SOURCE": "VERIFIED",
+    "NOT_IN_SOURCE": "UNCERTAIN",
+    "CONTRADICTS_SOURCE": "LIKELY_FABRICATED",
+}
 
 
 @dataclass
@@ -499,8 +653,10 @@ class CitationEvalStage:
     def __post_init__(self) -> None:
         if self.support is None:
             self.support = support_decider(self.judge, SUPPORT_FORM)
-        self.templates = {t: f"{t}@{template_sha256(t)[:12]}" for t in
-                          (SUPPORT_TEMPLATE, SOURCE_TEMPLATE, CORRECTNESS_TEMPLATE)}
+        self.templates = {
+            t: f"{t}@{template_sha256(t)[:12]}"
+            for t in (SUPPORT_TEMPLATE, SOURCE_TEMPLATE, CORRECTNESS_TEMPLATE)
+        }
 
     def _source_checks(self, questions: list[SupportQuestion]) -> list[tuple[SupportDecision, str]]:
         """Is each quote from its source's passages? Each decision with its reason as the note gives it.
@@ -511,14 +667,23 @@ class CitationEvalStage:
         out: list[tuple[SupportDecision, str]] = []
         for d in support_decider(self.judge, SOURCE_FORM).decide(questions):
             if d.kind != "llm" and d.score is not None and d.threshold is not None:
-                out.append((d, f"calibrated scorer {d.decider}: {d.score:.3f} vs threshold {d.threshold:.3f}"))
+                out.append(
+                    (
+                        d,
+                        f"calibrated scorer {d.decider}: {d.score:.3f} vs threshold {d.threshold:.3f}",
+                    )
+                )
             else:
                 out.append((d, d.rationale or ""))
         return out
 
     def apply(self, pairs: list[tuple[Item, OutputLine]]) -> None:
         """Judge and recompose the results of a batch of deterministic lines, in place."""
-        live = [(it, ln, parse_citations(it.data.get("citations"))) for it, ln in pairs if ln.result is not None]
+        live = [
+            (it, ln, parse_citations(it.data.get("citations")))
+            for it, ln in pairs
+            if ln.result is not None
+        ]
         failures: dict[int, str] = {}
         # 1. support
         sup_refs: list[tuple[int, int]] = []
@@ -531,8 +696,12 @@ class CitationEvalStage:
         decisions = self.support.decide(questions)
         for (k, j), d in zip(sup_refs, decisions, strict=True):
             st = live[k][1].details["citations"][j]
-            st["support"] = {"label": SUPPORT_FORM.task_label(d.label), "reasoning": (d.rationale or "").strip(),
-                             "request_hash": d.request_hash, "template": self.templates[SUPPORT_TEMPLATE]}
+            st["support"] = {
+                "label": SUPPORT_FORM.task_label(d.label),
+                "reasoning": (d.rationale or "").strip(),
+                "request_hash": d.request_hash,
+                "template": self.templates[SUPPORT_TEMPLATE],
+            }
             if d.label is None:
                 failures.setdefault(k, f"citations[{j}] support: {d.error}")
         # 2. source checks the deterministic stage could not settle
@@ -544,8 +713,18 @@ class CitationEvalStage:
                 if ver["pending_judge"]:
                     src_refs.append((k, j))
                     text = "\n".join(ver["passages"])
-                    src_questions.append(SupportQuestion(c.content, text, render(
-                        SOURCE_TEMPLATE, source_name=ver["source_name"], source_text=text, quote=c.content)))
+                    src_questions.append(
+                        SupportQuestion(
+                            c.content,
+                            text,
+                            render(
+                                SOURCE_TEMPLATE,
+                                source_name=ver["source_name"],
+                                source_text=text,
+                                quote=c.content,
+                            ),
+                        )
+                    )
         for (k, j), (dec, why) in zip(src_refs, self._source_checks(src_questions), strict=True):
             ver = live[k][1].details["citations"][j]["verification"]
             st = live[k][1].details["citations"][j]
@@ -556,18 +735,27 @@ class CitationEvalStage:
                 continue
             ver["judgement"] = _SOURCE_MAP[label]
             reason = why.strip().rstrip(".")
-            st["source_judge"] = {"label": label, "request_hash": dec.request_hash,
-                                  "template": self.templates[SOURCE_TEMPLATE] if dec.request_hash else None,
-                                  "note": f"judged {label} against the closest passages"
-                                          + (f": {reason}." if reason else ".")}
+            st["source_judge"] = {
+                "label": label,
+                "request_hash": dec.request_hash,
+                "template": self.templates[SOURCE_TEMPLATE] if dec.request_hash else None,
+                "note": f"judged {label} against the closest passages"
+                + (f": {reason}." if reason else "."),
+            }
         # 3. answer correctness
         ans_refs: list[int] = []
         prompts: list[str] = []
         for k, (it, ln, _) in enumerate(live):
             if ln.details["answer"]["status"] == "pending":
                 ans_refs.append(k)
-                prompts.append(render(CORRECTNESS_TEMPLATE, question=str(it.data.get("question") or ""),
-                                      gold=str(it.data.get("gold_answer")), answer=str(it.data.get("answer"))))
+                prompts.append(
+                    render(
+                        CORRECTNESS_TEMPLATE,
+                        question=str(it.data.get("question") or ""),
+                        gold=str(it.data.get("gold_answer")),
+                        answer=str(it.data.get("answer")),
+                    )
+                )
         couts = self.judge.ask(prompts, CorrectnessAnswer) if prompts else []
         for k, co in zip(ans_refs, couts, strict=True):
             ans = live[k][1].details["answer"]
@@ -578,9 +766,16 @@ class CitationEvalStage:
             points = co.answer.key_points
             score, label, ok = correctness_from_points([p.status for p in points])
             missing = [p.point for p in points if p.status == "MISSING"] + [
-                f"partly: {p.point}" for p in points if p.status == "PARTIAL"]
-            ans.update(status="judged", key_points=[p.model_dump() for p in points], correctness_score=score,
-                       alignment_judgement=label, correctness=ok, missing_information=missing)
+                f"partly: {p.point}" for p in points if p.status == "PARTIAL"
+            ]
+            ans.update(
+                status="judged",
+                key_points=[p.model_dump() for p in points],
+                correctness_score=score,
+                alignment_judgement=label,
+                correctness=ok,
+                missing_information=missing,
+            )
         # 4. recompose
         for k, (it, ln, cits) in enumerate(live):
             # the model (or the card's scorer) was asked about this item's citations or answer
@@ -588,22 +783,32 @@ class CitationEvalStage:
             if k in failures:
                 ln.details["partial_result"] = compose_result(cits, ln.details)
                 ln.result = None
-                ln.error = {"kind": "judge", "message": failures[k], "file": it.file, "line": it.line}
+                ln.error = {
+                    "kind": "judge",
+                    "message": failures[k],
+                    "file": it.file,
+                    "line": it.line,
+                }
                 continue
             ln.result = compose_result(cits, ln.details)
 
 
 # ------------------------------------------------------------------------- entry points
 
+
 def validate_options(opts: TaskOptions) -> None:
     """Usage errors of ``check citation-eval`` before any work starts."""
     from citejudge.errors import ConfigError
 
     if opts.index is not None and not Path(opts.index).exists():
-        raise ConfigError(f"index {opts.index} does not exist", hint="build one with 'citejudge index build'")
+        raise ConfigError(
+            f"index {opts.index} does not exist", hint="build one with 'citejudge index build'"
+        )
     if opts.fulltext_dir is not None and not Path(opts.fulltext_dir).is_dir():
-        raise ConfigError(f"source store {opts.fulltext_dir} is not a folder",
-                          hint="--fulltext DIR names a folder of saved pages (see citejudge.sources)")
+        raise ConfigError(
+            f"source store {opts.fulltext_dir} is not a folder",
+            hint="--fulltext DIR names a folder of saved pages (see citejudge.sources)",
+        )
 
 
 def make_checker(opts: TaskOptions) -> Checker:
@@ -621,6 +826,8 @@ def make_checker(opts: TaskOptions) -> Checker:
 def make_stage(opts: TaskOptions, make_judge: JudgeFactory) -> CitationEvalStage:
     """The judged stage: citation support, unsettled source checks, answer correctness."""
     validate_options(opts)
-    judge = make_judge([SUPPORT_TEMPLATE, SOURCE_TEMPLATE, CORRECTNESS_TEMPLATE],
-                       [SupportAnswer, SourceCheckAnswer, CorrectnessAnswer])
+    judge = make_judge(
+        [SUPPORT_TEMPLATE, SOURCE_TEMPLATE, CORRECTNESS_TEMPLATE],
+        [SupportAnswer, SourceCheckAnswer, CorrectnessAnswer],
+    )
     return CitationEvalStage(judge)

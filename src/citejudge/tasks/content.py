@@ -45,7 +45,9 @@ __all__ = [
 
 TEMPLATE = "content_grounding.v1"
 #: How the LLM answers a sub-claim's support question (prompt :data:`TEMPLATE`).
-SUPPORT_FORM = SupportForm(ClaimSupport, {"SUPPORTED": "SUPPORTED", "NOT_SUPPORTED": "NOT_SUPPORTED"}, "missing")
+SUPPORT_FORM = SupportForm(
+    ClaimSupport, {"SUPPORTED": "SUPPORTED", "NOT_SUPPORTED": "NOT_SUPPORTED"}, "missing"
+)
 #: Evidence sentences given to the judge per sub-claim, and their character budget.
 TOP_SENTENCES = 4
 EVIDENCE_CHARS = 1600
@@ -73,7 +75,11 @@ def split_subclaims(claim: str, limit: int = 6) -> list[str]:
 
 def find_evidence(work: Work, fulltext_dir: Path | None) -> Evidence | None:
     """Local full text of ``work`` if present (:func:`~citejudge.readers.fulltext.find_fulltext`), else its abstract, else None."""
-    found = find_fulltext(fulltext_dir, work) if fulltext_dir is not None and fulltext_dir.is_dir() else None
+    found = (
+        find_fulltext(fulltext_dir, work)
+        if fulltext_dir is not None and fulltext_dir.is_dir()
+        else None
+    )
     if found is not None:
         return Evidence(found[0], f"fulltext:{found[1]}")
     if work.abstract and work.abstract.strip():
@@ -81,8 +87,9 @@ def find_evidence(work: Work, fulltext_dir: Path | None) -> Evidence | None:
     return None
 
 
-def select_passages(subclaim: str, sentences: Sequence[str], k: int = TOP_SENTENCES,
-                    budget: int = EVIDENCE_CHARS) -> list[str]:
+def select_passages(
+    subclaim: str, sentences: Sequence[str], k: int = TOP_SENTENCES, budget: int = EVIDENCE_CHARS
+) -> list[str]:
     """The evidence sentences most relevant to ``subclaim``, in their original order."""
     if not sentences:
         return []
@@ -126,20 +133,45 @@ class ContentVerdict:
 
 def _prompt(sub: str, case: ContentCase) -> tuple[str, list[str]]:
     passages = select_passages(sub, split_sentences(case.evidence.text))
-    return render(TEMPLATE, work_title=case.work.title or case.work.id, evidence="\n".join(passages),
-                  claim=sub), passages
+    return render(
+        TEMPLATE,
+        work_title=case.work.title or case.work.id,
+        evidence="\n".join(passages),
+        claim=sub,
+    ), passages
 
 
 def _record(sub: str, passages: list[str], d: SupportDecision, template: str) -> dict[str, Any]:
     """A sub-claim's record: the LLM's answer and its request, or a CPU decider's score."""
     label = SUPPORT_FORM.task_label(d.label)
     if d.kind == "llm":
-        return {"subclaim": sub, "label": label, "missing": d.rationale, "passages": passages,
-                "request_hash": d.request_hash, "error": d.error, "template": template}
+        return {
+            "subclaim": sub,
+            "label": label,
+            "missing": d.rationale,
+            "passages": passages,
+            "request_hash": d.request_hash,
+            "error": d.error,
+            "template": template,
+        }
     if d.score is None or d.threshold is None:
-        return {"subclaim": sub, "label": None, "missing": None, "error": d.error, "passages": passages}
-    return {"subclaim": sub, "label": label, "missing": None, "error": None, "scorer": d.decider,
-            "score": round(d.score, 4), "threshold": round(d.threshold, 4), "passages": passages}
+        return {
+            "subclaim": sub,
+            "label": None,
+            "missing": None,
+            "error": d.error,
+            "passages": passages,
+        }
+    return {
+        "subclaim": sub,
+        "label": label,
+        "missing": None,
+        "error": None,
+        "scorer": d.decider,
+        "score": round(d.score, 4),
+        "threshold": round(d.threshold, 4),
+        "passages": passages,
+    }
 
 
 def judge_content(cases: Sequence[ContentCase], judge: Judge) -> list[ContentVerdict]:
@@ -165,15 +197,25 @@ def judge_content(cases: Sequence[ContentCase], judge: Judge) -> list[ContentVer
         if not missing:
             n = len(records)
             what = "the claim is" if n == 1 else f"all {n} parts of the claim are"
-            verdicts.append(ContentVerdict("Yes", f"Yes. According to {where} of {case.work.id}, {what} stated there.",
-                                           records))
+            verdicts.append(
+                ContentVerdict(
+                    "Yes",
+                    f"Yes. According to {where} of {case.work.id}, {what} stated there.",
+                    records,
+                )
+            )
         else:
             first = missing[0]
             gap = f" (missing: {first['missing']})" if first["missing"] else ""
             if first.get("score") is not None:
                 gap = f" (support score {first['score']:.2f}, below the calibrated {first['threshold']:.2f})"
             more = f"; {len(missing) - 1} more part(s) unsupported" if len(missing) > 1 else ""
-            verdicts.append(ContentVerdict(
-                "No", f"No. {where.capitalize()} of {case.work.id} does not support \"{first['subclaim'][:160].rstrip('.')}\""
-                      f"{gap}{more}.", records))
+            verdicts.append(
+                ContentVerdict(
+                    "No",
+                    f'No. {where.capitalize()} of {case.work.id} does not support "{first["subclaim"][:160].rstrip(".")}"'
+                    f"{gap}{more}.",
+                    records,
+                )
+            )
     return verdicts

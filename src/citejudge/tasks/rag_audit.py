@@ -83,8 +83,11 @@ TASK = "rag-audit"
 SUPPORT_TEMPLATE = "rag_support.v1"
 NEED_TEMPLATE = "rag_need.v1"
 #: How the LLM answers ACCURATE for one sentence (prompt :data:`SUPPORT_TEMPLATE`).
-SUPPORT_FORM = SupportForm(ChunkSupport, {"SUPPORTED": "SUPPORTED", "NOT_SUPPORTED": "NOT_SUPPORTED",
-                                          "CONTRADICTED": "CONTRADICTED"}, "missing")
+SUPPORT_FORM = SupportForm(
+    ChunkSupport,
+    {"SUPPORTED": "SUPPORTED", "NOT_SUPPORTED": "NOT_SUPPORTED", "CONTRADICTED": "CONTRADICTED"},
+    "missing",
+)
 #: Larger answers are an input error (a 100 KB answer is fine).
 MAX_ANSWER_CHARS = 1_000_000
 #: Sentences judged per item and dimension; beyond that the dimension fails as "not verified".
@@ -98,9 +101,39 @@ EVIDENCE_CHARS = 1500
 DIMENSIONS = ("exists", "accurate", "complete", "formatted")
 
 _STEM = re.compile(r"[a-z0-9]{4,}")
-_STOP_STEMS = frozenset({"that", "this", "with", "from", "have", "were", "which", "their", "there", "these",
-                         "also", "been", "into", "more", "than", "when", "what", "jsou", "byla", "bylo",
-                         "byli", "jako", "ktery", "ktera", "ktere", "take", "podl", "tento", "tato"})
+_STOP_STEMS = frozenset(
+    {
+        "that",
+        "this",
+        "with",
+        "from",
+        "have",
+        "were",
+        "which",
+        "their",
+        "there",
+        "these",
+        "also",
+        "been",
+        "into",
+        "more",
+        "than",
+        "when",
+        "what",
+        "jsou",
+        "byla",
+        "bylo",
+        "byli",
+        "jako",
+        "ktery",
+        "ktera",
+        "ktere",
+        "take",
+        "podl",
+        "tento",
+        "tato",
+    }
+)
 
 
 class InputProblem(ValueError):
@@ -120,11 +153,13 @@ def _short(text: str, limit: int = 80) -> str:
 
 
 def _stems(text: str) -> set[str]:
-    return {w[:5] for w in _STEM.findall(fold(text)) if w[:4] not in _STOP_STEMS and not w.isdigit()} | {
-        w for w in _STEM.findall(fold(text)) if w.isdigit()}
+    return {
+        w[:5] for w in _STEM.findall(fold(text)) if w[:4] not in _STOP_STEMS and not w.isdigit()
+    } | {w for w in _STEM.findall(fold(text)) if w.isdigit()}
 
 
 # ------------------------------------------------------------------------------ input
+
 
 @dataclass
 class _Input:
@@ -146,7 +181,9 @@ def _read_item(data: dict[str, Any]) -> _Input:
     if not answer.strip():
         raise InputProblem("'answer' is empty", "answer")
     if len(answer) > MAX_ANSWER_CHARS:
-        raise InputProblem(f"'answer' has {len(answer):,} characters (limit {MAX_ANSWER_CHARS:,})", "answer")
+        raise InputProblem(
+            f"'answer' has {len(answer):,} characters (limit {MAX_ANSWER_CHARS:,})", "answer"
+        )
     query = data.get("query")
     warnings: list[str] = []
     if query is None:
@@ -159,8 +196,10 @@ def _read_item(data: dict[str, Any]) -> _Input:
         raw_chunks = []
         warnings.append("no retrieved_chunks: treated as an empty list")
     if not isinstance(raw_chunks, list):
-        raise InputProblem(f"'retrieved_chunks' must be a list, not {type(raw_chunks).__name__}",
-                           "retrieved_chunks")
+        raise InputProblem(
+            f"'retrieved_chunks' must be a list, not {type(raw_chunks).__name__}",
+            "retrieved_chunks",
+        )
     chunks: dict[str, str] = {}
     order: list[str] = []
     for n, ch in enumerate(raw_chunks):
@@ -174,7 +213,9 @@ def _read_item(data: dict[str, Any]) -> _Input:
         cid = str(cid).strip()
         text = ch.get("text")
         if not isinstance(text, str):
-            warnings.append(f"chunk {cid} has no text" if text is None else f"chunk {cid}: text is not a string")
+            warnings.append(
+                f"chunk {cid} has no text" if text is None else f"chunk {cid}: text is not a string"
+            )
             text = ""
         if cid in chunks:
             warnings.append(f"chunk id {cid} occurs more than once: its texts are joined")
@@ -187,6 +228,7 @@ def _read_item(data: dict[str, Any]) -> _Input:
 
 
 # ------------------------------------------------------------------------------ analysis
+
 
 def _ids_text(order: Sequence[str], limit: int = 8) -> str:
     shown = ", ".join(order[:limit])
@@ -223,92 +265,182 @@ def analyse(data: dict[str, Any]) -> dict[str, Any]:
     forms_used: dict[str, int] = {}
     for s in sentences:
         short = _short(s.plain or s.text)
-        rec: dict[str, Any] = {"i": s.index, "text": _short(s.text, 300),
-                               "citations": [_cite_record(c) for c in s.citations]}
+        rec: dict[str, Any] = {
+            "i": s.index,
+            "text": _short(s.text, 300),
+            "citations": [_cite_record(c) for c in s.citations],
+        }
         for c in s.citations:
             forms_used[c.form] = forms_used.get(c.form, 0) + 1
             if c.form == "malformed":
-                formatted.append({"issue": msg(lang, "fmt.malformed", sentence=short, raw=c.raw[:60],
-                                               why=msg(lang, f"why.{c.problem or 'empty'}")),
-                                  "rec": msg(lang, "rec.change", raw=c.raw[:60], fix=c.fix()) if c.keys
-                                  else msg(lang, "rec.fix_malformed", raw=c.raw[:60])})
+                formatted.append(
+                    {
+                        "issue": msg(
+                            lang,
+                            "fmt.malformed",
+                            sentence=short,
+                            raw=c.raw[:60],
+                            why=msg(lang, f"why.{c.problem or 'empty'}"),
+                        ),
+                        "rec": msg(lang, "rec.change", raw=c.raw[:60], fix=c.fix())
+                        if c.keys
+                        else msg(lang, "rec.fix_malformed", raw=c.raw[:60]),
+                    }
+                )
             elif c.form != "cite":
-                formatted.append({"issue": msg(lang, "fmt.wrong", sentence=short, chunk=", ".join(c.keys),
-                                               raw=c.raw[:60], form=msg(lang, f"form.{c.form}"), fix=c.fix()),
-                                  "rec": msg(lang, "rec.change", raw=c.raw[:60], fix=c.fix())})
+                formatted.append(
+                    {
+                        "issue": msg(
+                            lang,
+                            "fmt.wrong",
+                            sentence=short,
+                            chunk=", ".join(c.keys),
+                            raw=c.raw[:60],
+                            form=msg(lang, f"form.{c.form}"),
+                            fix=c.fix(),
+                        ),
+                        "rec": msg(lang, "rec.change", raw=c.raw[:60], fix=c.fix()),
+                    }
+                )
             for k in c.keys:
                 if k not in known:
-                    avail = msg(lang, "exists.avail", ids=_ids_text(inp.order)) if inp.order else \
-                        msg(lang, "exists.none_available")
-                    exists.append({"issue": msg(lang, "exists.missing", sentence=short, cite=c.raw[:60], chunk=k,
-                                                avail=avail),
-                                   "rec": msg(lang, "rec.replace", chunk=k, ids=_ids_text(inp.order))
-                                   if inp.order else msg(lang, "rec.remove", chunk=k)})
+                    avail = (
+                        msg(lang, "exists.avail", ids=_ids_text(inp.order))
+                        if inp.order
+                        else msg(lang, "exists.none_available")
+                    )
+                    exists.append(
+                        {
+                            "issue": msg(
+                                lang,
+                                "exists.missing",
+                                sentence=short,
+                                cite=c.raw[:60],
+                                chunk=k,
+                                avail=avail,
+                            ),
+                            "rec": msg(lang, "rec.replace", chunk=k, ids=_ids_text(inp.order))
+                            if inp.order
+                            else msg(lang, "rec.remove", chunk=k),
+                        }
+                    )
         keys = s.keys
         if keys:
             n_cited += 1
             missing = [k for k in keys if k not in known]
             empty = [k for k in keys if k in known and not inp.chunks[k].strip()]
             if missing:
-                accurate_rule.append({"issue": msg(lang, "acc.nonexistent", sentence=short, chunk=missing[0]),
-                                      "rec": ""})
+                accurate_rule.append(
+                    {
+                        "issue": msg(lang, "acc.nonexistent", sentence=short, chunk=missing[0]),
+                        "rec": "",
+                    }
+                )
                 rec["accurate"] = "rule:nonexistent"
             elif empty:
-                accurate_rule.append({"issue": msg(lang, "acc.notext", sentence=short, chunk=empty[0]), "rec": ""})
+                accurate_rule.append(
+                    {"issue": msg(lang, "acc.notext", sentence=short, chunk=empty[0]), "rec": ""}
+                )
                 rec["accurate"] = "rule:no text"
             else:
                 claim = s.plain or s.text
                 evidence: list[str] = []
                 per = max(300, EVIDENCE_CHARS // len(keys))
                 for k in keys:
-                    passages = select_passages(claim, split_sentences(inp.chunks[k]), PASSAGES_PER_CHUNK, per)
+                    passages = select_passages(
+                        claim, split_sentences(inp.chunks[k]), PASSAGES_PER_CHUNK, per
+                    )
                     evidence.append(f"[{k}] " + " ".join(passages))
                 chunk_names = ", ".join(keys)
                 if not (_stems(claim) & _stems(" ".join(inp.chunks[k] for k in keys))):
-                    accurate_rule.append({"issue": msg(lang, "acc.unsupported", sentence=short, chunks=chunk_names,
-                                                       gap=""),
-                                          "rec": msg(lang, "rec.support", sentence=_short(claim, 60),
-                                                     chunks=chunk_names)})
+                    accurate_rule.append(
+                        {
+                            "issue": msg(
+                                lang, "acc.unsupported", sentence=short, chunks=chunk_names, gap=""
+                            ),
+                            "rec": msg(
+                                lang, "rec.support", sentence=_short(claim, 60), chunks=chunk_names
+                            ),
+                        }
+                    )
                     rec["accurate"] = "rule:no shared words"
                 elif len(support_requests) >= MAX_JUDGED:
                     accurate_skipped += 1
                     rec["accurate"] = "skipped"
                 else:
-                    support_requests.append({"sentence": s.index, "claim": claim[:2000], "short": short,
-                                             "chunks": keys, "evidence": "\n".join(evidence)})
+                    support_requests.append(
+                        {
+                            "sentence": s.index,
+                            "claim": claim[:2000],
+                            "short": short,
+                            "chunks": keys,
+                            "evidence": "\n".join(evidence),
+                        }
+                    )
                     rec["accurate"] = "judge"
         else:
             n_uncited += 1
             need, rule = citation_need(s.plain or s.text, inp.query)
             rec["need"] = f"{need}:{rule}"
             if need == "yes":
-                complete_rule.append({"issue": msg(lang, "cmp.missing", sentence=short),
-                                      "rec": msg(lang, "rec.add", sentence=_short(s.plain or s.text, 60))})
+                complete_rule.append(
+                    {
+                        "issue": msg(lang, "cmp.missing", sentence=short),
+                        "rec": msg(lang, "rec.add", sentence=_short(s.plain or s.text, 60)),
+                    }
+                )
             elif need == "judge":
                 if len(need_requests) >= MAX_JUDGED:
                     complete_skipped += 1
                 else:
-                    need_requests.append({"sentence": s.index, "text": (s.plain or s.text)[:2000], "short": short})
-        if s.citations or rec.get("need", "").startswith(("yes", "judge")) or len(sent_records) < 50:
+                    need_requests.append(
+                        {"sentence": s.index, "text": (s.plain or s.text)[:2000], "short": short}
+                    )
+        if (
+            s.citations
+            or rec.get("need", "").startswith(("yes", "judge"))
+            or len(sent_records) < 50
+        ):
             sent_records.append(rec)
     distinct_forms = [f for f in forms_used if f != "malformed"]
     if len(distinct_forms) > 1:
-        names = ", ".join(msg(lang, f"form.{f}") for f in sorted(distinct_forms, key=lambda f: f != "cite"))
-        formatted.append({"issue": msg(lang, "fmt.mixed", forms=names), "rec": msg(lang, "rec.consistent")})
+        names = ", ".join(
+            msg(lang, f"form.{f}") for f in sorted(distinct_forms, key=lambda f: f != "cite")
+        )
+        formatted.append(
+            {"issue": msg(lang, "fmt.mixed", forms=names), "rec": msg(lang, "rec.consistent")}
+        )
     return {
-        "language": lang, "language_source": inp.language_source, "warnings": inp.warnings,
-        "query": inp.query[:2000], "chunk_ids": inp.order[:200], "n_chunks": len(inp.order),
-        "n_sentences": len(sentences), "n_citations": len(cites), "n_cited_sentences": n_cited,
-        "n_uncited_sentences": n_uncited, "sentences": sent_records,
-        "exists": exists, "formatted": formatted,
-        "accurate": {"rule": accurate_rule, "requests": support_requests, "skipped": accurate_skipped,
-                     "total": n_cited},
-        "complete": {"rule": complete_rule, "requests": need_requests, "skipped": complete_skipped,
-                     "total": n_uncited},
+        "language": lang,
+        "language_source": inp.language_source,
+        "warnings": inp.warnings,
+        "query": inp.query[:2000],
+        "chunk_ids": inp.order[:200],
+        "n_chunks": len(inp.order),
+        "n_sentences": len(sentences),
+        "n_citations": len(cites),
+        "n_cited_sentences": n_cited,
+        "n_uncited_sentences": n_uncited,
+        "sentences": sent_records,
+        "exists": exists,
+        "formatted": formatted,
+        "accurate": {
+            "rule": accurate_rule,
+            "requests": support_requests,
+            "skipped": accurate_skipped,
+            "total": n_cited,
+        },
+        "complete": {
+            "rule": complete_rule,
+            "requests": need_requests,
+            "skipped": complete_skipped,
+            "total": n_uncited,
+        },
     }
 
 
 # ------------------------------------------------------------------------------ composition
+
 
 def _capped(lang: Lang, issues: list[str]) -> list[str]:
     if len(issues) <= MAX_ISSUES:
@@ -316,8 +448,11 @@ def _capped(lang: Lang, issues: list[str]) -> list[str]:
     return [*issues[: MAX_ISSUES - 1], msg(lang, "more", n=len(issues) - (MAX_ISSUES - 1))]
 
 
-def compose(analysis: dict[str, Any], support: list[dict[str, Any]] | None,
-            need: list[dict[str, Any]] | None) -> dict[str, Any]:
+def compose(
+    analysis: dict[str, Any],
+    support: list[dict[str, Any]] | None,
+    need: list[dict[str, Any]] | None,
+) -> dict[str, Any]:
     """The spec's result object from the deterministic analysis and the judged decisions.
 
     ``support`` / ``need`` hold one ``{"label"|"needs_citation": ..., "missing"?}`` per request
@@ -350,16 +485,27 @@ def compose(analysis: dict[str, Any], support: list[dict[str, Any]] | None,
                 if label == "SUPPORTED":
                     continue
                 if label is None:
-                    dims["accurate"].append(msg(lang, "acc.unverified", sentence=req["short"], chunks=chunks))
+                    dims["accurate"].append(
+                        msg(lang, "acc.unverified", sentence=req["short"], chunks=chunks)
+                    )
                     unverified = True
                     continue
-                gap = msg(lang, "acc.gap", missing=_short(dec.get("missing") or "", 100)) \
-                    if (dec.get("missing") or "").strip() else ""
+                gap = (
+                    msg(lang, "acc.gap", missing=_short(dec.get("missing") or "", 100))
+                    if (dec.get("missing") or "").strip()
+                    else ""
+                )
                 key = "acc.contradicted" if label == "CONTRADICTED" else "acc.unsupported"
-                dims["accurate"].append(msg(lang, key, sentence=req["short"], chunks=chunks, gap=gap))
-                recs.append(msg(lang, "rec.support", sentence=_short(req["claim"], 60), chunks=chunks))
+                dims["accurate"].append(
+                    msg(lang, key, sentence=req["short"], chunks=chunks, gap=gap)
+                )
+                recs.append(
+                    msg(lang, "rec.support", sentence=_short(req["claim"], 60), chunks=chunks)
+                )
     if acc["skipped"]:
-        dims["accurate"].append(msg(lang, "acc.too_long", k=acc["total"] - acc["skipped"], n=acc["total"]))
+        dims["accurate"].append(
+            msg(lang, "acc.too_long", k=acc["total"] - acc["skipped"], n=acc["total"])
+        )
         unverified = True
 
     cmp_ = analysis["complete"]
@@ -382,7 +528,9 @@ def compose(analysis: dict[str, Any], support: list[dict[str, Any]] | None,
                 dims["complete"].append(msg(lang, "cmp.missing", sentence=req["short"]))
                 recs.append(msg(lang, "rec.add", sentence=_short(req["text"], 60)))
     if cmp_["skipped"]:
-        dims["complete"].append(msg(lang, "cmp.too_long", k=cmp_["total"] - cmp_["skipped"], n=cmp_["total"]))
+        dims["complete"].append(
+            msg(lang, "cmp.too_long", k=cmp_["total"] - cmp_["skipped"], n=cmp_["total"])
+        )
         unverified = True
 
     if not_evaluated:
@@ -395,16 +543,25 @@ def compose(analysis: dict[str, Any], support: list[dict[str, Any]] | None,
         n = analysis["n_citations"]
         summary = msg(lang, "sum.pass", n=n) if n else msg(lang, "sum.pass_none")
     else:
-        parts = [msg(lang, "sum.fail", dims=", ".join(msg(lang, f"dim.{d}") for d in failed)),
-                 msg(lang, "sum.counts", issues=sum(len(dims[d]) for d in DIMENSIONS),
-                     sentences=analysis["n_sentences"], cites=analysis["n_citations"])]
+        parts = [
+            msg(lang, "sum.fail", dims=", ".join(msg(lang, f"dim.{d}") for d in failed)),
+            msg(
+                lang,
+                "sum.counts",
+                issues=sum(len(dims[d]) for d in DIMENSIONS),
+                sentences=analysis["n_sentences"],
+                cites=analysis["n_citations"],
+            ),
+        ]
         if not_evaluated:
             parts.append(msg(lang, "sum.not_evaluated"))
         summary = " ".join(parts)
     return {
         "verdict": verdict,
-        "dimensions": {d: {"status": "FAIL" if dims[d] else "PASS", "issues": _capped(lang, dims[d])}
-                       for d in DIMENSIONS},
+        "dimensions": {
+            d: {"status": "FAIL" if dims[d] else "PASS", "issues": _capped(lang, dims[d])}
+            for d in DIMENSIONS
+        },
         "summary": summary,
         "recommendations": list(dict.fromkeys(r for r in recs if r))[:MAX_RECOMMENDATIONS],
     }
@@ -415,8 +572,19 @@ def audit_item(item: Item) -> OutputLine:
     try:
         analysis = analyse(item.data)
     except InputProblem as exc:
-        return OutputLine(item.id, TASK, None, {}, {"kind": "input", "message": str(exc), "field": exc.field,
-                                                     "file": item.file, "line": item.line})
+        return OutputLine(
+            item.id,
+            TASK,
+            None,
+            {},
+            {
+                "kind": "input",
+                "message": str(exc),
+                "field": exc.field,
+                "file": item.file,
+                "line": item.line,
+            },
+        )
     details: dict[str, Any] = {"rag": analysis, "judged": False}
     return OutputLine(item.id, TASK, compose(analysis, None, None), details, None)
 
@@ -451,8 +619,14 @@ class RagAuditStage:
     def _ask_need(self, reqs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         prompts = [render(NEED_TEMPLATE, question=r["query"], sentence=r["text"]) for r in reqs]
         outs = self.judge.ask(prompts, CitationNeed) if prompts else []
-        return [{"needs_citation": o.answer.needs_citation if o.answer else None,
-                 "request_hash": o.request_hash, "error": o.error} for o in outs]
+        return [
+            {
+                "needs_citation": o.answer.needs_citation if o.answer else None,
+                "request_hash": o.request_hash,
+                "error": o.error,
+            }
+            for o in outs
+        ]
 
     def apply(self, pairs: list[tuple[Item, OutputLine]]) -> None:
         """Judge every pending sentence of the batch and recompose each result in place."""
@@ -461,31 +635,45 @@ class RagAuditStage:
         need_reqs: list[dict[str, Any]] = []
         for ln in live:
             a = ln.details["rag"]
-            sup_reqs.extend({**r, "query": a["query"], "language": a["language"]} for r in a["accurate"]["requests"])
-            need_reqs.extend({**r, "query": a["query"], "language": a["language"]} for r in a["complete"]["requests"])
+            sup_reqs.extend(
+                {**r, "query": a["query"], "language": a["language"]}
+                for r in a["accurate"]["requests"]
+            )
+            need_reqs.extend(
+                {**r, "query": a["query"], "language": a["language"]}
+                for r in a["complete"]["requests"]
+            )
         sup = (self.support or self._ask_support)(sup_reqs) if sup_reqs else []
         nee = (self.need or self._ask_need)(need_reqs) if need_reqs else []
         if len(sup) != len(sup_reqs) or len(nee) != len(need_reqs):
-            log.warning("decision function returned the wrong number of answers; treating all as unverified")
+            log.warning(
+                "decision function returned the wrong number of answers; treating all as unverified"
+            )
             sup = [{"label": None, "error": "wrong answer count"} for _ in sup_reqs]
             nee = [{"needs_citation": None, "error": "wrong answer count"} for _ in need_reqs]
         si = ni = 0
-        templates = {SUPPORT_TEMPLATE: template_sha256(SUPPORT_TEMPLATE)[:12],
-                     NEED_TEMPLATE: template_sha256(NEED_TEMPLATE)[:12]}
+        templates = {
+            SUPPORT_TEMPLATE: template_sha256(SUPPORT_TEMPLATE)[:12],
+            NEED_TEMPLATE: template_sha256(NEED_TEMPLATE)[:12],
+        }
         for ln in live:
             a = ln.details["rag"]
             k, m = len(a["accurate"]["requests"]), len(a["complete"]["requests"])
-            s_dec, n_dec = sup[si:si + k], nee[ni:ni + m]
+            s_dec, n_dec = sup[si : si + k], nee[ni : ni + m]
             si, ni = si + k, ni + m
             ln.result = compose(a, s_dec, n_dec)
             ln.details["judged"] = bool(k or m)
             ln.details["judge"] = {"templates": templates, "support": s_dec, "need": n_dec}
-            failed = [d for d in (*s_dec, *n_dec)
-                      if d.get("label", d.get("needs_citation", "")) is None]
+            failed = [
+                d for d in (*s_dec, *n_dec) if d.get("label", d.get("needs_citation", "")) is None
+            ]
             if failed:  # no valid decision for some sentence: an error, not a verdict
-                ln.error = {"kind": "judge", "field": "answer",
-                            "message": f"{len(failed)} sentence decision(s) without a valid answer: "
-                                       f"{failed[0].get('error') or 'no valid answer'}"}
+                ln.error = {
+                    "kind": "judge",
+                    "field": "answer",
+                    "message": f"{len(failed)} sentence decision(s) without a valid answer: "
+                    f"{failed[0].get('error') or 'no valid answer'}",
+                }
                 ln.details["partial_result"] = ln.result
                 ln.result = None
 
@@ -499,27 +687,46 @@ def support_from_decider(decider: SupportDecider) -> SupportFn:
     The LLM reads the rendered prompt; a CPU decider reads the sentence and the cited passages
     without their ``[chunk_id]`` tags, and its decisions say which scorer made them.
     """
+
     def decide(reqs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        questions = [SupportQuestion(r["claim"], _CHUNK_TAG.sub("", r["evidence"]),
-                                     render(SUPPORT_TEMPLATE, question=r["query"], evidence=r["evidence"],
-                                            claim=r["claim"], language=_lang_name(r["language"])))
-                     for r in reqs]
+        questions = [
+            SupportQuestion(
+                r["claim"],
+                _CHUNK_TAG.sub("", r["evidence"]),
+                render(
+                    SUPPORT_TEMPLATE,
+                    question=r["query"],
+                    evidence=r["evidence"],
+                    claim=r["claim"],
+                    language=_lang_name(r["language"]),
+                ),
+            )
+            for r in reqs
+        ]
         out: list[dict[str, Any]] = []
         for d in decider.decide(questions):
             if d.kind == "llm":
-                out.append({"label": SUPPORT_FORM.task_label(d.label),
-                            "missing": d.rationale if d.rationale is not None else "",
-                            "request_hash": d.request_hash, "error": d.error})
+                out.append(
+                    {
+                        "label": SUPPORT_FORM.task_label(d.label),
+                        "missing": d.rationale if d.rationale is not None else "",
+                        "request_hash": d.request_hash,
+                        "error": d.error,
+                    }
+                )
             elif d.label is None:
                 out.append({"label": None, "error": d.error})
             else:
-                out.append({"label": SUPPORT_FORM.task_label(d.label), "missing": "", "scorer": d.decider})
+                out.append(
+                    {"label": SUPPORT_FORM.task_label(d.label), "missing": "", "scorer": d.decider}
+                )
         return out
 
     return decide
 
 
 # ------------------------------------------------------------------------------ entry points
+
 
 def validate_options(opts: TaskOptions) -> None:
     """``rag-audit`` needs no index; nothing to check before the run."""

@@ -38,7 +38,17 @@ __all__ = [
 ]
 
 #: Kinds of citation; only ``cite`` is the required form.
-FORMS = ("cite", "variant", "malformed", "fullwidth", "footnote", "bracket", "numeric", "paren", "bare")
+FORMS = (
+    "cite",
+    "variant",
+    "malformed",
+    "fullwidth",
+    "footnote",
+    "bracket",
+    "numeric",
+    "paren",
+    "bare",
+)
 
 _GENERIC_ID = r"(?:chunk|chunks|doc|document|source|passage|snippet|context|ref|zdroj|úryvek|dokument|pasáž)[\s_:#.\-]*\d+"
 _CITE_CMD = re.compile(r"\\([A-Za-z]*cite[A-Za-z]*\*?)")
@@ -58,7 +68,9 @@ class Citation:
     keys: tuple[str, ...]
     start: int
     end: int
-    problem: str | None = None  # for malformed: "empty" | "empty_key" | "unclosed" | "nobrace" | "option"
+    problem: str | None = (
+        None  # for malformed: "empty" | "empty_key" | "unclosed" | "nobrace" | "option"
+    )
 
     @property
     def correct(self) -> bool:
@@ -105,7 +117,9 @@ class _Keys:
         parts = [*sorted(shapes), _GENERIC_ID]
         self.looks = re.compile("(?:" + "|".join(parts) + ")", re.I)
         bare = sorted(re.escape(c) for c in self.known if id_shape(c))
-        self.bare = re.compile(r"(?<![\w\\{\[(])(?:" + "|".join([*bare, *parts]) + r")(?![\w}])", re.I)
+        self.bare = re.compile(
+            r"(?<![\w\\{\[(])(?:" + "|".join([*bare, *parts]) + r")(?![\w}])", re.I
+        )
 
     def is_key(self, s: str, numeric: bool = False) -> bool:
         s = s.strip()
@@ -153,28 +167,45 @@ def _latex_cites(text: str, known: set[str]) -> list[Citation]:
         while i < len(text) and text[i] == " " and i < m.end() + 2:
             i += 1
         if i >= len(text) or text[i] != "{":
-            nxt = re.match(r"\(?([\w\-:#]*\d[\w\-:#]*)\)?", text[i:i + 80])
+            nxt = re.match(r"\(?([\w\-:#]*\d[\w\-:#]*)\)?", text[i : i + 80])
             if nxt and nxt.group(1):
                 stop = i + nxt.end()
-                out.append(Citation("malformed", text[m.start():stop], (nxt.group(1),), m.start(), stop, "nobrace"))
+                out.append(
+                    Citation(
+                        "malformed",
+                        text[m.start() : stop],
+                        (nxt.group(1),),
+                        m.start(),
+                        stop,
+                        "nobrace",
+                    )
+                )
             else:
-                out.append(Citation("malformed", text[m.start():m.end()], (), m.start(), m.end(), "nobrace"))
+                out.append(
+                    Citation(
+                        "malformed", text[m.start() : m.end()], (), m.start(), m.end(), "nobrace"
+                    )
+                )
             continue
         end = _read_braced(text, i)
         if end is None:
             stop = min(len(text), i + 1 + 60)
-            tail = re.match(r"[^\s.,;!?]*", text[i + 1:stop])
+            tail = re.match(r"[^\s.,;!?]*", text[i + 1 : stop])
             stop = i + 1 + (tail.end() if tail else 0)
-            keys = tuple(k for k in _split_keys(text[i + 1:stop]) if k)
-            out.append(Citation("malformed", text[m.start():stop], keys, m.start(), stop, "unclosed"))
+            keys = tuple(k for k in _split_keys(text[i + 1 : stop]) if k)
+            out.append(
+                Citation("malformed", text[m.start() : stop], keys, m.start(), stop, "unclosed")
+            )
             continue
-        content = text[i + 1:end - 1]
-        raw = text[m.start():end]
+        content = text[i + 1 : end - 1]
+        raw = text[m.start() : end]
         keys = (content.strip(),) if content.strip() in known else tuple(_split_keys(content))
         if not content.strip():
             out.append(Citation("malformed", raw, (), m.start(), end, "empty"))
         elif any(not k for k in keys):
-            out.append(Citation("malformed", raw, tuple(k for k in keys if k), m.start(), end, "empty_key"))
+            out.append(
+                Citation("malformed", raw, tuple(k for k in keys if k), m.start(), end, "empty_key")
+            )
         elif cmd != "cite":
             out.append(Citation("variant", raw, keys, m.start(), end, "option" if option else None))
         elif option:
@@ -229,7 +260,9 @@ _CLOSERS = "\"'”’“)]»"
 _ABBREV = re.compile(
     r"(?:^|[\s(])(?:e\.g|i\.e|et al|fig|figs|eq|ref|vs|cf|approx|no|dr|mr|mrs|ms|st|prof|jr|inc|ltd|resp|incl"
     r"|tj|tzv|např|mj|atd|apod|aj|resp|č|str|s|r|roč|sv|ing|mudr|judr|doc|mgr|bc|phdr|tel|min|max|cca"
-    r"|[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ])$", re.I)
+    r"|[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ])$",
+    re.I,
+)
 _OPENERS = re.compile(r"[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ0-9\"'“„«(\[*\-•]")
 
 
@@ -246,9 +279,15 @@ def split_answer(text: str, citations: Sequence[Citation]) -> list[Sentence]:
     for m in _TERMINAL.finditer(m_text):
         if m.start() < i:
             continue
-        before = m_text[max(0, m.start() - 12):m.start()]
-        if m.group(0) == "." and (_ABBREV.search(before) or (re.search(r"\d$", before)
-                                  and m.end() < n and m_text[m.end():m.end() + 1].isdigit())):
+        before = m_text[max(0, m.start() - 12) : m.start()]
+        if m.group(0) == "." and (
+            _ABBREV.search(before)
+            or (
+                re.search(r"\d$", before)
+                and m.end() < n
+                and m_text[m.end() : m.end() + 1].isdigit()
+            )
+        ):
             continue
         j = m.end()
         while j < n and m_text[j] in _CLOSERS:
@@ -261,8 +300,13 @@ def split_answer(text: str, citations: Sequence[Citation]) -> list[Sentence]:
         for p in range(j, k):
             if m_text[p] == "\x01":
                 last = p + 1
-        lower_ok = k < n and k > j and m_text[k].islower() and m.group(0) == "." \
+        lower_ok = (
+            k < n
+            and k > j
+            and m_text[k].islower()
+            and m.group(0) == "."
             and re.search(r"[^\W\d_]{3,}$", before) is not None
+        )
         if k >= n or m_text[k] == "\n" or _OPENERS.match(m_text[k]) or lower_ok:
             if m.group(0) == "." and k < n and m_text[k].isdigit() and re.search(r"\d$", before):
                 continue
@@ -288,7 +332,9 @@ def split_answer(text: str, citations: Sequence[Citation]) -> list[Sentence]:
         plain = re.sub(r"\s+([.,;:!?…])", r"\1", plain)
         if not plain.strip(" .,;:!?-*•#>\"'") and not cites:
             continue
-        sentences.append(Sentence(len(sentences), seg_start, seg_end, text[seg_start:seg_end], plain, cites))
+        sentences.append(
+            Sentence(len(sentences), seg_start, seg_end, text[seg_start:seg_end], plain, cites)
+        )
     return sentences
 
 
@@ -301,7 +347,9 @@ _HEDGE = re.compile(
     r"|based on the (?:provided|retrieved|available) (?:sources|context|chunks|documents)"
     r"|nevím|nejsem si jist|nelze (?:určit|říci|odpovědět)|není (?:jasné|známo)|zdroje (?:neuvádějí|neobsahují)"
     r"|žádné informace|doufám, že|děkuji|dobrý den|ahoj|zdravím|shrnutí|celkově|stručně řečeno"
-    r"|na základě (?:poskytnutých|dostupných|vyhledaných) (?:zdrojů|úryvků|dokumentů))", re.I)
+    r"|na základě (?:poskytnutých|dostupných|vyhledaných) (?:zdrojů|úryvků|dokumentů))",
+    re.I,
+)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?\s*%?|\d{4}")
 _CAPWORD = re.compile(r"(?<=\s)[A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ][\w\-]+")
 _PRONOUN_CAPS = frozenset({"I", "I'm", "I've", "I'd", "I'll"})
@@ -324,8 +372,11 @@ def citation_need(sentence: str, query: str) -> tuple[str, str]:
         return "no", "introduction"
     if _HEDGE.search(s):
         return "no", "hedge"
-    if query.strip() and fuzz.token_sort_ratio(fold(s), fold(query), processor=None, score_cutoff=0) >= 85 \
-            and not (set(_NUMBER.findall(s)) - set(_NUMBER.findall(query))):
+    if (
+        query.strip()
+        and fuzz.token_sort_ratio(fold(s), fold(query), processor=None, score_cutoff=0) >= 85
+        and not (set(_NUMBER.findall(s)) - set(_NUMBER.findall(query)))
+    ):
         return "no", "restates the query"
     body = re.sub(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+", "", s)
     has_num = bool(_NUMBER.search(body))

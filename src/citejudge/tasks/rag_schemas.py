@@ -15,8 +15,11 @@ class ChunkSupport(JudgeAnswer):
     """Does the cited chunk text back one sentence of the answer (label first, short gap second)."""
 
     label: Literal["SUPPORTED", "NOT_SUPPORTED", "CONTRADICTED"]
-    missing: str = Field(default="", max_length=160,
-                         description="What the chunk does not state or states differently, if anything.")
+    missing: str = Field(
+        default="",
+        max_length=160,
+        description="What the chunk does not state or states differently, if anything.",
+    )
 
 
 class CitationNeed(JudgeAnswer):

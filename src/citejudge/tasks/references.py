@@ -48,7 +48,9 @@ __all__ = [
 
 TASK = "references"
 ABSTENTION = "N/A. This is an abstention statement."
-DEPENDENCY_CONTENT = "No. Reference not grounded, so content cannot be attributed to a verified source."
+DEPENDENCY_CONTENT = (
+    "No. Reference not grounded, so content cannot be attributed to a verified source."
+)
 CONTENT_NOT_JUDGED = "N/A. Content was not judged: the run used no model (--no-llm)."
 _MAX_NAME = 20_000
 
@@ -99,23 +101,32 @@ def item_type_error(data: dict[str, Any]) -> tuple[str, str] | None:
         ReferencesItemIn.model_validate(data)
     except ValidationError as exc:
         # the most specific error: a union reports one error per member type
-        err = max(exc.errors(), key=lambda e: sum(1 for x in e["loc"] if isinstance(x, int)) * 10 + len(e["loc"]))
+        err = max(
+            exc.errors(),
+            key=lambda e: sum(1 for x in e["loc"] if isinstance(x, int)) * 10 + len(e["loc"]),
+        )
         loc = [str(x) for x in err["loc"]]
         # a union reports one error per member type: name the field, not the member type
         path = ".".join(x for x in loc if x.isdigit() or x in _FIELDS)
         path = re.sub(r"\.(\d+)(?=\.|$)", r"[\1]", path)
-        got = type(_at(data, tuple(x for x in err["loc"] if isinstance(x, int) or x in _FIELDS))).__name__
+        got = type(
+            _at(data, tuple(x for x in err["loc"] if isinstance(x, int) or x in _FIELDS))
+        ).__name__
         return path, f"'{path}' has the wrong type ({got}): {_expected(path)}"
     return None
 
 
-_FIELDS = frozenset({"claim", "full_citation", "metadata", *MetadataIn.model_fields, *_PersonIn.model_fields})
+_FIELDS = frozenset(
+    {"claim", "full_citation", "metadata", *MetadataIn.model_fields, *_PersonIn.model_fields}
+)
 
 
 def _at(data: Any, loc: tuple[Any, ...]) -> Any:
     cur = data
     for k in loc:
-        if (isinstance(cur, dict) and k in cur) or (isinstance(cur, list) and isinstance(k, int) and k < len(cur)):
+        if (isinstance(cur, dict) and k in cur) or (
+            isinstance(cur, list) and isinstance(k, int) and k < len(cur)
+        ):
             cur = cur[k]
         else:
             break
@@ -139,8 +150,12 @@ def _expected(path: str) -> str:
 def abstention_result(name: str) -> dict[str, str]:
     """The fixed result for an abstention statement."""
     return {
-        "reference_name": name, "reference_grounding": ABSTENTION, "content_grounding": ABSTENTION,
-        "hallucination": "No", "abstention": "Yes", "verification_error": "No",
+        "reference_name": name,
+        "reference_grounding": ABSTENTION,
+        "content_grounding": ABSTENTION,
+        "hallucination": "No",
+        "abstention": "Yes",
+        "verification_error": "No",
     }
 
 
@@ -148,38 +163,86 @@ def _conflicts(primary: CitedWork, meta: CitedWork) -> list[FieldResult]:
     """Fields stated by both ``full_citation`` and ``metadata`` that disagree."""
     out: list[FieldResult] = []
     if primary.doi and meta.doi and not set(primary.doi) & set(meta.doi):
-        out.append(FieldResult("doi", False, meta.doi[0], primary.doi[0],
-                               f"metadata DOI {meta.doi[0]} differs from full_citation DOI {primary.doi[0]}"))
+        out.append(
+            FieldResult(
+                "doi",
+                False,
+                meta.doi[0],
+                primary.doi[0],
+                f"metadata DOI {meta.doi[0]} differs from full_citation DOI {primary.doi[0]}",
+            )
+        )
     for kind in ("arxiv", "pmid", "pmcid", "openalex"):
         a, b = getattr(primary, kind), getattr(meta, kind)
         if a and b and a != b:
-            out.append(FieldResult(kind, False, b, a, f"metadata {kind} {b} differs from full_citation {kind} {a}"))
+            out.append(
+                FieldResult(
+                    kind, False, b, a, f"metadata {kind} {b} differs from full_citation {kind} {a}"
+                )
+            )
     if primary.year is not None and meta.year is not None and primary.year != meta.year:
-        out.append(FieldResult("year", False, meta.year, primary.year,
-                               f"metadata year {meta.year} differs from full_citation year {primary.year}"))
+        out.append(
+            FieldResult(
+                "year",
+                False,
+                meta.year,
+                primary.year,
+                f"metadata year {meta.year} differs from full_citation year {primary.year}",
+            )
+        )
     if primary.title and meta.title and not compare_title(meta.title, primary.title).ok:
-        out.append(FieldResult("title", False, meta.title, primary.title,
-                               "metadata title differs from the full_citation title"))
+        out.append(
+            FieldResult(
+                "title",
+                False,
+                meta.title,
+                primary.title,
+                "metadata title differs from the full_citation title",
+            )
+        )
     if primary.authors and meta.authors:
         from citejudge.records import Author
 
-        chk = compare_authors(meta.authors, meta.et_al or primary.et_al, [Author(n) for n in primary.authors])
+        chk = compare_authors(
+            meta.authors, meta.et_al or primary.et_al, [Author(n) for n in primary.authors]
+        )
         if not chk.ok:
-            out.append(FieldResult("authors", False, meta.authors, primary.authors,
-                                   f"metadata authors differ from full_citation authors ({chk.reason})"))
-    if primary.venue and meta.venue and compare_venue(meta.venue, [primary.venue]).status != "match":
-        out.append(FieldResult("venue", False, meta.venue, primary.venue,
-                               f"metadata venue '{meta.venue}' differs from full_citation venue '{primary.venue}'"))
+            out.append(
+                FieldResult(
+                    "authors",
+                    False,
+                    meta.authors,
+                    primary.authors,
+                    f"metadata authors differ from full_citation authors ({chk.reason})",
+                )
+            )
+    if (
+        primary.venue
+        and meta.venue
+        and compare_venue(meta.venue, [primary.venue]).status != "match"
+    ):
+        out.append(
+            FieldResult(
+                "venue",
+                False,
+                meta.venue,
+                primary.venue,
+                f"metadata venue '{meta.venue}' differs from full_citation venue '{primary.venue}'",
+            )
+        )
     return out
 
 
-def merge_citations(primary: CitedWork | None, meta: CitedWork | None) -> tuple[CitedWork | None, list[FieldResult]]:
+def merge_citations(
+    primary: CitedWork | None, meta: CitedWork | None
+) -> tuple[CitedWork | None, list[FieldResult]]:
     """One citation from both sources: ``full_citation`` first, metadata fills what it lacks."""
     if primary is None or meta is None:
         return primary or meta, []
     conflicts = _conflicts(primary, meta)
     merged = CitedWork(
-        raw=primary.raw, form=primary.form,
+        raw=primary.raw,
+        form=primary.form,
         title=primary.title or meta.title,
         authors=primary.authors or meta.authors,
         et_al=primary.et_al if primary.authors else meta.et_al,
@@ -187,12 +250,16 @@ def merge_citations(primary: CitedWork | None, meta: CitedWork | None) -> tuple[
         year_raw=primary.year_raw or meta.year_raw,
         venue=primary.venue or meta.venue,
         doi=primary.doi or meta.doi,
-        pmid=primary.pmid or meta.pmid, pmcid=primary.pmcid or meta.pmcid,
-        arxiv=primary.arxiv or meta.arxiv, openalex=primary.openalex or meta.openalex,
+        pmid=primary.pmid or meta.pmid,
+        pmcid=primary.pmcid or meta.pmcid,
+        arxiv=primary.arxiv or meta.arxiv,
+        openalex=primary.openalex or meta.openalex,
         urls=primary.urls + [u for u in meta.urls if u not in primary.urls],
         is_preprint=primary.is_preprint or meta.is_preprint,
-        volume=primary.volume or meta.volume, pages=primary.pages or meta.pages,
-        publisher=primary.publisher or meta.publisher, entry_type=primary.entry_type or meta.entry_type,
+        volume=primary.volume or meta.volume,
+        pages=primary.pages or meta.pages,
+        publisher=primary.publisher or meta.publisher,
+        entry_type=primary.entry_type or meta.entry_type,
         warnings=primary.warnings + meta.warnings,
         bad_ids=primary.bad_ids + [b for b in meta.bad_ids if b not in primary.bad_ids],
     )
@@ -235,20 +302,42 @@ class ReferencesTask:
         data = item.data
         name = _reference_name(data)
         claim = data.get("claim")
-        extra = {k: v for k, v in data.items() if k not in {"id", "claim", "metadata", "full_citation"}}
+        extra = {
+            k: v for k, v in data.items() if k not in {"id", "claim", "metadata", "full_citation"}
+        }
         details: dict[str, Any] = {}
         if extra:
             details["input_extra"] = extra
         if claim is not None and not isinstance(claim, str):
-            return OutputLine(item.id, TASK, None, details,
-                              {"kind": "input", "message": f"'claim' must be a string, got {type(claim).__name__}",
-                               "field": "claim", "file": item.file, "line": item.line})
+            return OutputLine(
+                item.id,
+                TASK,
+                None,
+                details,
+                {
+                    "kind": "input",
+                    "message": f"'claim' must be a string, got {type(claim).__name__}",
+                    "field": "claim",
+                    "file": item.file,
+                    "line": item.line,
+                },
+            )
 
         bad = item_type_error(data)
         if bad is not None:
-            return OutputLine(item.id, TASK, None, details,
-                              {"kind": "input", "message": bad[1], "field": bad[0], "file": item.file,
-                               "line": item.line})
+            return OutputLine(
+                item.id,
+                TASK,
+                None,
+                details,
+                {
+                    "kind": "input",
+                    "message": bad[1],
+                    "field": bad[0],
+                    "file": item.file,
+                    "line": item.line,
+                },
+            )
         abst = detect_abstention(claim)
         details["abstention_check"] = {"status": abst.status, "phrase": abst.phrase}
         if abst.status == "yes":
@@ -257,12 +346,26 @@ class ReferencesTask:
         primary, meta = parse_item_citation(data)
         cited, conflicts = merge_citations(primary, meta)
         if cited is None:
-            return OutputLine(item.id, TASK, None, details,
-                              {"kind": "input", "message": "the item has neither 'full_citation' nor 'metadata'",
-                               "field": "full_citation", "file": item.file, "line": item.line})
+            return OutputLine(
+                item.id,
+                TASK,
+                None,
+                details,
+                {
+                    "kind": "input",
+                    "message": "the item has neither 'full_citation' nor 'metadata'",
+                    "field": "full_citation",
+                    "file": item.file,
+                    "line": item.line,
+                },
+            )
         details["cited"] = _cited_summary(cited)
-        verdict = check_citation(cited, self.world, today_year=self.today_year,
-                                 strict_identifiers=self.strict_identifiers)
+        verdict = check_citation(
+            cited,
+            self.world,
+            today_year=self.today_year,
+            strict_identifiers=self.strict_identifiers,
+        )
         details.update(verdict.details())
         if conflicts:
             details["conflicts"] = [c.to_dict() for c in conflicts]
@@ -285,7 +388,9 @@ class ReferencesTask:
         }
         details["grounded"] = grounded
         if abst.status == "unclear":
-            details["abstention_check"]["note"] = "abstention phrase inside a factual statement; left to the judge"
+            details["abstention_check"]["note"] = (
+                "abstention phrase inside a factual statement; left to the judge"
+            )
         return OutputLine(item.id, TASK, result, details)
 
 
@@ -327,13 +432,25 @@ class ContentStage:
 
     def apply(self, pairs: list[tuple[Item, OutputLine]]) -> None:
         """Fill in ``content_grounding`` (and abstention for unclear cases) in place."""
-        unclear = [(it, ln) for it, ln in pairs if ln.result is not None
-                   and ln.details.get("abstention_check", {}).get("status") == "unclear"]
+        unclear = [
+            (it, ln)
+            for it, ln in pairs
+            if ln.result is not None
+            and ln.details.get("abstention_check", {}).get("status") == "unclear"
+        ]
         if unclear:
-            prompts = [render("abstention.v1", statement=str(it.data.get("claim") or "")) for it, _ in unclear]
-            for (_, ln), out in zip(unclear, self.judge.ask(prompts, AbstentionJudgement), strict=True):
-                ln.details["abstention_check"]["judge"] = {"answer": out.answer.abstention if out.answer else None,
-                                                           "request_hash": out.request_hash, "error": out.error}
+            prompts = [
+                render("abstention.v1", statement=str(it.data.get("claim") or ""))
+                for it, _ in unclear
+            ]
+            for (_, ln), out in zip(
+                unclear, self.judge.ask(prompts, AbstentionJudgement), strict=True
+            ):
+                ln.details["abstention_check"]["judge"] = {
+                    "answer": out.answer.abstention if out.answer else None,
+                    "request_hash": out.request_hash,
+                    "error": out.error,
+                }
                 if out.answer is not None and out.answer.abstention == "yes":
                     assert ln.result is not None
                     ln.result = abstention_result(ln.result["reference_name"])
@@ -363,7 +480,11 @@ class ContentStage:
             assert ln.result is not None
             ln.details["content"]["subclaims"] = verdict.subclaims
             if verdict.label == "error":
-                ln.error = {"kind": "judge", "message": verdict.error or "no valid answer", "field": "claim"}
+                ln.error = {
+                    "kind": "judge",
+                    "message": verdict.error or "no valid answer",
+                    "field": "claim",
+                }
                 ln.details["partial_result"] = ln.result
                 ln.result = None
                 continue
@@ -374,6 +495,7 @@ class ContentStage:
 
 # ------------------------------------------------------------------------- task entry points
 
+
 def validate_options(opts: TaskOptions) -> None:
     """Usage errors of ``check references`` before any work starts."""
     _index_path(opts)
@@ -383,9 +505,13 @@ def _index_path(opts: TaskOptions) -> Path:
     from citejudge.errors import ConfigError
 
     if opts.index is None:
-        raise ConfigError("the references task needs --index PATH", hint="build one with 'citejudge index build'")
+        raise ConfigError(
+            "the references task needs --index PATH", hint="build one with 'citejudge index build'"
+        )
     if not Path(opts.index).exists():
-        raise ConfigError(f"index {opts.index} does not exist", hint="build one with 'citejudge index build'")
+        raise ConfigError(
+            f"index {opts.index} does not exist", hint="build one with 'citejudge index build'"
+        )
     return opts.index
 
 
@@ -394,7 +520,9 @@ def make_checker(opts: TaskOptions) -> Checker:
     from citejudge.index import WorldIndex
 
     world = WorldIndex.open(_index_path(opts))
-    task = ReferencesTask(world, strict_identifiers=bool(getattr(opts, "strict_identifiers", False)))
+    task = ReferencesTask(
+        world, strict_identifiers=bool(getattr(opts, "strict_identifiers", False))
+    )
     if opts.today_year is not None:
         task.today_year = opts.today_year
     return task.check

@@ -1,8 +1,13 @@
-"""Plain-text functions every layer may use: LaTeX decoding, folding, sentences, language."""
+"""Plain-text functions every layer may use: LaTeX decoding, folding, sentences, language.
+
+Exports the normalisers, sentence splitting, language detection and venue-name tokens; the
+package imports nothing else of citejudge, so any layer may import it.
+"""
 
 from citejudge.text.language import Lang, detect_language
 from citejudge.text.normalize import delatex, fold, strip_markup
 from citejudge.text.sentences import evidence_windows, split_sentences
+from citejudge.text.venue_names import is_book_series, venue_tokens
 
 __all__ = [
     "Lang",
@@ -10,6 +15,8 @@ __all__ = [
     "detect_language",
     "evidence_windows",
     "fold",
+    "is_book_series",
     "split_sentences",
     "strip_markup",
+    "venue_tokens",
 ]

@@ -29,6 +29,7 @@ from pydantic import BaseModel
 
 from citejudge.errors import ConfigError
 from citejudge.hashing import sha256_text
+from citejudge.judge._deps import require
 from citejudge.judge.cards import ModelCard, WeightFile, resolve_weight
 from citejudge.judge.core import Sampling
 from citejudge.judge.gguf import checked_files, materialize_gguf, offline_env
@@ -43,17 +44,19 @@ log = logging.getLogger(__name__)
 WHITESPACE_PATTERN = r"[ ]?"
 
 
-def json_output_type(schema: type[BaseModel], whitespace_pattern: str | None = WHITESPACE_PATTERN) -> Any:
+def json_output_type(
+    schema: type[BaseModel], whitespace_pattern: str | None = WHITESPACE_PATTERN
+) -> Any:
     """The Outlines output type for an answer model: its closed JSON Schema, tight whitespace."""
     from outlines.types import JsonSchema
 
-    return JsonSchema(json.dumps(schema_of(schema), sort_keys=True), whitespace_pattern=whitespace_pattern)
+    return JsonSchema(
+        json.dumps(schema_of(schema), sort_keys=True), whitespace_pattern=whitespace_pattern
+    )
 
 
 def _import_stack() -> tuple[Any, Any, Any]:
     """torch, transformers and outlines, imported with the offline/no-compile environment set."""
-    from citejudge.judge.deps import require
-
     offline_env()
     torch = require("torch")
     transformers = require("transformers")
@@ -91,7 +94,9 @@ class TransformersBackend:
     # --- construction -------------------------------------------------------------------
 
     @classmethod
-    def from_card(cls, card: ModelCard, models_dir: Path | None = None, **options: Any) -> TransformersBackend:
+    def from_card(
+        cls, card: ModelCard, models_dir: Path | None = None, **options: Any
+    ) -> TransformersBackend:
         """Check the card's files, locate (or materialize) the model folder and load it.
 
         Options: ``threads`` (default 2), ``batched`` (one ``generate`` call per batch, default
@@ -105,33 +110,57 @@ class TransformersBackend:
         if card.model:
             folder = resolve_weight(WeightFile(path=card.model), models_dir)
             if not folder.is_dir():
-                raise ConfigError(f"model card {card.name!r}: model folder {folder} not found",
-                                  hint="put the weights there or fix `model:` in the card")
+                raise ConfigError(
+                    f"model card {card.name!r}: model folder {folder} not found",
+                    hint="put the weights there or fix `model:` in the card",
+                )
         elif ggufs:
             if options.get("materialize", True):
                 cache_root = options.get("cache_root")
-                folder = materialize_gguf(ggufs[0].path, Path(cache_root) if cache_root else None,
-                                          sha256=ggufs[0].sha256)
+                folder = materialize_gguf(
+                    ggufs[0].path, Path(cache_root) if cache_root else None, sha256=ggufs[0].sha256
+                )
             else:
                 folder, gguf_file = ggufs[0].path.parent, ggufs[0].path.name
         else:
-            raise ConfigError(f"model card {card.name!r} names neither a model folder nor a GGUF file",
-                              hint="set `model:` or add a file with role: gguf")
+            raise ConfigError(
+                f"model card {card.name!r} names neither a model folder nor a GGUF file",
+                hint="set `model:` or add a file with role: gguf",
+            )
         weights = [f for f in files if f.spec.role in {"weights", "gguf"}]
-        weight_sha = (weights[0].sha256 if len(weights) == 1 else
-                      sha256_text("\n".join(sorted(f.sha256 for f in weights))) if weights else
-                      _folder_weights_sha(folder))
-        return cls.from_folder(folder, name=f"transformers:{card.name}", card_revision=card.revision,
-                               weight_sha256=weight_sha, gguf_file=gguf_file,
-                               threads=int(options.get("threads", 2)), batched=bool(options.get("batched", True)),
-                               dtype=str(options.get("dtype", "float32")),
-                               structured_backend=options.get("structured_backend"))
+        weight_sha = (
+            weights[0].sha256
+            if len(weights) == 1
+            else sha256_text("\n".join(sorted(f.sha256 for f in weights)))
+            if weights
+            else _folder_weights_sha(folder)
+        )
+        return cls.from_folder(
+            folder,
+            name=f"transformers:{card.name}",
+            card_revision=card.revision,
+            weight_sha256=weight_sha,
+            gguf_file=gguf_file,
+            threads=int(options.get("threads", 2)),
+            batched=bool(options.get("batched", True)),
+            dtype=str(options.get("dtype", "float32")),
+            structured_backend=options.get("structured_backend"),
+        )
 
     @classmethod
-    def from_folder(cls, folder: Path, *, name: str = "transformers", card_revision: str = "local",
-                    weight_sha256: str | None = None, gguf_file: str | None = None, threads: int = 2,
-                    batched: bool = True, dtype: str = "float32",
-                    structured_backend: str | None = None) -> TransformersBackend:
+    def from_folder(
+        cls,
+        folder: Path,
+        *,
+        name: str = "transformers",
+        card_revision: str = "local",
+        weight_sha256: str | None = None,
+        gguf_file: str | None = None,
+        threads: int = 2,
+        batched: bool = True,
+        dtype: str = "float32",
+        structured_backend: str | None = None,
+    ) -> TransformersBackend:
         """Load a model folder (or ``gguf_file`` inside it) on the CPU without any card checks."""
         torch, transformers, outlines = _import_stack()
         if threads < 1:
@@ -142,7 +171,9 @@ class TransformersBackend:
         if gguf_file:
             kw["gguf_file"] = gguf_file
         tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder), **kw)
-        model = transformers.AutoModelForCausalLM.from_pretrained(str(folder), dtype=getattr(torch, dtype), **kw)
+        model = transformers.AutoModelForCausalLM.from_pretrained(
+            str(folder), dtype=getattr(torch, dtype), **kw
+        )
         model.eval()
         load_s = time.perf_counter() - t0
         log.info("loaded %s in %.1f s (%d threads)", folder, load_s, threads)
@@ -151,14 +182,27 @@ class TransformersBackend:
         template = tokenizer.chat_template or ""
         if not template:
             log.warning("%s has no chat template: prompts are sent as plain text", folder)
-        revision = "+".join([card_revision, "tmpl:" + sha256_text(template)[:16],
-                             "w:" + (weight_sha256 or _folder_weights_sha(folder))[:16]])
+        revision = "+".join(
+            [
+                card_revision,
+                "tmpl:" + sha256_text(template)[:16],
+                "w:" + (weight_sha256 or _folder_weights_sha(folder))[:16],
+            ]
+        )
         ol_model = outlines.from_transformers(model, tokenizer)
         # Chat formatting happens in `chat()` (one place, hashed into the revision).
         ol_model.type_adapter.has_chat_template = False
-        return cls(model=model, tokenizer=tokenizer, name=name, revision=revision, threads=threads,
-                   batched=batched, structured_backend=structured_backend, load_seconds=load_s,
-                   _outlines_model=ol_model)
+        return cls(
+            model=model,
+            tokenizer=tokenizer,
+            name=name,
+            revision=revision,
+            threads=threads,
+            batched=batched,
+            structured_backend=structured_backend,
+            load_seconds=load_s,
+            _outlines_model=ol_model,
+        )
 
     # --- prompts ------------------------------------------------------------------------
 
@@ -166,8 +210,9 @@ class TransformersBackend:
         """The user message wrapped in the model's chat template (plain text without one)."""
         if not self.tokenizer.chat_template:
             return prompt
-        text = self.tokenizer.apply_chat_template([{"role": "user", "content": prompt}],
-                                                  add_generation_prompt=True, tokenize=False)
+        text = self.tokenizer.apply_chat_template(
+            [{"role": "user", "content": prompt}], add_generation_prompt=True, tokenize=False
+        )
         return str(text)
 
     def _generator(self, schema: type[BaseModel]) -> Any:
@@ -179,15 +224,18 @@ class TransformersBackend:
             t0 = time.perf_counter()
             # Only outlines_core takes a whitespace pattern (llguidance raises on one).
             ws = WHITESPACE_PATTERN if self.structured_backend in (None, "outlines_core") else None
-            gen = outlines.Generator(self._outlines_model, json_output_type(schema, ws),
-                                     backend=self.structured_backend)
+            gen = outlines.Generator(
+                self._outlines_model, json_output_type(schema, ws), backend=self.structured_backend
+            )
             log.info("built the %s generator in %.2f s", schema.__name__, time.perf_counter() - t0)
             self._generators[key] = gen
         return gen
 
     # --- JudgeBackend -------------------------------------------------------------------
 
-    def generate_batch(self, prompts: Sequence[str], schema: type[BaseModel], sampling: Sampling) -> list[str]:
+    def generate_batch(
+        self, prompts: Sequence[str], schema: type[BaseModel], sampling: Sampling
+    ) -> list[str]:
         """One JSON string per prompt, constrained to ``schema`` (greedy when temperature is 0)."""
         import torch
 
@@ -195,12 +243,16 @@ class TransformersBackend:
             return []
         torch.set_num_threads(self.threads)
         gen = self._generator(schema)
-        kw: dict[str, Any] = {"max_new_tokens": sampling.max_tokens,
-                              "pad_token_id": self.tokenizer.pad_token_id}
+        kw: dict[str, Any] = {
+            "max_new_tokens": sampling.max_tokens,
+            "pad_token_id": self.tokenizer.pad_token_id,
+        }
         if sampling.temperature == 0:
             kw.update(do_sample=False, temperature=None, top_p=None, top_k=None)
         else:
-            kw.update(do_sample=True, temperature=sampling.temperature, top_p=sampling.top_p, top_k=None)
+            kw.update(
+                do_sample=True, temperature=sampling.temperature, top_p=sampling.top_p, top_k=None
+            )
         texts = [self.chat(p) for p in prompts]
         torch.manual_seed(sampling.seed)
         with torch.inference_mode():
@@ -213,13 +265,17 @@ class TransformersBackend:
                     out.append(gen(t, **kw))
         answers = [str(o).strip() for o in out]
         tok = self.tokenizer
-        self.last_usage = (sum(len(tok(t, add_special_tokens=False)["input_ids"]) for t in texts),
-                           sum(len(tok(a, add_special_tokens=False)["input_ids"]) for a in answers))
+        self.last_usage = (
+            sum(len(tok(t, add_special_tokens=False)["input_ids"]) for t in texts),
+            sum(len(tok(a, add_special_tokens=False)["input_ids"]) for a in answers),
+        )
         return answers
 
     # --- classifier use -----------------------------------------------------------------
 
-    def score_choices(self, prompts: Sequence[str], prefix: str, choices: Sequence[str]) -> list[dict[str, float]]:
+    def score_choices(
+        self, prompts: Sequence[str], prefix: str, choices: Sequence[str]
+    ) -> list[dict[str, float]]:
         """Log-probability of each choice after the chat-templated prompt plus ``prefix``.
 
         One forward pass per prompt (all its choices in one padded batch); the score of a
@@ -258,8 +314,9 @@ class TransformersBackend:
             # whole prompt costs as much as a tenth of the model here).
             first = min(starts) - 1
             with torch.inference_mode():
-                logits = self.model(input_ids=input_ids, attention_mask=mask,
-                                    logits_to_keep=width - first).logits.float()
+                logits = self.model(
+                    input_ids=input_ids, attention_mask=mask, logits_to_keep=width - first
+                ).logits.float()
             logp = torch.log_softmax(logits, dim=-1)
             scores: dict[str, float] = {}
             for i, (c, r, s) in enumerate(zip(choices, rows, starts, strict=True)):

@@ -26,6 +26,7 @@ from pydantic import BaseModel
 
 from citejudge.errors import BackendUnavailableError, ConfigError
 from citejudge.hashing import canonical_json, sha256_text
+from citejudge.judge._deps import require
 from citejudge.judge.cards import ModelCard
 from citejudge.judge.core import Sampling
 from citejudge.judge.schemas import schema_of
@@ -55,13 +56,26 @@ CPU_ENV: dict[str, str] = {
 
 #: Model hubs are never contacted: weights load from local folders only. vLLM logs to stdout by
 #: default, which would mix with results a command writes there: send its log to stderr.
-OFFLINE_ENV: dict[str, str] = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-                               "VLLM_LOGGING_STREAM": "ext://sys.stderr"}
+OFFLINE_ENV: dict[str, str] = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "VLLM_LOGGING_STREAM": "ext://sys.stderr",
+}
 
-_OPTIONS = frozenset({
-    "dtype", "max_model_len", "enforce_eager", "seed", "structured_outputs_backend", "enable_prefix_caching",
-    "build", "engine_args", "gpu_memory_utilization", "tensor_parallel_size",
-})
+_OPTIONS = frozenset(
+    {
+        "dtype",
+        "max_model_len",
+        "enforce_eager",
+        "seed",
+        "structured_outputs_backend",
+        "enable_prefix_caching",
+        "build",
+        "engine_args",
+        "gpu_memory_utilization",
+        "tensor_parallel_size",
+    }
+)
 
 
 def set_offline_env() -> None:
@@ -79,7 +93,9 @@ def set_cpu_env() -> None:
 def model_path(card: ModelCard, models_dir: Path | None = None) -> Path:
     """The card's model folder: ``~`` expanded, a relative path taken from the card folder."""
     if not card.model:
-        raise ConfigError(f"card {card.name!r} names no model folder", hint="set `model:` to a local folder")
+        raise ConfigError(
+            f"card {card.name!r} names no model folder", hint="set `model:` to a local folder"
+        )
     p = Path(os.path.expanduser(card.model))
     if not p.is_absolute():
         from citejudge.judge.cards import MODELS_DIR
@@ -95,8 +111,6 @@ def get_engine(model: str, engine_args_json: str) -> Any:
     ``engine_args_json`` is the canonical JSON of the ``vllm.LLM`` keyword arguments (a string,
     so the process-wide cache can key on it).
     """
-    from citejudge.judge.deps import require
-
     require("vllm")
     from vllm import LLM
 
@@ -145,12 +159,15 @@ class VLLMBackend:
             except Exception as exc:
                 self._start_error = BackendUnavailableError(
                     f"the vLLM engine for {self.model_dir} could not start: {type(exc).__name__}: {exc}",
-                    hint="check the card's engine options and the GPU/CPU memory")
+                    hint="check the card's engine options and the GPU/CPU memory",
+                )
                 raise self._start_error from exc
         return self._llm
 
     @classmethod
-    def from_card(cls, card: ModelCard, models_dir: Path | None = None, **options: Any) -> VLLMBackend:
+    def from_card(
+        cls, card: ModelCard, models_dir: Path | None = None, **options: Any
+    ) -> VLLMBackend:
         """Start (or reuse) the engine for a card.
 
         Options: ``dtype`` ("auto"), ``max_model_len`` (the card's context length),
@@ -167,11 +184,15 @@ class VLLMBackend:
             import difflib
 
             close = difflib.get_close_matches(unknown[0], sorted(_OPTIONS), n=1)
-            raise ConfigError(f"unknown vllm option(s) {unknown} on card {card.name!r}",
-                              hint=f"did you mean {close[0]!r}?" if close else f"known: {', '.join(sorted(_OPTIONS))}")
-        from citejudge.judge.deps import require
-
-        require("vllm")  # fail at start-up, not on the first batch (the engine itself starts lazily)
+            raise ConfigError(
+                f"unknown vllm option(s) {unknown} on card {card.name!r}",
+                hint=f"did you mean {close[0]!r}?"
+                if close
+                else f"known: {', '.join(sorted(_OPTIONS))}",
+            )
+        require(
+            "vllm"
+        )  # fail at start-up, not on the first batch (the engine itself starts lazily)
         set_offline_env()
         if not card.gpu:
             set_cpu_env()
@@ -181,10 +202,14 @@ class VLLMBackend:
 
             build_tiny_llama(path)
         elif options.get("build") is not None:
-            raise ConfigError(f"unknown build {options['build']!r} on card {card.name!r}", hint="use build: tiny")
+            raise ConfigError(
+                f"unknown build {options['build']!r} on card {card.name!r}", hint="use build: tiny"
+            )
         if not (path / "config.json").is_file():
-            raise ConfigError(f"model folder {path} of card {card.name!r} has no config.json",
-                              hint="build or download the model into that folder first")
+            raise ConfigError(
+                f"model folder {path} of card {card.name!r} has no config.json",
+                hint="build or download the model into that folder first",
+            )
         max_len = int(options.get("max_model_len", card.context_length))
         args: dict[str, Any] = {
             "dtype": options.get("dtype", "auto"),
@@ -204,9 +229,15 @@ class VLLMBackend:
         tokenizer = _local_tokenizer(path)
         template = _chat_template(card, tokenizer, models_dir)
         tpl_hash = sha256_text(template)[:16] if template is not None else "none"
-        return cls(model_dir=str(path), engine_args_json=canonical_json(args).decode(), tokenizer=tokenizer,
-                   chat_template=template, max_model_len=max_len, name=f"vllm:{card.name}",
-                   revision=f"{card.revision}+chat:{tpl_hash}")
+        return cls(
+            model_dir=str(path),
+            engine_args_json=canonical_json(args).decode(),
+            tokenizer=tokenizer,
+            chat_template=template,
+            max_model_len=max_len,
+            name=f"vllm:{card.name}",
+            revision=f"{card.revision}+chat:{tpl_hash}",
+        )
 
     def encode(self, prompt: str) -> list[int]:
         """Token ids of one user message wrapped in the chat template (no extra special tokens)."""
@@ -218,7 +249,9 @@ class VLLMBackend:
             self._schemas[schema] = schema_of(schema)
         return self._schemas[schema]
 
-    def generate_batch(self, prompts: Sequence[str], schema: type[BaseModel], sampling: Sampling) -> list[str]:
+    def generate_batch(
+        self, prompts: Sequence[str], schema: type[BaseModel], sampling: Sampling
+    ) -> list[str]:
         """One constrained answer per prompt, from a single ``LLM.generate`` call.
 
         A prompt too long for the context gets, instead of JSON, a one-line explanation (which
@@ -229,16 +262,22 @@ class VLLMBackend:
         from vllm.sampling_params import StructuredOutputsParams
 
         params = SamplingParams(
-            temperature=sampling.temperature, top_p=sampling.top_p, max_tokens=sampling.max_tokens,
-            seed=sampling.seed, structured_outputs=StructuredOutputsParams(json=self._schema(schema)))
+            temperature=sampling.temperature,
+            top_p=sampling.top_p,
+            max_tokens=sampling.max_tokens,
+            seed=sampling.seed,
+            structured_outputs=StructuredOutputsParams(json=self._schema(schema)),
+        )
         out = [""] * len(prompts)
         todo: list[int] = []
         batch: list[dict[str, Any]] = []
         for i, p in enumerate(prompts):
             ids = self.encode(p)
             if len(ids) + sampling.max_tokens > self.max_model_len:
-                out[i] = (f"prompt too long: {len(ids)} tokens + max_tokens {sampling.max_tokens} "
-                          f"> max_model_len {self.max_model_len}")
+                out[i] = (
+                    f"prompt too long: {len(ids)} tokens + max_tokens {sampling.max_tokens} "
+                    f"> max_model_len {self.max_model_len}"
+                )
                 continue
             todo.append(i)
             batch.append({"prompt_token_ids": ids})
@@ -251,10 +290,15 @@ class VLLMBackend:
                 out[i] = c.text
                 self.last_output_tokens[i] = len(c.token_ids)
                 self.last_finish_reasons[i] = c.finish_reason
-        self.last_usage = (sum(len(b["prompt_token_ids"]) for b in batch), sum(self.last_output_tokens))
+        self.last_usage = (
+            sum(len(b["prompt_token_ids"]) for b in batch),
+            sum(self.last_output_tokens),
+        )
         return out
 
-    def score_choices(self, prompts: Sequence[str], prefix: str, choices: Sequence[str]) -> list[dict[str, float]]:
+    def score_choices(
+        self, prompts: Sequence[str], prefix: str, choices: Sequence[str]
+    ) -> list[dict[str, float]]:
         """Log-probability of each choice continuing ``prefix`` after each prompt's assistant turn.
 
         For prefix ``'{"label":"'`` and choices ``["SUPPORTED", "NOT_SUPPORTED"]`` this scores
@@ -282,7 +326,9 @@ class VLLMBackend:
                 if n >= len(full):
                     raise ValueError(f"choice {c!r} adds no token after the prefix")
                 if len(full) + 1 > self.max_model_len:
-                    raise ValueError(f"prompt of {len(full)} tokens exceeds max_model_len {self.max_model_len}")
+                    raise ValueError(
+                        f"prompt of {len(full)} tokens exceeds max_model_len {self.max_model_len}"
+                    )
                 batch.append({"prompt_token_ids": full})
                 starts.append(max(n, 1))
         results = self.llm.generate(batch, params, use_tqdm=False)
@@ -304,9 +350,14 @@ class VLLMBackend:
     def _context_text(self, prompt: str) -> str:
         if self.chat_template is None:
             return prompt
-        return str(self.tokenizer.apply_chat_template([{"role": "user", "content": prompt}],
-                                                      chat_template=self.chat_template,
-                                                      add_generation_prompt=True, tokenize=False))
+        return str(
+            self.tokenizer.apply_chat_template(
+                [{"role": "user", "content": prompt}],
+                chat_template=self.chat_template,
+                add_generation_prompt=True,
+                tokenize=False,
+            )
+        )
 
 
 def _local_tokenizer(path: Path) -> Any:
@@ -324,8 +375,10 @@ def _chat_template(card: ModelCard, tokenizer: Any, models_dir: Path | None) -> 
     if name == "tokenizer":
         tpl = getattr(tokenizer, "chat_template", None)
         if not isinstance(tpl, str) or not tpl:
-            raise ConfigError(f"the tokenizer of card {card.name!r} has no chat template",
-                              hint="set chat_template: to a .jinja file, or 'none' for a base model")
+            raise ConfigError(
+                f"the tokenizer of card {card.name!r} has no chat template",
+                hint="set chat_template: to a .jinja file, or 'none' for a base model",
+            )
         return tpl
     p = Path(os.path.expanduser(name))
     if not p.is_absolute():
@@ -333,6 +386,8 @@ def _chat_template(card: ModelCard, tokenizer: Any, models_dir: Path | None) -> 
 
         p = (models_dir or Path(os.environ.get("CITEJUDGE_MODELS", MODELS_DIR))) / p
     if not p.is_file():
-        raise ConfigError(f"chat template {name!r} of card {card.name!r} not found at {p}",
-                          hint="use 'tokenizer', 'none' or a path to a .jinja file")
+        raise ConfigError(
+            f"chat template {name!r} of card {card.name!r} not found at {p}",
+            hint="use 'tokenizer', 'none' or a path to a .jinja file",
+        )
     return p.read_text(encoding="utf-8")

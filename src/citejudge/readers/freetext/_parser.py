@@ -12,6 +12,7 @@ from citejudge.readers.freetext._structure import _parse_markdown, _parse_struct
 from citejudge.readers.freetext._vocab import _UNPRINTABLE_RE, _UP
 from citejudge.records import CitedWork
 from citejudge.text.normalize import strip_markup
+from citejudge.text.venue_names import is_book_series
 
 logger = logging.getLogger(__name__)
 
@@ -101,10 +102,6 @@ def _split_container_from_title(work: CitedWork) -> None:
         if len(head.split()) < 2 or not container:
             continue
         work.title = _tidy(head)
-        # Imported here: the venue vocabulary lives in citejudge.match, whose package imports
-        # this parser (a module-level import would make the two packages import each other).
-        from citejudge.match.venues import is_book_series
-
         if attr == "venue" or not work.venue or is_book_series(work.venue):
             work.venue = _tidy(container)
         return

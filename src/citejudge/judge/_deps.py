@@ -15,7 +15,7 @@ INSTALL_HINTS = {
     "transformers": "pip install -e '.[cpu-model]'",
     "torch": "pip install torch==2.13.0 (the CPU build on disk), then pip install -e '.[cpu-model]'",
     "llama_cpp": "CMAKE_ARGS='-DGGML_NATIVE=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF' "
-                 "pip install -e '.[llamacpp]'",
+    "pip install -e '.[llamacpp]'",
     "openai": "pip install openai",
 }
 
@@ -26,5 +26,7 @@ def require(module: str) -> Any:
         return importlib.import_module(module)
     except ImportError as exc:
         root = module.split(".")[0]
-        raise MissingDependencyError(f"the {root!r} package is needed for this backend but is not installed",
-                                     hint=INSTALL_HINTS.get(root, f"pip install {root}")) from exc
+        raise MissingDependencyError(
+            f"the {root!r} package is needed for this backend but is not installed",
+            hint=INSTALL_HINTS.get(root, f"pip install {root}"),
+        ) from exc
