@@ -173,7 +173,9 @@ def key_hash(key: str) -> int:
     compared title, and the shorter integer takes 4 bytes on disk instead of 8).
     """
     size = 4 if key[0] in "PS" else 8
-    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=size).digest(), "little", signed=True)
+    return int.from_bytes(
+        hashlib.blake2b(key.encode(), digest_size=size).digest(), "little", signed=True
+    )
 
 
 #: Words left out of title queries and title blocks (they match most titles).
@@ -903,7 +905,11 @@ def build_index(
     for src in sources:
         src = Path(src)
         try:
-            plan = _after(plan_source(src, fmt), since, report) if update and since else plan_source(src, fmt)
+            plan = (
+                _after(plan_source(src, fmt), since, report)
+                if update and since
+                else plan_source(src, fmt)
+            )
             plans.append((src, plan))
             report.issues.extend(getattr(plan, "issues", None) or [])
         except (CitejudgeError, OSError, ValueError) as exc:

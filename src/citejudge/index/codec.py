@@ -46,7 +46,9 @@ def train_dictionary(samples: Sequence[bytes]) -> bytes | None:
     if len(samples) < MIN_SAMPLES:
         return None
     try:
-        d = zstandard.train_dictionary(DICT_BYTES, list(samples), k=256, d=8, level=LEVEL, threads=1)
+        d = zstandard.train_dictionary(
+            DICT_BYTES, list(samples), k=256, d=8, level=LEVEL, threads=1
+        )
     except zstandard.ZstdError:  # records too alike or too short to learn from
         return None
     return d.as_bytes()
@@ -71,7 +73,10 @@ class RecordCodec:
     def __post_init__(self) -> None:
         zdict = zstandard.ZstdCompressionDict(self.dictionary) if self.dictionary else None
         self._zc = zstandard.ZstdCompressor(
-            level=self.level, dict_data=zdict, write_checksum=False, write_content_size=True,
+            level=self.level,
+            dict_data=zdict,
+            write_checksum=False,
+            write_content_size=True,
             write_dict_id=False,
         )
         self._zd = zstandard.ZstdDecompressor(dict_data=zdict)
@@ -112,8 +117,10 @@ class RecordCodec:
         """The codec an index at ``root`` was built with (checked against ``meta.json``)."""
         desc = meta.get("records") or {}
         if desc.get("codec") != "zstd" or desc.get("fields") not in FIELDS:
-            raise IndexError_(f"index {root}: unknown record codec {desc!r}",
-                              hint=f"rebuild it: citejudge index build SOURCE --index {root}")
+            raise IndexError_(
+                f"index {root}: unknown record codec {desc!r}",
+                hint=f"rebuild it: citejudge index build SOURCE --index {root}",
+            )
         dictionary = None
         if desc.get("dictionary"):
             path = root / str(desc["dictionary"])
@@ -122,6 +129,10 @@ class RecordCodec:
             except OSError as exc:
                 raise IndexError_(f"index {root}: record dictionary unreadable: {exc}") from exc
             if hashlib.sha256(dictionary).hexdigest() != desc.get("dictionary_sha256"):
-                raise IndexError_(f"index {root}: {path.name} does not match meta.json",
-                                  hint="the index was altered; rebuild it")
-        return cls(fields=desc["fields"], dictionary=dictionary, level=int(desc.get("level", LEVEL)))
+                raise IndexError_(
+                    f"index {root}: {path.name} does not match meta.json",
+                    hint="the index was altered; rebuild it",
+                )
+        return cls(
+            fields=desc["fields"], dictionary=dictionary, level=int(desc.get("level", LEVEL))
+        )

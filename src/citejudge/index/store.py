@@ -61,7 +61,11 @@ class WorldIndex:
     """A read-only index of a world (works, identifiers, redirects, titles)."""
 
     def __init__(
-        self, path: Path, db: sqlite3.Connection, tindex: tantivy.Index, meta: dict[str, Any],
+        self,
+        path: Path,
+        db: sqlite3.Connection,
+        tindex: tantivy.Index,
+        meta: dict[str, Any],
         codec: RecordCodec,
     ):
         self.path = path
@@ -166,7 +170,9 @@ class WorldIndex:
         if key in self._alias_cache:
             return self._alias_cache[key]
         try:
-            rows = self._db.execute("SELECT names FROM venue_alias WHERE key = ?", (key,)).fetchall()
+            rows = self._db.execute(
+                "SELECT names FROM venue_alias WHERE key = ?", (key,)
+            ).fetchall()
         except sqlite3.OperationalError:  # an index built before venue aliases existed
             rows = []
         out = list(dict.fromkeys(n for (blob,) in rows for n in json.loads(blob) if n != name))
@@ -401,9 +407,16 @@ class WorldIndex:
         except sqlite3.Error:  # SQLite built without dbstat: the whole file counts as records
             rows = [("works", (self.path / "works.sqlite").stat().st_size)]
         for name, size in rows:
-            key = ("records" if name in ("works", "works_id") else "lookups" if name.startswith("lookup")
-                   else "other")
+            key = (
+                "records"
+                if name in ("works", "works_id")
+                else "lookups"
+                if name.startswith("lookup")
+                else "other"
+            )
             parts[key] += int(size or 0)
-        parts["title_index"] = sum(p.stat().st_size for p in (self.path / "tantivy").rglob("*") if p.is_file())
+        parts["title_index"] = sum(
+            p.stat().st_size for p in (self.path / "tantivy").rglob("*") if p.is_file()
+        )
         parts["other"] += max(total - sum(parts.values()), 0)
         return {k: round(v / n, 1) for k, v in parts.items()}
