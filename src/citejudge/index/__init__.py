@@ -1,4 +1,9 @@
-"""The embedded index of a world: build it once, open it read-only from every worker."""
+"""The embedded index of a world: build it once, open it read-only from every worker.
+
+Exports the builder (full build, ``--fields matching``, incremental update from a newer
+snapshot) and :class:`WorldIndex` (identifier and title-key lookups, title blocks, ranked
+title retrieval). Records are zstd-compressed with a dictionary the index carries.
+"""
 
 from citejudge.index.build import (
     SCHEMA_VERSION,
