@@ -41,7 +41,7 @@ _IGNORED = ("run_id", "started_utc", "finished_utc", "status", "counts", "timing
             "repaired_tail", "config_file", "config_sha256", "judge.stats", "config.out", "config.cache_dir",
             "config.gold", "config.gold_map", "config.workers", "config.batch_size", "config.executor",
             "config.ray_address", "config.input", "config.index", "executor", "index.path", "index.meta_sha256",
-            "index.meta.built_at", "index.meta.build_seconds", "input.files.*.path", "report")
+            "index.meta.built_at", "index.meta.build_seconds", "input.files.*.path", "report", "ray")
 
 
 def _prefix(value: Any) -> str:

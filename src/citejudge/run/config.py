@@ -60,7 +60,9 @@ class RunConfig(BaseModel):
     gold: str | None = Field(default=None, description="For the report: a gold file or an input field name.")
     gold_map: str | None = Field(default=None, description="For the report: label mapping, e.g. "
                                                            "'VALID=Yes,HALLUCINATED=No'.")
-    ray_address: str | None = Field(default=None, description="Ray cluster address (default: a local Ray).")
+    ray_address: str | None = Field(
+        default=None, description="executor ray: the cluster to join, `auto` or HOST:PORT of its head (default: "
+                                  "start a local Ray). Every node opens `index` at the same path (shared storage).")
 
     @field_validator("task")
     @classmethod
