@@ -12,7 +12,9 @@ import pytest
 pytest.importorskip("ray.data")
 
 from citejudge.index import build_index
-from citejudge.run import load_config, ray_executor, read_done, run
+from citejudge.run import RunConfig, load_config, ray_executor, read_done, run
+from citejudge.run.stages import build_stages
+from citejudge.run.store import RunError, load_items
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -91,6 +93,32 @@ def test_ray_equals_local_without_model(tmp_path: Path, world: Path, items: Path
     assert len(list((tmp_path / "ray" / "shards").glob("part-*.jsonl"))) == 2
     manifest = json.loads((tmp_path / "ray" / "manifest.json").read_text())
     assert manifest["executor"] == "ray" and manifest["status"] == "finished"
+    assert manifest["ray"]["address"] is None and len(manifest["ray"]["nodes"]) == 1
+    assert 0 < manifest["timings"]["startup_s"] <= manifest["timings"]["seconds_this_session"]
+    assert "ray" not in json.loads((tmp_path / "local" / "manifest.json").read_text())
+
+
+def test_worker_without_the_index_names_node_and_path(tmp_path: Path) -> None:
+    cfg = RunConfig(task="references", input=["x.jsonl"], out=tmp_path, index=tmp_path / "missing.index",
+                    model="none", executor="ray")
+    actor = ray_executor.CheckActor(cfg)  # outside Ray: no node id, but the path and the cause
+    assert actor.worker is None and f"cannot open the index {tmp_path / 'missing.index'}" in actor.failure
+
+
+def test_ray_run_fails_when_a_worker_cannot_open_the_index(tmp_path: Path, world: Path, items: Path,
+                                                          ray_instance: None) -> None:
+    import ray
+
+    cfg = load_config(_config(tmp_path, world, items, "ray", executor="ray"))
+    todo = load_items([items])
+    # The driver sees the index; the workers are told another path (as on a node without it).
+    stages = build_stages(cfg.model_copy(update={"index": tmp_path / "not-on-this-node.index"}), tmp_path)
+    with pytest.raises(RunError) as err:
+        list(ray_executor.execute_ray(stages, todo))
+    node = ray.get_runtime_context().get_node_id()
+    assert err.value.message.startswith("Ray node ") and node[:12] in err.value.message
+    assert f"cannot open the index {tmp_path / 'not-on-this-node.index'}" in err.value.message
+    assert "shared storage" in (err.value.hint or "")
 
 
 def test_ray_resume_after_truncation(tmp_path: Path, world: Path, items: Path, ray_instance: None) -> None:

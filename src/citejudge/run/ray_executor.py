@@ -79,6 +79,8 @@ log = logging.getLogger(__name__)
 
 #: Most items per shard (Ray block and ``shards/part-<k>.jsonl`` file).
 SHARD_ITEMS = 2048
+#: Seconds to wait for the actor pools to start (a cluster without enough CPUs fails then).
+ACTOR_START_TIMEOUT_S = 600
 
 
 def _ray() -> Any:
@@ -231,6 +233,10 @@ def _dataset(ray: Any, stages: Stages, todo: list[Item | ItemError], per_shard: 
     ctx.enable_progress_bars = False
     ctx.print_on_execution_start = False
     ctx.execution_options.preserve_order = True
+    # Spread the shards over the whole pool: wait until every actor is up, then hand each one
+    # block at a time (otherwise locality sends the driver's blocks to the actors on its node).
+    ctx.wait_for_min_actors_s = ACTOR_START_TIMEOUT_S
+    ctx.max_tasks_in_flight_per_actor = 1
     ds = ds.map_batches(CheckActor, fn_constructor_args=(cfg, actors > 0), batch_size=None, batch_format="numpy",
                         compute=ray.data.ActorPoolStrategy(size=cfg.workers), num_cpus=1)
     if actors:
