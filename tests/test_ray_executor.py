@@ -12,7 +12,9 @@ import pytest
 pytest.importorskip("ray.data")
 
 from citejudge.index import build_index
-from citejudge.run import load_config, ray_executor, read_done, run
+from citejudge.run import RunConfig, load_config, ray_executor, read_done, run
+from citejudge.run.stages import build_stages
+from citejudge.run.store import RunError, load_items
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -59,8 +61,17 @@ def items(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _config(tmp: Path, world: Path, items: Path, out: str, **extra: object) -> Path:
     import yaml
 
-    cfg = {"task": "references", "input": str(items), "index": str(world), "out": out, "model": "none",
-           "workers": 2, "today_year": 2026, "batch_size": 16, **extra}
+    cfg = {
+        "task": "references",
+        "input": str(items),
+        "index": str(world),
+        "out": out,
+        "model": "none",
+        "workers": 2,
+        "today_year": 2026,
+        "batch_size": 16,
+        **extra,
+    }
     p = tmp / f"{out}.yaml"
     p.write_text(yaml.safe_dump(cfg))
     return p
@@ -81,7 +92,9 @@ def test_plan_shards() -> None:
     assert ray_executor.plan_shards(10_000, 2, shard_items=2048) == 2000
 
 
-def test_ray_equals_local_without_model(tmp_path: Path, world: Path, items: Path, ray_instance: None) -> None:
+def test_ray_equals_local_without_model(
+    tmp_path: Path, world: Path, items: Path, ray_instance: None
+) -> None:
     # The local run uses one in-process worker: forking a process that runs Ray is unsafe.
     local = run(load_config(_config(tmp_path, world, items, "local", workers=1)), quiet=True)
     ray = run(load_config(_config(tmp_path, world, items, "ray", executor="ray")), quiet=True)
@@ -91,9 +104,49 @@ def test_ray_equals_local_without_model(tmp_path: Path, world: Path, items: Path
     assert len(list((tmp_path / "ray" / "shards").glob("part-*.jsonl"))) == 2
     manifest = json.loads((tmp_path / "ray" / "manifest.json").read_text())
     assert manifest["executor"] == "ray" and manifest["status"] == "finished"
+    assert manifest["ray"]["address"] is None and len(manifest["ray"]["nodes"]) == 1
+    assert 0 < manifest["timings"]["startup_s"] <= manifest["timings"]["seconds_this_session"]
+    assert "ray" not in json.loads((tmp_path / "local" / "manifest.json").read_text())
 
 
-def test_ray_resume_after_truncation(tmp_path: Path, world: Path, items: Path, ray_instance: None) -> None:
+def test_worker_without_the_index_names_node_and_path(tmp_path: Path) -> None:
+    cfg = RunConfig(
+        task="references",
+        input=["x.jsonl"],
+        out=tmp_path,
+        index=tmp_path / "missing.index",
+        model="none",
+        executor="ray",
+    )
+    actor = ray_executor.CheckActor(cfg)  # outside Ray: no node id, but the path and the cause
+    assert (
+        actor.worker is None
+        and f"cannot open the index {tmp_path / 'missing.index'}" in actor.failure
+    )
+
+
+def test_ray_run_fails_when_a_worker_cannot_open_the_index(
+    tmp_path: Path, world: Path, items: Path, ray_instance: None
+) -> None:
+    import ray
+
+    cfg = load_config(_config(tmp_path, world, items, "ray", executor="ray"))
+    todo = load_items([items])
+    # The driver sees the index; the workers are told another path (as on a node without it).
+    stages = build_stages(
+        cfg.model_copy(update={"index": tmp_path / "not-on-this-node.index"}), tmp_path
+    )
+    with pytest.raises(RunError) as err:
+        list(ray_executor.execute_ray(stages, todo))
+    node = ray.get_runtime_context().get_node_id()
+    assert err.value.message.startswith("Ray node ") and node[:12] in err.value.message
+    assert f"cannot open the index {tmp_path / 'not-on-this-node.index'}" in err.value.message
+    assert "shared storage" in (err.value.hint or "")
+
+
+def test_ray_resume_after_truncation(
+    tmp_path: Path, world: Path, items: Path, ray_instance: None
+) -> None:
     cfg = load_config(_config(tmp_path, world, items, "ray", executor="ray"))
     run(cfg, quiet=True)
     results = tmp_path / "ray" / "results.jsonl"
@@ -106,22 +159,37 @@ def test_ray_resume_after_truncation(tmp_path: Path, world: Path, items: Path, r
     assert len(read_done(results)[0]) == 231
 
 
-def test_ray_equals_local_with_scripted_judge(tmp_path: Path, world: Path, items: Path, ray_instance: None,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    local = run(load_config(_config(tmp_path, world, items, "local", workers=1, model="scripted-demo")),
-                quiet=True)
-    run(load_config(_config(tmp_path, world, items, "driver", executor="ray", model="scripted-demo")),
-        quiet=True)
+def test_ray_equals_local_with_scripted_judge(
+    tmp_path: Path, world: Path, items: Path, ray_instance: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    local = run(
+        load_config(_config(tmp_path, world, items, "local", workers=1, model="scripted-demo")),
+        quiet=True,
+    )
+    run(
+        load_config(
+            _config(tmp_path, world, items, "driver", executor="ray", model="scripted-demo")
+        ),
+        quiet=True,
+    )
     # The GPU placement (judge actors with their own judge), here one actor on the CPU.
-    monkeypatch.setattr(ray_executor, "execute_ray", functools.partial(ray_executor.execute_ray, judge_actors=1))
-    run(load_config(_config(tmp_path, world, items, "actors", executor="ray", model="scripted-demo")),
-        quiet=True)
+    monkeypatch.setattr(
+        ray_executor, "execute_ray", functools.partial(ray_executor.execute_ray, judge_actors=1)
+    )
+    run(
+        load_config(
+            _config(tmp_path, world, items, "actors", executor="ray", model="scripted-demo")
+        ),
+        quiet=True,
+    )
     expected = _results(tmp_path, "local")
     assert local.decided_without_model < local.items - local.errors, "some items reach the judge"
     assert _results(tmp_path, "driver") == expected
     assert _results(tmp_path, "actors") == expected
     assert _shards(tmp_path, "actors") == expected
-    stats = {name: json.loads((tmp_path / name / "manifest.json").read_text())["judge"]["stats"]
-             for name in ("local", "driver", "actors")}
+    stats = {
+        name: json.loads((tmp_path / name / "manifest.json").read_text())["judge"]["stats"]
+        for name in ("local", "driver", "actors")
+    }
     assert stats["actors"]["requests"] == stats["local"]["requests"] > 0
     assert stats["driver"] == stats["local"]

@@ -81,6 +81,7 @@ _IGNORED = (
     "index.meta.build_seconds",
     "input.files.*.path",
     "report",
+    "ray",
 )
 
 

@@ -93,7 +93,9 @@ class RunConfig(BaseModel):
         default=None, description="For the report: label mapping, e.g. 'VALID=Yes,HALLUCINATED=No'."
     )
     ray_address: str | None = Field(
-        default=None, description="Ray cluster address (default: a local Ray)."
+        default=None,
+        description="executor ray: the cluster to join, `auto` or HOST:PORT of its head (default: "
+        "start a local Ray). Every node opens `index` at the same path (shared storage).",
     )
 
     @field_validator("task")

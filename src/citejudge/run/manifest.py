@@ -25,6 +25,7 @@ __all__ = [
     "IndexIdentity",
     "InputFile",
     "Inputs",
+    "RayRecord",
     "RunManifest",
     "Seeds",
     "Timings",
@@ -117,6 +118,24 @@ class Timings(BaseModel):
 
     model_config = _STRICT
     seconds_this_session: float
+    startup_s: float | None = Field(
+        default=None,
+        description="Seconds from the executor's start to the first result line: process pool or "
+        "Ray start/connection, actor pool creation, index opening, the first item (and its judge "
+        "batch). None when the session had nothing to process.",
+    )
+
+
+class RayRecord(BaseModel):
+    """``executor: ray``: the cluster the last session ran on."""
+
+    model_config = _STRICT
+    address: str | None = Field(
+        description="The configured `ray_address` (None: a local Ray started for the run)."
+    )
+    nodes: list[str] = Field(
+        description="Ids of the Ray nodes whose CPU workers returned results (sorted)."
+    )
 
 
 class Tokens(BaseModel):
@@ -128,6 +147,8 @@ class Tokens(BaseModel):
 
 
 _CHECK_ONLY = ("options", "input_sha256")
+#: Keys left out when unset (``ray`` is only there for the Ray executor).
+_OMIT_UNSET = (*_CHECK_ONLY, "ray")
 
 
 class RunManifest(BaseModel):
@@ -178,11 +199,14 @@ class RunManifest(BaseModel):
     )
     timings: Timings | None = None
     tokens: Tokens | None = None
+    ray: RayRecord | None = Field(
+        default=None, description="executor ray only: cluster address and the nodes used."
+    )
 
     @model_serializer(mode="wrap")
     def _omit_unused_check_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for key in _CHECK_ONLY:
+        for key in _OMIT_UNSET:
             if data.get(key) is None:
                 data.pop(key, None)
         return data
@@ -220,7 +244,7 @@ def input_files(shards: list[Path]) -> list[InputFile]:
 
 def manifest_schema() -> dict[str, Any]:
     """The JSON Schema of :class:`RunManifest` (the shipped ``run_manifest.json``)."""
-    # The validation-mode schema: serialisation only leaves out the check-only keys when unset.
+    # The validation-mode schema: serialisation only leaves out the unset keys of _OMIT_UNSET.
     schema = RunManifest.model_json_schema(mode="validation")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = "https://citejudge.invalid/schemas/run_manifest/1"

@@ -38,6 +38,7 @@ from citejudge.run.manifest import (
     CodeRevision,
     Counts,
     Inputs,
+    RayRecord,
     RunManifest,
     Seeds,
     Timings,
@@ -77,6 +78,7 @@ class RunSummary:
     over_budget: bool = False
     resumed_from: int = 0
     processed: int = 0
+    startup_seconds: float | None = None
 
     def count(self, spec: TaskSpec, line: dict[str, Any]) -> None:
         """Count one output line (as written): its verdict, whether it failed, whether a model was needed."""
@@ -166,14 +168,15 @@ def _manifest(
         ) from exc
 
 
-def _executor(cfg: RunConfig, shards_dir: Path | None) -> Executor:
+def _executor(cfg: RunConfig, shards_dir: Path | None, record: dict[str, Any]) -> Executor:
+    """The configured executor; the Ray one fills ``record`` (the manifest's ``ray``)."""
     if cfg.executor != "ray":
         return execute_local
 
     def on_ray(stages: Stages, todo: list[Item | ItemError]) -> Iterator[OutputLine]:
         from citejudge.run import ray_executor
 
-        return ray_executor.execute_ray(stages, todo, shards_dir)
+        return ray_executor.execute_ray(stages, todo, shards_dir, record=record)
 
     return on_ray
 
@@ -201,11 +204,16 @@ def _process(s: _Session, todo: list[Item | ItemError], summary: RunSummary) -> 
     manifest.write(s.manifest_path)
 
     spec = TASKS[cfg.task]
+    ray_record: dict[str, Any] = {}
     t0 = time.perf_counter()
     sink = s.open_sink()
     try:
         with _Progress(cfg.task, summary.items, summary.resumed_from, s.quiet) as bar:
-            for line in _executor(cfg, s.shards_dir)(stages, todo):
+            for line in _executor(cfg, s.shards_dir, ray_record)(stages, todo):
+                if (
+                    summary.startup_seconds is None
+                ):  # the executor's start-up ends with its first line
+                    summary.startup_seconds = time.perf_counter() - t0
                 d = line.to_dict()
                 sink.write(dumps_line(d))
                 summary.processed += 1
@@ -218,7 +226,12 @@ def _process(s: _Session, todo: list[Item | ItemError], summary: RunSummary) -> 
     manifest.status = "failed" if summary.over_budget else "finished"
     manifest.finished_utc = now_utc()
     manifest.counts = summary.counts()
-    manifest.timings = Timings(seconds_this_session=round(summary.seconds, 3))
+    manifest.timings = Timings(
+        seconds_this_session=round(summary.seconds, 3),
+        startup_s=None if summary.startup_seconds is None else round(summary.startup_seconds, 3),
+    )
+    if ray_record:
+        manifest.ray = RayRecord(**ray_record)
     judge = stages.judge
     if judge is not None and manifest.judge is not None:
         manifest.judge = {**manifest.judge, "stats": dict(judge.stats)}
@@ -293,6 +306,13 @@ class _Progress:
             self.last_log = now
 
 
+def _startup(summary: RunSummary) -> str:
+    """``, start-up Xs`` for the summary line: the time until the executor's first result."""
+    if summary.startup_seconds is None:
+        return ""
+    return f", start-up {summary.startup_seconds:.2f}s"
+
+
 def _stderr() -> Any:
     from rich.console import Console
 
@@ -354,8 +374,8 @@ def run_check(cfg: RunConfig, *, quiet: bool = False) -> RunSummary:
         rate = summary.items / summary.seconds if summary.seconds > 0 else 0.0
         console = _stderr()
         console.print(
-            f"{cfg.task}: {summary.items} items in {summary.seconds:.2f}s ({rate:,.0f}/s); {parts}; "
-            f"errors {summary.errors}"
+            f"{cfg.task}: {summary.items} items in {summary.seconds:.2f}s ({rate:,.0f}/s){_startup(summary)}; "
+            f"{parts}; errors {summary.errors}"
             + (" [red](over the error budget)[/red]" if summary.over_budget else "")
         )
         if out is not None:
@@ -454,8 +474,8 @@ def _run_locked(
     if not quiet:
         _stderr().print(
             f"{cfg.task}: {summary.items} items ({summary.resumed_from} from before, "
-            f"{summary.processed} now); errors {summary.errors}; decided without a model "
-            f"{summary.decided_without_model}; results in {results_path}"
+            f"{summary.processed} now{_startup(summary)}); errors {summary.errors}; decided without "
+            f"a model {summary.decided_without_model}; results in {results_path}"
         )
     _write_report(out, cfg)
     return summary

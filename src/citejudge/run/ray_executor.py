@@ -44,8 +44,15 @@ Design
   already running (a cluster connection, a test fixture) is left alone. Ray 2.x binds its
   internal gRPC ports on all interfaces and rewrites 127.0.0.1 to the node's address; there is
   no supported option to keep a local instance on loopback (Ray's token authentication is on).
-* **Cluster use**: every node needs the same ``citejudge`` installation and the index at the
-  same path (copied once per node); items travel through Ray's object store.
+* **Cluster use**: ``ray_address`` (``auto`` or ``HOST:PORT``) joins a running cluster
+  (``ray start --head`` / ``ray start --address=...``; the driver needs the cluster's auth token,
+  e.g. ``RAY_AUTH_TOKEN``). Every node needs the same ``citejudge`` installation, and each
+  :class:`CheckActor` opens the index itself, at the configured path: put the index on shared
+  storage or copy it to the same path on every node. An actor that cannot start (e.g. cannot
+  open the index) fails the whole run with one :class:`~citejudge.run.store.RunError` naming
+  its node and the index path. Items travel through Ray's object store. The ``record`` dict of
+  :func:`execute_ray` receives the address and the ids of the nodes that ran the CPU workers
+  (the manifest's ``ray`` record).
 """
 
 from __future__ import annotations
@@ -63,14 +70,25 @@ from citejudge.errors import ConfigError, MissingDependencyError
 from citejudge.io import Item, ItemError, OutputLine, dumps_line
 from citejudge.run.config import RunConfig
 from citejudge.run.stages import JudgeBuilder, Stages, TaskWorker, judge_lines
+from citejudge.run.store import RunError
 from citejudge.tasks.protocol import load_task
 
-__all__ = ["SHARD_ITEMS", "CheckActor", "JudgeActor", "execute_ray", "init_ray", "plan_shards"]
+__all__ = [
+    "SHARD_ITEMS",
+    "CheckActor",
+    "JudgeActor",
+    "execute_ray",
+    "init_ray",
+    "plan_shards",
+    "setup_failure",
+]
 
 log = logging.getLogger(__name__)
 
 #: Most items per shard (Ray block and ``shards/part-<k>.jsonl`` file).
 SHARD_ITEMS = 2048
+#: Seconds to wait for the actor pools to start (a cluster without enough CPUs fails then).
+ACTOR_START_TIMEOUT_S = 600
 
 
 def _ray() -> Any:
@@ -78,8 +96,9 @@ def _ray() -> Any:
         import ray
         import ray.data  # Ray Data must be importable too
     except ImportError as exc:
-        raise MissingDependencyError("executor 'ray' needs Ray Data, which is not installed",
-                                     hint="pip install -e '.[ray]'") from exc
+        raise MissingDependencyError(
+            "executor 'ray' needs Ray Data, which is not installed", hint="pip install -e '.[ray]'"
+        ) from exc
     return ray
 
 
@@ -92,8 +111,12 @@ def init_ray(address: str | None, num_cpus: int) -> bool:
     if ray.is_initialized():
         return False
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"  # never report usage: citejudge runs offline
-    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "ignore_reinit_error": True,
-                              "logging_level": logging.WARNING}
+    kwargs: dict[str, Any] = {
+        "include_dashboard": False,
+        "log_to_driver": False,
+        "ignore_reinit_error": True,
+        "logging_level": logging.WARNING,
+    }
     if address:
         ray.init(address=address, **kwargs)
     else:  # the node address is loopback, but Ray's own services (GCS, raylet, workers) still
@@ -110,20 +133,60 @@ def plan_shards(n: int, workers: int, shard_items: int = SHARD_ITEMS) -> int:
     return math.ceil(n / shards)
 
 
+def _this_node() -> tuple[str, str]:
+    """(node id, node IP address) of the Ray node this process runs on ("" outside Ray)."""
+    ray = _ray()
+    if not ray.is_initialized():
+        return "", ""
+    return ray.get_runtime_context().get_node_id(), ray.util.get_node_ip_address()
+
+
+def setup_failure(cfg: RunConfig, node_id: str, node_ip: str, exc: Exception) -> str:
+    """The one-line message of a CPU worker that could not start on a node."""
+    where = f"Ray node {node_ip or '?'} ({node_id[:12] or 'unknown id'})"
+    what = (
+        f"cannot open the index {cfg.index}"
+        if cfg.index is not None
+        else f"cannot start the {cfg.task} worker"
+    )
+    return f"{where}: {what}: {type(exc).__name__}: {exc}"
+
+
 class CheckActor:
-    """Ray Data callable class: the deterministic stage, built once per actor."""
+    """Ray Data callable class: the deterministic stage, built once per actor.
+
+    An actor whose worker cannot be built (e.g. the index path is not readable on its node)
+    does not raise: it answers every block with that failure (``setup_error``), which the
+    driver turns into one run error, rather than a Ray traceback.
+    """
 
     def __init__(self, cfg: RunConfig, keep_items: bool = False) -> None:
-        self.worker = TaskWorker(cfg)
+        self.node_id, node_ip = _this_node()
         self.keep_items = keep_items
+        self.worker: TaskWorker | None = None
+        self.failure = ""
+        try:
+            self.worker = TaskWorker(cfg)
+        except Exception as exc:
+            self.failure = setup_failure(cfg, self.node_id, node_ip, exc)
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
         """Rows with pickled items in, rows with pickled output lines (and the items if kept) out."""
         lines: list[bytes] = []
         for payload in batch["payload"]:
+            if self.worker is None:
+                lines.append(b"")
+                continue
             it: Item | ItemError = pickle.loads(payload)
             lines.append(pickle.dumps(self.worker(it), protocol=pickle.HIGHEST_PROTOCOL))
-        out = {"position": batch["position"], "shard": batch["shard"], "line": lines}
+        n = len(lines)
+        out = {
+            "position": batch["position"],
+            "shard": batch["shard"],
+            "line": lines,
+            "node": [self.node_id] * n,
+            "setup_error": [self.failure] * n,
+        }
         if self.keep_items:  # a judge actor follows and needs the items
             out["payload"] = batch["payload"]
         return out
@@ -142,14 +205,25 @@ class JudgeActor:
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
         """Deterministic lines in, judged lines (and this block's judge statistics) out."""
+        passed = {
+            "position": batch["position"],
+            "shard": batch["shard"],
+            "node": batch["node"],
+            "setup_error": batch["setup_error"],
+        }
+        if any(batch["setup_error"]):  # the CPU worker failed: nothing to judge
+            return {**passed, "line": batch["line"], "stats": [b""] * len(batch["line"])}
         items = [pickle.loads(p) for p in batch["payload"]]
         lines = [pickle.loads(b) for b in batch["line"]]
         before = dict(self._stats())
         judged = list(judge_lines(iter(lines), items, self.stage, self.batch_size))
         delta = {k: v - before.get(k, 0) for k, v in self._stats().items()}
         stats = [pickle.dumps(delta)] + [b""] * (len(judged) - 1)
-        return {"position": batch["position"], "shard": batch["shard"],
-                "line": [pickle.dumps(ln, protocol=pickle.HIGHEST_PROTOCOL) for ln in judged], "stats": stats}
+        return {
+            **passed,
+            "line": [pickle.dumps(ln, protocol=pickle.HIGHEST_PROTOCOL) for ln in judged],
+            "stats": stats,
+        }
 
 
 def _card_needs_gpu(model: str | None) -> bool:
@@ -169,18 +243,28 @@ def _judge_actor_count(ray: Any, stages: Stages, judge_actors: int | None) -> in
         return 0
     gpus = int(ray.cluster_resources().get("GPU", 0))
     if gpus == 0:
-        log.warning("model card %s needs a GPU but the Ray cluster has none; judging in the driver",
-                    stages.cfg.model)
+        log.warning(
+            "model card %s needs a GPU but the Ray cluster has none; judging in the driver",
+            stages.cfg.model,
+        )
     return gpus
 
 
 def _rows(todo: list[Item | ItemError], per_shard: int) -> list[dict[str, Any]]:
-    return [{"position": i, "shard": i // per_shard, "id": it.id,
-             "payload": pickle.dumps(it, protocol=pickle.HIGHEST_PROTOCOL)} for i, it in enumerate(todo)]
+    return [
+        {
+            "position": i,
+            "shard": i // per_shard,
+            "id": it.id,
+            "payload": pickle.dumps(it, protocol=pickle.HIGHEST_PROTOCOL),
+        }
+        for i, it in enumerate(todo)
+    ]
 
 
-def _dataset(ray: Any, stages: Stages, todo: list[Item | ItemError], per_shard: int, actors: int,
-             gpu: bool) -> Any:
+def _dataset(
+    ray: Any, stages: Stages, todo: list[Item | ItemError], per_shard: int, actors: int, gpu: bool
+) -> Any:
     cfg = stages.cfg
     n_shards = math.ceil(len(todo) / per_shard)
     ds = ray.data.from_items(_rows(todo, per_shard), override_num_blocks=n_shards)
@@ -188,21 +272,52 @@ def _dataset(ray: Any, stages: Stages, todo: list[Item | ItemError], per_shard: 
     ctx.enable_progress_bars = False
     ctx.print_on_execution_start = False
     ctx.execution_options.preserve_order = True
-    ds = ds.map_batches(CheckActor, fn_constructor_args=(cfg, actors > 0), batch_size=None, batch_format="numpy",
-                        compute=ray.data.ActorPoolStrategy(size=cfg.workers), num_cpus=1)
+    # Spread the shards over the whole pool: wait until every actor is up, then hand each one
+    # block at a time (otherwise locality sends the driver's blocks to the actors on its node).
+    ctx.wait_for_min_actors_s = ACTOR_START_TIMEOUT_S
+    ctx.max_tasks_in_flight_per_actor = 1
+    ds = ds.map_batches(
+        CheckActor,
+        fn_constructor_args=(cfg, actors > 0),
+        batch_size=None,
+        batch_format="numpy",
+        compute=ray.data.ActorPoolStrategy(size=cfg.workers),
+        num_cpus=1,
+    )
     if actors:
         resources: dict[str, Any] = {"num_gpus": 1, "num_cpus": 1} if gpu else {"num_cpus": 1}
-        ds = ds.map_batches(JudgeActor, fn_constructor_args=(cfg, stages.judge_builder.unbuilt()),
-                            batch_size=None, batch_format="numpy",
-                            compute=ray.data.ActorPoolStrategy(size=actors), **resources)
+        ds = ds.map_batches(
+            JudgeActor,
+            fn_constructor_args=(cfg, stages.judge_builder.unbuilt()),
+            batch_size=None,
+            batch_format="numpy",
+            compute=ray.data.ActorPoolStrategy(size=actors),
+            **resources,
+        )
     return ds
 
 
-def _ordered(ds: Any, n: int, stats: dict[str, int] | None) -> Iterator[OutputLine]:
-    """Output lines in input order, whatever order blocks arrive in; sums judge statistics into ``stats``."""
+def _ordered(
+    ds: Any, n: int, stats: dict[str, int] | None, nodes: set[str], index: Path | None
+) -> Iterator[OutputLine]:
+    """Output lines in input order, whatever order blocks arrive in.
+
+    Sums judge statistics into ``stats`` and collects the ids of the nodes that ran the CPU
+    workers into ``nodes``; a worker that could not start fails the run (:class:`RunError`).
+    """
     pending: dict[int, bytes] = {}
     nxt = 0
     for batch in ds.iter_batches(batch_size=None, batch_format="numpy"):
+        failed = next((str(e) for e in batch["setup_error"] if e), "")
+        if failed:
+            hint = (
+                f"every Ray node opens the index {index} itself: put it on shared storage or copy it "
+                "to the same path on each node"
+                if index is not None
+                else "every Ray node needs the same citejudge installation"
+            )
+            raise RunError(failed, hint=hint)
+        nodes.update(str(x) for x in batch["node"] if x)
         for pos, blob in zip(batch["position"], batch["line"], strict=True):
             pending[int(pos)] = blob
         if stats is not None:
@@ -244,13 +359,21 @@ class _ShardWriter:
             self.buf = []
 
 
-def execute_ray(stages: Stages, todo: list[Item | ItemError], shards_dir: Path | None = None,
-                *, judge_actors: int | None = None) -> Iterator[OutputLine]:
+def execute_ray(
+    stages: Stages,
+    todo: list[Item | ItemError],
+    shards_dir: Path | None = None,
+    *,
+    judge_actors: int | None = None,
+    record: dict[str, Any] | None = None,
+) -> Iterator[OutputLine]:
     """Output lines for ``todo`` in input order, computed on Ray (see the module docstring).
 
     ``shards_dir`` receives ``part-<k>.jsonl`` per shard (None: no shard files).
     ``judge_actors`` overrides where the judged stage runs: None = by the model card (one actor
     per GPU for GPU cards, else the driver), 0 = the driver, N = N judge actors.
+    ``record`` (if given) receives ``address`` (``cfg.ray_address``) and ``nodes`` (sorted ids of
+    the Ray nodes whose CPU workers returned lines), updated as blocks arrive.
     """
     cfg = stages.cfg
     if cfg.executor != "ray":
@@ -265,16 +388,27 @@ def execute_ray(stages: Stages, todo: list[Item | ItemError], shards_dir: Path |
         actors = _judge_actor_count(ray, stages, judge_actors)
         gpu = actors > 0 and judge_actors is None
         ds = _dataset(ray, stages, todo, per_shard, actors, gpu)
-        log.info("ray: %d items in %d shard(s) of <= %d, %d CPU worker(s), judge in %s", n,
-                 math.ceil(n / per_shard), per_shard, cfg.workers, f"{actors} actor(s)" if actors else "the driver")
+        log.info(
+            "ray: %d items in %d shard(s) of <= %d, %d CPU worker(s), judge in %s",
+            n,
+            math.ceil(n / per_shard),
+            per_shard,
+            cfg.workers,
+            f"{actors} actor(s)" if actors else "the driver",
+        )
         shards = _ShardWriter(shards_dir, per_shard, n)
         stats = stages.judge.stats if (actors and stages.judge is not None) else None
-        lines = _ordered(ds, n, stats)
+        nodes: set[str] = set()
+        lines = _ordered(ds, n, stats, nodes, cfg.index)
         if stages.judged is not None and not actors:
             lines = judge_lines(lines, todo, stages.judged, cfg.batch_size)
         for line in lines:
             shards.add(line)
+            if record is not None and len(nodes) != len(record.get("nodes", ())):
+                record.update(address=cfg.ray_address, nodes=sorted(nodes))
             yield line
+        if record is not None:
+            record.update(address=cfg.ray_address, nodes=sorted(nodes))
     finally:
         if started:
             ray.shutdown()
