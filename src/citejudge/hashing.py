@@ -32,31 +32,19 @@ def file_sha256(path: Path, chunk: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
+def _git(here: Path, *args: str) -> str:
+    out = subprocess.run(
+        ["git", *args], cwd=here, capture_output=True, text=True, timeout=5, check=False
+    )
+    return out.stdout.strip()
+
+
 def code_revision() -> dict[str, Any]:
     """The git commit of the citejudge checkout and whether it has uncommitted changes."""
     here = Path(__file__).resolve().parent
     try:
-        commit = (
-            subprocess.run(
-                ["git", "rev-parse", "HEAD"],
-                cwd=here,
-                capture_output=True,
-                text=True,
-                timeout=5,
-                check=False,
-            ).stdout.strip()
-            or None
-        )
-        dirty = bool(
-            subprocess.run(
-                ["git", "status", "--porcelain", "--untracked-files=no"],
-                cwd=here,
-                capture_output=True,
-                text=True,
-                timeout=5,
-                check=False,
-            ).stdout.strip()
-        )
+        commit = _git(here, "rev-parse", "HEAD") or None
+        dirty = bool(_git(here, "status", "--porcelain", "--untracked-files=no"))
     except (OSError, subprocess.SubprocessError):
         return {"commit": None, "dirty": None}
     return {"commit": commit, "dirty": dirty if commit else None}

@@ -77,6 +77,20 @@ class OutputLine:
         }
 
 
+def input_error(
+    item: Item, task: str, message: str, field: str | None, details: dict[str, Any] | None = None
+) -> OutputLine:
+    """The line of an item whose input is wrong: no result, and an error naming file, line, field."""
+    error = {
+        "kind": "input",
+        "message": message,
+        "field": field,
+        "file": item.file,
+        "line": item.line,
+    }
+    return OutputLine(item.id, task, None, {} if details is None else details, error)
+
+
 def dumps_line(obj: dict[str, Any]) -> bytes:
     """Canonical JSON line (UTF-8, newline-terminated); deterministic for equal inputs."""
     return orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)

@@ -113,3 +113,15 @@ class CitedWork(msgspec.Struct, omit_defaults=True):
     #: identifiers the citation states but that cannot be read as one (kind, text as written):
     #: a mismatch, never ignored ("10.1016jcell.2019.01.001" lost its slash)
     bad_ids: list[tuple[str, str]] = msgspec.field(default_factory=list)
+
+    def states_work(self) -> bool:
+        """True when the citation names a work at all: an identifier, a title or an author."""
+        return bool(
+            self.doi
+            or self.arxiv
+            or self.pmid
+            or self.pmcid
+            or self.openalex
+            or self.title
+            or self.authors
+        )

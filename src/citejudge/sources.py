@@ -326,15 +326,7 @@ def resolve_source(source: str | None, world: WorldLookup | None) -> SourceResol
     cited, kind, shown = _cited_from_source(source)
     named = cited.title
     urls = list(cited.urls)
-    stated = bool(
-        cited.doi
-        or cited.arxiv
-        or cited.pmid
-        or cited.pmcid
-        or cited.openalex
-        or cited.title
-        or cited.authors
-    )
+    stated = cited.states_work()
     if not stated:
         status = "not_found" if urls else "nothing_stated"
         msg = "no identifier or title could be read from the source"

@@ -429,15 +429,7 @@ def resolve(cited: CitedWork, world: WorldLookup) -> Resolution:
     """Find the one record ``cited`` refers to, or say why there is none."""
     ids_from_urls(cited)
     res = Resolution(status="not_found")
-    stated = bool(
-        cited.doi
-        or cited.arxiv
-        or cited.pmid
-        or cited.pmcid
-        or cited.openalex
-        or cited.title
-        or cited.authors
-    )
+    stated = cited.states_work()
     if not stated:
         res.status = "nothing_stated"
         res.message = "the citation states no identifier, title or author to look up"

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from citejudge.io import Item, OutputLine
+from citejudge.io import Item, OutputLine, input_error
 from citejudge.judge.core import Judge
 from citejudge.judge.decide import SupportDecider, SupportDecision, SupportQuestion
 from citejudge.judge.deciders import SupportForm, support_decider
@@ -577,19 +577,7 @@ class CitationEvalTask:
                 )
             cits = parse_citations(data.get("citations"))
         except _InputProblem as exc:
-            return OutputLine(
-                item.id,
-                TASK,
-                None,
-                details,
-                {
-                    "kind": "input",
-                    "message": str(exc),
-                    "field": exc.field_name,
-                    "file": item.file,
-                    "line": item.line,
-                },
-            )
+            return input_error(item, TASK, str(exc), exc.field_name, details)
         states: list[dict[str, Any]] = []
         resolved = [resolve_source(c.source, self.world) for c in cits]
         texts = (

@@ -49,7 +49,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from citejudge.io import Item, OutputLine
+from citejudge.io import Item, OutputLine, input_error
 from citejudge.judge.decide import SupportDecider, SupportQuestion
 from citejudge.judge.deciders import SupportForm, support_decider
 from citejudge.judge.prompts import render, template_sha256
@@ -572,19 +572,7 @@ def audit_item(item: Item) -> OutputLine:
     try:
         analysis = analyse(item.data)
     except InputProblem as exc:
-        return OutputLine(
-            item.id,
-            TASK,
-            None,
-            {},
-            {
-                "kind": "input",
-                "message": str(exc),
-                "field": exc.field,
-                "file": item.file,
-                "line": item.line,
-            },
-        )
+        return input_error(item, TASK, str(exc), exc.field)
     details: dict[str, Any] = {"rag": analysis, "judged": False}
     return OutputLine(item.id, TASK, compose(analysis, None, None), details, None)
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError, model_validator
 
-from citejudge.io import Item, OutputLine
+from citejudge.io import Item, OutputLine, input_error
 from citejudge.judge.core import Judge
 from citejudge.judge.prompts import render
 from citejudge.judge.schemas import AbstentionJudgement
@@ -309,35 +309,17 @@ class ReferencesTask:
         if extra:
             details["input_extra"] = extra
         if claim is not None and not isinstance(claim, str):
-            return OutputLine(
-                item.id,
+            return input_error(
+                item,
                 TASK,
-                None,
+                f"'claim' must be a string, got {type(claim).__name__}",
+                "claim",
                 details,
-                {
-                    "kind": "input",
-                    "message": f"'claim' must be a string, got {type(claim).__name__}",
-                    "field": "claim",
-                    "file": item.file,
-                    "line": item.line,
-                },
             )
 
         bad = item_type_error(data)
         if bad is not None:
-            return OutputLine(
-                item.id,
-                TASK,
-                None,
-                details,
-                {
-                    "kind": "input",
-                    "message": bad[1],
-                    "field": bad[0],
-                    "file": item.file,
-                    "line": item.line,
-                },
-            )
+            return input_error(item, TASK, bad[1], bad[0], details)
         abst = detect_abstention(claim)
         details["abstention_check"] = {"status": abst.status, "phrase": abst.phrase}
         if abst.status == "yes":
@@ -346,18 +328,12 @@ class ReferencesTask:
         primary, meta = parse_item_citation(data)
         cited, conflicts = merge_citations(primary, meta)
         if cited is None:
-            return OutputLine(
-                item.id,
+            return input_error(
+                item,
                 TASK,
-                None,
+                "the item has neither 'full_citation' nor 'metadata'",
+                "full_citation",
                 details,
-                {
-                    "kind": "input",
-                    "message": "the item has neither 'full_citation' nor 'metadata'",
-                    "field": "full_citation",
-                    "file": item.file,
-                    "line": item.line,
-                },
             )
         details["cited"] = _cited_summary(cited)
         verdict = check_citation(
@@ -413,8 +389,10 @@ def _cited_summary(c: CitedWork) -> dict[str, Any]:
 
 
 NO_TEXT = "N/A. Cannot verify content: no abstract or full text of {wid} is available offline."
-NO_TEXT_INDEX = ("N/A. Cannot verify content: the index was built with --fields matching (it holds no "
-                 "abstracts) and no full text of {wid} is available offline.")
+NO_TEXT_INDEX = (
+    "N/A. Cannot verify content: the index was built with --fields matching (it holds no "
+    "abstracts) and no full text of {wid} is available offline."
+)
 NO_CLAIM = "N/A. The item states no claim about the work's content."
 
 
@@ -469,7 +447,9 @@ class ContentStage:
             evidence = find_evidence(work, self.fulltext_dir) if work else None
             if work is None or evidence is None:
                 text_less = not getattr(self.world, "has_text", True)
-                ln.result["content_grounding"] = (NO_TEXT_INDEX if text_less else NO_TEXT).format(wid=wid)
+                ln.result["content_grounding"] = (NO_TEXT_INDEX if text_less else NO_TEXT).format(
+                    wid=wid
+                )
                 ln.result["verification_error"] = "Yes"
                 ln.details["content"] = {"evidence": None}
                 continue
