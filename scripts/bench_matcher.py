@@ -78,30 +78,25 @@ def _items(ix: WorldIndex, n: int, seed: int) -> tuple[list[dict[str, Any]], ...
     return with_id, title_only, noisy_title
 
 
+def run_check(
+    items: list[dict[str, Any]], index: Path, tmp: Path, name: str, workers: int
+) -> tuple[float, list[dict[str, Any]], int]:
+    """``check references --no-llm`` on ``items``: wall seconds, output lines, exit code."""
+    inp, out = tmp / f"{name}.jsonl", tmp / f"{name}.out.jsonl"
+    inp.write_bytes(b"".join(orjson.dumps(x, default=str) + b"\n" for x in items))
+    argv = ["check", "references", str(inp), "--index", str(index), "--out", str(out)]
+    argv += ["--no-llm", "--workers", str(workers), "-q"]
+    t0 = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = cli_main(argv)
+    secs = time.perf_counter() - t0
+    return secs, [orjson.loads(x) for x in out.read_bytes().splitlines()], code
+
+
 def _check(
     items: list[dict[str, Any]], index: Path, tmp: Path, name: str, workers: int
 ) -> dict[str, Any]:
-    inp, out = tmp / f"{name}.jsonl", tmp / f"{name}.out.jsonl"
-    inp.write_bytes(b"".join(orjson.dumps(x, default=str) + b"\n" for x in items))
-    t0 = time.perf_counter()
-    with contextlib.redirect_stdout(io.StringIO()):
-        code = cli_main(
-            [
-                "check",
-                "references",
-                str(inp),
-                "--index",
-                str(index),
-                "--out",
-                str(out),
-                "--no-llm",
-                "--workers",
-                str(workers),
-                "-q",
-            ]
-        )
-    secs = time.perf_counter() - t0
-    lines = [orjson.loads(x) for x in out.read_bytes().splitlines()]
+    secs, lines, code = run_check(items, index, tmp, name, workers)
     yes = sum(
         1 for x in lines if x["result"] and x["result"]["reference_grounding"].startswith("Yes")
     )

@@ -26,26 +26,20 @@ for the whole OpenAlex (470M works).
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import math
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from citejudge.cli import main as cli_main
 from citejudge.index import WorldIndex
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_matcher import _items
+from bench_matcher import _items, run_check
 from make_synthetic_snapshot import make_snapshot
 
 OPENALEX_WORKS = 470_000_000
@@ -81,31 +75,6 @@ def build(snap: Path, index: Path, workers: int, fields: str) -> dict[str, Any]:
     return res
 
 
-def _check(
-    items: list[dict[str, Any]], index: Path, tmp: Path, name: str, workers: int
-) -> tuple[float, list[Any]]:
-    inp, out = tmp / f"{name}.jsonl", tmp / f"{name}.out.jsonl"
-    inp.write_bytes(b"".join(orjson.dumps(x, default=str) + b"\n" for x in items))
-    t0 = time.perf_counter()
-    with contextlib.redirect_stdout(io.StringIO()):
-        cli_main(
-            [
-                "check",
-                "references",
-                str(inp),
-                "--index",
-                str(index),
-                "--out",
-                str(out),
-                "--no-llm",
-                "--workers",
-                str(workers),
-                "-q",
-            ]
-        )
-    return time.perf_counter() - t0, [orjson.loads(x) for x in out.read_bytes().splitlines()]
-
-
 def stage_counts(index: Path, lines: list[Any]) -> dict[str, int]:
     """How each reference was found; title searches split by the retrieval stage that answered."""
     counts: Counter[str] = Counter()
@@ -129,8 +98,8 @@ def query(
     """refs/s per kind (start-up taken off) with stage counts."""
     out: dict[str, Any] = {}
     for kind, items in kinds.items():
-        startup, _ = _check(items[:warm], index, tmp, f"{kind}-warm", workers)
-        secs, lines = _check(items, index, tmp, kind, workers)
+        startup, _, _ = run_check(items[:warm], index, tmp, f"{kind}-warm", workers)
+        secs, lines, _ = run_check(items, index, tmp, kind, workers)
         work = max(secs - startup, 1e-6)
         yes = sum(
             1

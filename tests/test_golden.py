@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from citejudge.cli import main
+from conftest import index_demo
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN = REPO / "tests" / "golden"
@@ -28,19 +29,7 @@ CASES = [
 @pytest.fixture(scope="module")
 def demo_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     index = tmp_path_factory.mktemp("golden") / "world.index"
-    assert (
-        main(
-            [
-                "index",
-                "build",
-                str(REPO / "demo" / "world" / "works.jsonl"),
-                "--index",
-                str(index),
-                "-q",
-            ]
-        )
-        == 0
-    )
+    assert index_demo(index) == 0
     return index
 
 

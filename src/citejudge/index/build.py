@@ -131,8 +131,13 @@ def tantivy_schema() -> tantivy.Schema:
     return sb.build()
 
 
-def work_keys(work: Work, folded_title: str | None = None) -> tuple[str, ...]:
-    """Every lookup key of ``work``: ids of the record and of its versions, title key, title blocks."""
+def work_keys(
+    work: Work, folded_title: str | None = None, *, blocks: bool = True
+) -> tuple[str, ...]:
+    """Every lookup key of ``work``: ids of the record and of its versions, title key, title blocks.
+
+    ``blocks=False`` leaves the title blocks out (a reader confirming an exact key needs none).
+    """
     keys: list[str] = []
     versions = work.versions
     dois = [work.doi, *[v.doi for v in versions]] if versions else [work.doi]
@@ -161,7 +166,8 @@ def work_keys(work: Work, folded_title: str | None = None) -> tuple[str, ...]:
     tkey = folded_title.replace(" ", "")
     if tkey:
         keys.append("t:" + tkey)
-        keys.extend(title_blocks(folded_title))
+        if blocks:
+            keys.extend(title_blocks(folded_title))
     return tuple(keys)
 
 

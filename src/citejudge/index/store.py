@@ -205,7 +205,7 @@ class WorldIndex:
         ).fetchall()
         works = [self.decode(r[1]) for r in rows]
         # keys are stored as 64-bit hashes: the record itself confirms the key
-        return [w for w in works if key in work_keys(w)]
+        return [w for w in works if key in work_keys(w, blocks=False)]
 
     def _by(self, prefix: str, norm: Callable[[Any], str | None], value: Any) -> list[Work]:
         canon = norm(value)
