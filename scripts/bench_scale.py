@@ -153,6 +153,12 @@ def main() -> int:
     ap.add_argument(
         "--tmp", type=Path, default=None, help="scratch folder (default: a new temporary one)"
     )
+    ap.add_argument(
+        "--snapshots",
+        type=Path,
+        default=None,
+        help="keep the synthetic snapshots here (snap-SIZE-sSEED) and reuse those already made",
+    )
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     matching_at = {int(s) for s in args.matching_at.split(",") if s}
@@ -162,13 +168,17 @@ def main() -> int:
         for n in sizes:
             print(f"[{n:,} works] snapshot", file=sys.stderr, flush=True)
             snap, index = tmp / f"snap-{n}", tmp / f"index-{n}"
-            make_snapshot(snap, n, seed=args.seed, workers=args.workers)
+            if args.snapshots is not None:
+                snap = args.snapshots / f"snap-{n}-s{args.seed}"
+            if not (snap / "data" / "works" / "manifest").is_file():
+                make_snapshot(snap, n, seed=args.seed, workers=args.workers)
             print(f"[{n:,} works] build", file=sys.stderr, flush=True)
             row: dict[str, Any] = {"size": n, "build": build(snap, index, args.workers, "all")}
             if n in matching_at:
                 row["build_matching"] = build(snap, tmp / f"index-{n}-m", args.workers, "matching")
                 shutil.rmtree(tmp / f"index-{n}-m")
-            shutil.rmtree(snap)
+            if args.snapshots is None:
+                shutil.rmtree(snap)
             rows.append(row)
             print(json.dumps(row), file=sys.stderr, flush=True)
         # queries after every build, round-robin over the sizes, so that a burst of other load

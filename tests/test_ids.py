@@ -91,3 +91,24 @@ def test_real_dois_are_left_alone(doi: str) -> None:
 def test_strip_landing_suffix_is_idempotent(doi: str) -> None:
     once = strip_landing_suffix(doi)
     assert strip_landing_suffix(once) == once
+
+
+def _strip_by_rules_only(doi: str) -> str:
+    """strip_landing_suffix without its shortcut for DOIs no tail can end (the reference)."""
+    from citejudge import ids
+
+    s = ids._URL_TAIL.sub("", doi) if ("?" in doi or "#" in doi or "&type=" in doi) else doi
+    for _ in range(2):
+        s = ids._LANDING_TAIL.sub("", s)
+        s = ids._RXIV_VERSION.sub(r"\1", s)
+    return s
+
+
+@given(
+    st.from_regex(
+        r"10\.(1101|\d{4,6})/[a-z0-9.\-+]{1,20}(/full|/pdf|\.pdf|/abstract|v\d|\.full\.pdf|/figures-only|\?x=1|&type=printable)?[0-9a-z]?",
+        fullmatch=True,
+    )
+)
+def test_strip_landing_suffix_shortcut_agrees_with_the_rules(doi: str) -> None:
+    assert strip_landing_suffix(doi) == _strip_by_rules_only(doi)

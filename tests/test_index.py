@@ -398,7 +398,7 @@ def _dump_index(path: Path) -> dict[str, list[tuple[object, ...]]]:
     db = sqlite3.connect(str(path / "works.sqlite"))
     out = {
         "works": db.execute("SELECT rowid, id, data FROM works ORDER BY rowid").fetchall(),
-        "lookup": db.execute("SELECT h, seq FROM lookup ORDER BY h, seq").fetchall(),
+        "lookup": [((path / "lookup.u64").read_bytes(),)],
         "redirects": db.execute("SELECT id, target, source FROM redirects ORDER BY id").fetchall(),
         "schema": db.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall(),
     }

@@ -1,8 +1,8 @@
 """Title blocks: the flat-cost retrieval stage changes no verdict.
 
 A noisy title (typos, a dropped or added word, case noise) is answered from the works sharing
-its first or last three content words when one of them is close enough, before any ranked
-query. On a synthetic world (template titles, Zipf-skewed rare terms, near-duplicate titles),
+one of its blocks (windows of three content words at both ends; leave-one-out keys of short
+titles) when one of them is close enough, before any ranked query. On a synthetic world (template titles, Zipf-skewed rare terms, near-duplicate titles),
 every citation must get the same result, match and field checks with the stage as without it.
 """
 
@@ -39,11 +39,34 @@ def _script(name: str) -> ModuleType:
 
 
 def test_blocks_of_a_title() -> None:
+    # six content words: two windows at each end
     assert title_blocks("the role of brca1 in dna repair of human cells") == (
-        "P:role brca1 dna",
-        "S:repair human cells",
+        "B:brca1 dna repair",
+        "B:dna repair human",
+        "B:repair human cells",
+        "B:role brca1 dna",
+    )
+    # four: windows, and the title without each of its words
+    assert title_blocks("graph neural networks explained") == (
+        "B:graph networks explained",
+        "B:graph neural explained",
+        "B:graph neural networks",
+        "B:graph neural networks explained",
+        "B:neural networks explained",
     )
     assert title_blocks("deep learning") == ()  # fewer than three content words
+
+
+@pytest.mark.parametrize(
+    "noisy",
+    [
+        "graph neural netwroks explained",  # a typo
+        "graph networks explained",  # a word dropped
+        "graph neural networks simply explained",  # a word added
+    ],
+)
+def test_one_edit_of_a_short_title_keeps_a_block(noisy: str) -> None:
+    assert set(title_blocks(noisy)) & set(title_blocks("graph neural networks explained"))
 
 
 @pytest.fixture(scope="module")

@@ -157,7 +157,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     """``citejudge run --config FILE [--resume]``."""
     from citejudge.run import load_config, run
 
-    cfg = load_config(Path(args.config), model=args.model, out=args.out, ray_address=args.ray_address)
+    cfg = load_config(
+        Path(args.config), model=args.model, out=args.out, ray_address=args.ray_address
+    )
     summary = run(cfg, resume=args.resume, quiet=args.quiet, config_path=Path(args.config))
     print(
         json.dumps({"out": str(cfg.out), **summary.to_dict(), "over_budget": summary.over_budget})
@@ -382,8 +384,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--model", metavar="NAME", help="override the config's model card ('none': no model)"
     )
     r.add_argument("--out", metavar="DIR", help="override the config's run directory")
-    r.add_argument("--ray-address", metavar="ADDR", help="executor ray: join this cluster ('auto' or HOST:PORT; "
-                                                         "default: start a local Ray)")
+    r.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="executor ray: join this cluster ('auto' or HOST:PORT; default: start a local Ray)",
+    )
     r.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     r.set_defaults(func=cmd_run)
 

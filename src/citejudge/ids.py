@@ -99,6 +99,8 @@ def strip_landing_suffix(doi: str) -> str:
     '10.1371/journal.pone.0123456'
     """
     s = _URL_TAIL.sub("", doi) if ("?" in doi or "#" in doi or "&type=" in doi) else doi
+    if not ("a" <= s[-1:] <= "z" or s.startswith("10.1101/")):
+        return s  # every landing tail ends in a letter; versions are bioRxiv's (10.1101)
     for _ in range(2):  # "v2.full.pdf": the landing tail, then the version
         s = _LANDING_TAIL.sub("", s)
         s = _RXIV_VERSION.sub(r"\1", s)

@@ -1,20 +1,25 @@
-"""Build the embedded index of a world: SQLite for records and exact lookups, Tantivy for titles.
+"""Build the embedded index of a world: SQLite for records, a sorted key file, Tantivy for titles.
 
 Layout of an index directory::
 
-    works.sqlite   works(rowid, id, data)     records (citejudge.index.codec: zstd'd msgpack)
-                   lookup(h, seq)             64-bit hash of "d:<doi>", "p:<pmid>", "c:<pmcid>",
-                                              "a:<arxiv>", "t:<title key>" -> works.rowid
-                                              (readers check the key on the decoded record)
+    works.sqlite   works(rowid, id, data)     records (citejudge.index.codec: zstd'd msgpack),
+                                              rowids dense from 1, in part order
                    redirects(id, target)      merged (target) or deleted (NULL) work ids
+                   venue_alias(key, names)    the names of OpenAlex Sources
+    lookup.u64     sorted 32-bit hash of "i:<work id>", "d:<doi>", "p:<pmid>", "c:<pmcid>",
+                   "a:<arxiv>", "t:<title key>", title blocks -> works.rowid (citejudge.index.lookup; readers
+                   check the key on the decoded record)
     tantivy/       id (stored, raw) + title (folded words, BM25) for candidate retrieval
     records.zdict  the zstd dictionary of the records (absent for worlds too small to train one)
     meta.json      schema_version, records codec, sources, counts, build time, citejudge version
 
 The build is parallel over parts: worker processes parse and convert records, compute the
-lookup keys and number the rows (as flat columns, cheap to pass between processes); one writer (this process) appends to SQLite with ``executemany`` and feeds Tantivy.
-Upserts are resolved after the bulk load (the newest row of an id wins), so the hot path only
-appends. The whole build happens in a sibling temporary directory that replaces ``index`` with
+lookup keys and number the rows (provisional rowids ``part << 32 | position``, as flat columns,
+cheap to pass between processes); one writer (this process) appends them to a scratch table and
+to sorted key runs, and feeds Tantivy. At the end the rows are copied into ``works`` in part
+order with dense rowids (small integers: four bytes per key in the lookup file), upserts are
+resolved (the newest row of an id wins) and the key runs are merged into ``lookup.u64``. The
+whole build happens in a sibling temporary directory that replaces ``index`` with
 ``os.replace`` at the end: a failed or killed build never leaves a half index at ``index``.
 """
 
@@ -22,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import hashlib
 import itertools
 import json
 import logging
@@ -41,11 +45,13 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import numpy as np
 import tantivy
 
 from citejudge.errors import CitejudgeError, IndexError_
 from citejudge.ids import arxiv_from_doi
-from citejudge.index.codec import TRAIN_SAMPLES, Fields, RecordCodec, train_dictionary
+from citejudge.index.codec import LEVELS, TRAIN_SAMPLES, Fields, RecordCodec, train_dictionary
+from citejudge.index.lookup import LOOKUP_FILE, U64, LookupWriter, key_hash
 from citejudge.records import ReadIssue, Redirect, Work
 from citejudge.text.normalize import fold
 
@@ -62,12 +68,13 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2  # 2: zstd records with a dictionary, hashed lookup keys
+SCHEMA_VERSION = 3  # 2: zstd records with a dictionary, hashed keys; 3: lookup.u64, dense rowids
 BATCH = 2000  # works per batch sent from a worker to the writer
 MAX_TOKEN = 40  # tantivy's default tokenizer drops longer tokens; queries must too
 TANTIVY_HEAP = 128 * 1024 * 1024  # indexing memory of Tantivy: a fixed budget, whatever the world
 TANTIVY_THREADS = 2
-PART_SHIFT = 32  # works.rowid = (part << 32) + position in the part
+PART_SHIFT = 32  # provisional rowid = (part << 32) + position in the part
+POS_MASK = (1 << PART_SHIFT) - 1
 
 # One converted work: (id, stored record, lookup key hashes, folded title or "")
 Row = tuple[str, bytes, tuple[int, ...], str]
@@ -134,11 +141,11 @@ def tantivy_schema() -> tantivy.Schema:
 def work_keys(
     work: Work, folded_title: str | None = None, *, blocks: bool = True
 ) -> tuple[str, ...]:
-    """Every lookup key of ``work``: ids of the record and of its versions, title key, title blocks.
+    """Every lookup key of ``work``: its id, ids of the record and of its versions, title key, blocks.
 
     ``blocks=False`` leaves the title blocks out (a reader confirming an exact key needs none).
     """
-    keys: list[str] = []
+    keys: list[str] = ["i:" + work.id]
     versions = work.versions
     dois = [work.doi, *[v.doi for v in versions]] if versions else [work.doi]
     arxivs = [work.arxiv, *[v.arxiv for v in versions]] if versions else [work.arxiv]
@@ -169,19 +176,6 @@ def work_keys(
         if blocks:
             keys.extend(title_blocks(folded_title))
     return tuple(keys)
-
-
-def key_hash(key: str) -> int:
-    """The signed hash under which the lookup table stores ``key`` (BLAKE2b, stable).
-
-    64 bits for exact keys (identifiers, title keys: a reader confirms them on the record);
-    32 bits for title blocks (a block only proposes candidates, so a collision costs one
-    compared title, and the shorter integer takes 4 bytes on disk instead of 8).
-    """
-    size = 4 if key[0] in "PS" else 8
-    return int.from_bytes(
-        hashlib.blake2b(key.encode(), digest_size=size).digest(), "little", signed=True
-    )
 
 
 #: Words left out of title queries and title blocks (they match most titles).
@@ -252,22 +246,37 @@ STOPWORDS = frozenset(
         "e",
     ]
 )
-BLOCK_WORDS = 3  # a title block is the first (or last) three content words of a title
+BLOCK_WORDS = 3  # a window block is three consecutive content words
+SHORT_TITLE = 5  # titles of at most this many content words also get leave-one-out blocks
 
 
 def title_blocks(folded_title: str) -> tuple[str, ...]:
-    """The block keys of a folded title: its first and its last three content words.
+    """The block keys of a folded title (sorted, each once).
 
-    One edit (a typo, a dropped or an added word) at one end of a long title leaves the block
-    of the other end intact, so a noisy title finds its record among the few sharing a block,
-    whatever the size of the world. Titles of fewer than three content words have none.
+    * **windows**: the first three content words, the second to fourth, the last three, and the
+      fourth- to second-last. Edits (typos, dropped or added words) at one end of a title leave
+      the windows of the other end intact; an edit of the first or last word leaves the inner
+      window of that end, which the edited title has as its outer one after a drop or an add.
+    * **leave-one-out**, for short titles (three to :data:`SHORT_TITLE` content words, where
+      the windows overlap): the words without one of them, and all of them. One edit anywhere
+      leaves one such key shared by the record and the edited title.
+
+    A noisy title finds its record among the few works sharing a block, whatever the size of
+    the world. Titles of fewer than three content words have none.
     """
     words = [w for w in folded_title.split() if w not in STOPWORDS and len(w.encode()) < MAX_TOKEN]
-    if len(words) < BLOCK_WORDS:
+    n = len(words)
+    if n < BLOCK_WORDS:
         return ()
-    head = "P:" + " ".join(words[:BLOCK_WORDS])
-    tail = "S:" + " ".join(words[-BLOCK_WORDS:])
-    return (head, tail)
+    join = " ".join
+    spans = {join(words[:3]), join(words[-3:])}
+    if n > BLOCK_WORDS:
+        spans.add(join(words[1:4]))
+        spans.add(join(words[-4:-1]))
+    if n <= SHORT_TITLE:
+        spans.add(join(words))
+        spans.update(join(words[:i] + words[i + 1 :]) for i in range(n))
+    return tuple(sorted(["B:" + span for span in spans]))
 
 
 _ARXIV_DOI = "10.48550/arxiv."  # arxiv_from_doi() is None for every other DOI
@@ -330,7 +339,7 @@ def _part_messages(
     seqs, ids, blobs, titles, keys, key_seqs = batch
     issues: list[ReadIssue] = []
     try:
-        for rec in read_part(part):
+        for rec in read_part(part, abstract=spec[0] != "matching"):
             if isinstance(rec, Work):
                 n += 1
                 seq += 1
@@ -414,7 +423,7 @@ def _iter_parts_serial(
 
 
 class _Writer:
-    """Single writer: appends to SQLite and Tantivy, resolves upserts at the end."""
+    """Single writer: appends to scratch storage and Tantivy, lays out the index at the end."""
 
     def __init__(self, root: Path, *, update: bool, codec: RecordCodec | None = None) -> None:
         self.root = root
@@ -430,34 +439,32 @@ class _Writer:
         self.db.executescript(
             """
             CREATE TABLE IF NOT EXISTS works(id TEXT NOT NULL, data BLOB NOT NULL);
-            CREATE TABLE IF NOT EXISTS lookup(h INTEGER NOT NULL, seq INTEGER NOT NULL,
-                                              PRIMARY KEY (h, seq)) WITHOUT ROWID;
             CREATE TABLE IF NOT EXISTS redirects(id TEXT NOT NULL, target TEXT, source TEXT);
             CREATE TABLE IF NOT EXISTS venue_alias(key TEXT NOT NULL, names TEXT NOT NULL);
             DROP INDEX IF EXISTS venue_alias_key;
             DROP INDEX IF EXISTS redirects_id;
             """
         )
-        # Lookup rows are appended to a scratch file and sorted into ``lookup`` at the end; a
-        # table of the index file itself would leave its pages behind, free but on disk.
-        self.load_path = root / "lookup-load.sqlite"
+        # New rows go to a scratch file under provisional rowids (part << 32 | position) and are
+        # copied into ``works`` in part order at the end, with dense rowids.
+        self.load_path = root / "works-load.sqlite"
         self.db.execute("ATTACH DATABASE ? AS load", (str(self.load_path),))
         self.db.execute("PRAGMA load.journal_mode=OFF")
         self.db.execute("PRAGMA load.synchronous=OFF")
         self.db.execute(
-            "CREATE TABLE IF NOT EXISTS load.lookup_load(h INTEGER NOT NULL, seq INTEGER NOT NULL)"
+            "CREATE TABLE IF NOT EXISTS load.works_load(id TEXT NOT NULL, data BLOB NOT NULL)"
         )
         self.db.execute("BEGIN")
         row = self.db.execute("SELECT coalesce(max(rowid), 0) FROM works").fetchone()
-        # works.rowid = (part number << 32) + position in the part, so that the newest row of an
-        # id (the one that wins) is the one of the latest part, whatever order parts finish in.
-        self.part_base = (int(row[0]) >> PART_SHIFT) + 1
         self.update = update
-        self.new_base = self.part_base << PART_SHIFT  # rows below it were in the index before
+        self.new_base = int(row[0]) + 1  # the first rowid of this build's rows; below: the index's
+        self.part_base = 1  # provisional rowids of part p are above (p + 1) << 32
         row = self.db.execute("SELECT coalesce(max(rowid), 0) FROM redirects").fetchone()
         self.redirect_base = int(row[0])  # redirects above it come from this build
         self.retired: list[str] = []
-        self.next_pos: dict[int, int] = {}
+        self.dropped: list[int] = []  # rowids removed by upserts and retirements
+        self.part_rows: dict[int, int] = {}  # provisional part number -> rows appended
+        self.lookups = LookupWriter(root / "lookup-runs")
         tdir = root / "tantivy"
         tdir.mkdir(exist_ok=True)
         self.schema = tantivy_schema()
@@ -474,44 +481,48 @@ class _Writer:
         return self._twriter
 
     def add_rows(self, rows: list[Row], part: int = 0) -> None:
-        pos = self.next_pos.get(part, 0)
-        seq = ((self.part_base + part) << PART_SHIFT) + pos
+        pno = self.part_base + part
+        pos = self.part_rows.get(pno, 0)
+        seq = (pno << PART_SHIFT) + pos
         wrows = []
-        lrows = []
+        keys: list[int] = []
+        key_seqs: list[int] = []
         tw = self.twriter
         doc_cls = tantivy.Document
-        for wid, blob, keys, title in rows:
+        for wid, blob, hashes, title in rows:
             seq += 1
             wrows.append((seq, wid, blob))
-            for k in keys:
-                lrows.append((k, seq))
+            keys.extend(hashes)
+            key_seqs.extend([seq] * len(hashes))
             if title:
                 tw.add_document(doc_cls(id=wid, title=title))
-        self.next_pos[part] = pos + len(rows)
+        self.part_rows[pno] = pos + len(rows)
         self.added += len(rows)
-        self.db.executemany("INSERT INTO works(rowid, id, data) VALUES (?,?,?)", wrows)
-        self.db.executemany("INSERT INTO lookup_load(h, seq) VALUES (?,?)", lrows)
+        self.db.executemany("INSERT INTO works_load(rowid, id, data) VALUES (?,?,?)", wrows)
+        self.lookups.add(keys, key_seqs)
 
     def rowid_base(self, part: int) -> int:
-        """The rowid before the first row of ``part`` (for :meth:`add_batch`)."""
+        """The provisional rowid before the first row of ``part`` (for :meth:`add_batch`)."""
         return (self.part_base + part) << PART_SHIFT
 
     def add_batch(self, batch: Batch) -> None:
         """Insert rows numbered and laid out by :func:`_part_messages`."""
         seqs, ids, blobs, titles, keys, key_seqs = batch
+        if not seqs:
+            return
         tw = self.twriter
         doc_cls = tantivy.Document
         for wid, title in zip(ids, titles, strict=True):
             if title:
                 tw.add_document(doc_cls(id=wid, title=title))
         self.added += len(seqs)
-        db = self.db
-        db.executemany(
-            "INSERT INTO works(rowid, id, data) VALUES (?,?,?)", zip(seqs, ids, blobs, strict=True)
+        # a part's batches come in order: its last rowid so far is its row count
+        self.part_rows[seqs[0] >> PART_SHIFT] = seqs[-1] & POS_MASK
+        self.db.executemany(
+            "INSERT INTO works_load(rowid, id, data) VALUES (?,?,?)",
+            zip(seqs, ids, blobs, strict=True),
         )
-        db.executemany(
-            "INSERT INTO lookup_load(h, seq) VALUES (?,?)", zip(keys, key_seqs, strict=True)
-        )
+        self.lookups.add(keys, key_seqs)
 
     def add_redirects(self, redirects: Iterable[Redirect]) -> None:
         self.db.executemany(
@@ -532,10 +543,41 @@ class _Writer:
         self.db.executemany("INSERT INTO venue_alias(key, names) VALUES (?,?)", rows)
         return n
 
+    def _place_rows(self) -> Callable[[U64], U64]:
+        """Copy the new rows into ``works`` in part order, with dense rowids.
+
+        Returns the map from provisional to final rowids (for the lookup keys).
+        """
+        parts = sorted(self.part_rows)
+        firsts: list[int] = []  # final rowid before the first row of each part
+        nxt = self.new_base - 1
+        for p in parts:
+            firsts.append(nxt)
+            lo = p << PART_SHIFT
+            self.db.execute(
+                "INSERT INTO works(rowid, id, data) SELECT rowid - ?, id, data FROM works_load "
+                "WHERE rowid > ? AND rowid <= ? ORDER BY rowid",
+                (lo - nxt, lo, lo + self.part_rows[p]),
+            )
+            nxt += self.part_rows[p]
+        if nxt > POS_MASK:
+            raise IndexError_(f"{nxt} rows: more than the lookup file addresses ({POS_MASK})")
+        part_arr = np.array(parts, dtype=np.uint64)
+        first_arr = np.array(firsts, dtype=np.uint64)
+        shift = np.uint64(PART_SHIFT)
+        mask = np.uint64(POS_MASK)
+
+        def remap(seqs: U64) -> U64:
+            idx = np.searchsorted(part_arr, seqs >> shift)
+            out: U64 = first_arr[idx] + (seqs & mask)
+            return out
+
+        return remap
+
     def finish(self) -> tuple[int, int, int]:
         """Resolve upserts, create indexes, commit Tantivy; return (works, redirects, dups)."""
         db = self.db
-        db.execute("CREATE INDEX IF NOT EXISTS works_id ON works(id)")
+        remap = self._place_rows()
         if self.update:  # only the ids the update brought can repeat (their old rows go)
             db.execute(
                 "CREATE TEMP TABLE dup AS SELECT w.id, max(w.rowid) AS keep FROM works w "
@@ -597,10 +639,6 @@ class _Writer:
             "DELETE FROM redirects WHERE rowid NOT IN (SELECT max(rowid) FROM redirects GROUP BY id)"
         )
         db.execute("DELETE FROM redirects WHERE id IN (SELECT id FROM works)")
-        # sorted first, so the WITHOUT ROWID b-tree is filled in key order
-        db.execute(
-            "INSERT OR IGNORE INTO lookup(h, seq) SELECT h, seq FROM lookup_load ORDER BY h, seq"
-        )
         db.execute("CREATE UNIQUE INDEX redirects_id ON redirects(id)")
         db.execute(
             "DELETE FROM venue_alias WHERE rowid NOT IN (SELECT max(rowid) FROM venue_alias GROUP BY key, names)"
@@ -612,6 +650,14 @@ class _Writer:
         db.execute("DETACH DATABASE load")
         db.close()
         self.load_path.unlink(missing_ok=True)
+        lookup = self.root / LOOKUP_FILE
+        self.lookups.finish(
+            lookup,
+            remap,
+            drop=np.array(self.dropped, dtype=np.uint64),
+            old=lookup if self.update else None,
+        )
+        shutil.rmtree(self.lookups.scratch, ignore_errors=True)
         committer.join()
         self._twriter = None
         if errors:
@@ -619,23 +665,9 @@ class _Writer:
         return nworks, nred, ndup
 
     def _drop_rows(self, seqs_sql: str) -> None:
-        """Delete the works rows ``seqs_sql`` selects, with their lookup rows.
-
-        New rows' keys are still in the scratch table; rows the index had before an update have
-        their keys recomputed from the record, so that ``lookup`` is probed, never scanned.
-        """
-        db = self.db
-        old = db.execute(
-            f"SELECT w.rowid, w.data FROM works w WHERE w.rowid IN ({seqs_sql}) AND w.rowid < ?",
-            (self.new_base,),
-        ).fetchall()
-        decode = self.codec.decode
-        db.executemany(
-            "DELETE FROM lookup WHERE h = ? AND seq = ?",
-            ((key_hash(k), seq) for seq, data in old for k in work_keys(decode(data))),
-        )
-        db.execute(f"DELETE FROM lookup_load WHERE seq IN ({seqs_sql})")
-        db.execute(f"DELETE FROM works WHERE rowid IN ({seqs_sql})")
+        """Delete the works rows ``seqs_sql`` selects; their keys are left out of the lookup file."""
+        self.dropped.extend(int(r[0]) for r in self.db.execute(seqs_sql))
+        self.db.execute(f"DELETE FROM works WHERE rowid IN ({seqs_sql})")
 
     def abort(self) -> None:
         with contextlib.suppress(Exception):
@@ -748,7 +780,7 @@ def _codec(
         return codec
     packer = RecordCodec(fields=fields)
     started = time.monotonic()
-    dictionary = train_dictionary([packer.pack(w) for w in sample()])
+    dictionary = train_dictionary([packer.pack(w) for w in sample()], LEVELS[fields])
     log.info("trained the record dictionary in %.1fs", time.monotonic() - started)
     return RecordCodec(fields=fields, dictionary=dictionary)
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import tantivy
 from rapidfuzz import fuzz
 
@@ -30,6 +31,7 @@ from citejudge.index.build import (
     work_keys,
 )
 from citejudge.index.codec import RecordCodec
+from citejudge.index.lookup import LOOKUP_FILE, LookupFile
 from citejudge.records import Redirect, Work
 
 __all__ = ["EXACT_TITLE_SCORE", "STOPWORDS", "WorldIndex", "query_terms"]
@@ -46,6 +48,7 @@ RARE_MAX_TERMS = 16  # longer queries (whole citation strings) use the broad OR 
 RARE_MIN_TERMS = 4  # queries with fewer known terms go straight to the broad OR
 RARE_MUST = 3  # a first-pass candidate contains at least two of this many rarest terms
 BLOCK_MAX = 64  # a title block with more works than this is too common to decide anything
+BLOCK_PAIR_MAX = 1 << 14  # ...but two such blocks (of at most this many works) may intersect
 BLOCK_ACCEPT = 80.0  # a block answers when its best title is this similar to the query...
 BLOCK_KEEP = 60.0  # ...with every block title at least this similar
 
@@ -67,9 +70,11 @@ class WorldIndex:
         tindex: tantivy.Index,
         meta: dict[str, Any],
         codec: RecordCodec,
+        lookup: LookupFile,
     ):
         self.path = path
         self._db = db
+        self._lookup = lookup
         self._alias_cache: dict[str, list[str]] = {}
         self._tindex = tindex
         self._searcher = tindex.searcher()
@@ -119,10 +124,11 @@ class WorldIndex:
             ) from exc
         try:
             tindex = tantivy.Index.open(str(path / "tantivy"))
+            lookup = LookupFile(path / LOOKUP_FILE)
         except (OSError, ValueError) as exc:
             db.close()
-            raise IndexError_(f"index {path}: title index is unreadable: {exc}", hint=hint) from exc
-        return cls(path, db, tindex, meta, codec)
+            raise IndexError_(f"index {path}: unreadable: {exc}", hint=hint) from exc
+        return cls(path, db, tindex, meta, codec, lookup)
 
     def close(self) -> None:
         """Close the SQLite connection."""
@@ -138,18 +144,20 @@ class WorldIndex:
 
     def get(self, work_id: str) -> Work | None:
         """The work with this id (exactly as stored), or None."""
-        row = self._db.execute("SELECT data FROM works WHERE id = ?", (work_id,)).fetchone()
-        return self.decode(row[0]) if row else None
+        found = self.get_many([work_id])
+        return found[0] if found else None
 
     def get_many(self, ids: Iterable[str]) -> list[Work]:
         """The works with these ids, in the order given, missing ones left out."""
         wanted = list(dict.fromkeys(ids))
+        rowids = [r for wid in wanted for r in self._lookup.rows(key_hash("i:" + wid))]
         found: dict[str, Work] = {}
-        for i in range(0, len(wanted), 500):
-            chunk = wanted[i : i + 500]
-            q = f"SELECT id, data FROM works WHERE id IN ({','.join('?' * len(chunk))})"
+        for i in range(0, len(rowids), 500):
+            chunk = rowids[i : i + 500]
+            q = f"SELECT id, data FROM works WHERE rowid IN ({','.join('?' * len(chunk))})"
             for wid, data in self._db.execute(q, chunk):
-                found[wid] = self.decode(data)
+                if wid not in found:  # (a hash shared with another key's work: not this one)
+                    found[wid] = self.decode(data)
         return [found[w] for w in wanted if w in found]
 
     def redirect(self, work_id: str) -> Redirect | None:
@@ -197,14 +205,19 @@ class WorldIndex:
             current = red.target
             chain.append(current)
 
-    def _by_key(self, key: str) -> list[Work]:
-        rows = self._db.execute(
-            "SELECT w.id, w.data FROM lookup l JOIN works w ON w.rowid = l.seq WHERE l.h = ? "
-            "ORDER BY w.id",
-            (key_hash(key),),
+    def _rows(self, columns: str, rowids: list[int]) -> list[Any]:
+        """``columns`` of the works rows ``rowids``, ordered by id."""
+        if not rowids:
+            return []
+        marks = ",".join("?" * len(rowids))
+        return self._db.execute(
+            f"SELECT {columns} FROM works WHERE rowid IN ({marks}) ORDER BY id", rowids
         ).fetchall()
+
+    def _by_key(self, key: str) -> list[Work]:
+        rows = self._rows("id, data", self._lookup.rows(key_hash(key)))
         works = [self.decode(r[1]) for r in rows]
-        # keys are stored as 64-bit hashes: the record itself confirms the key
+        # keys are stored as 32-bit hashes: the record itself confirms the key
         return [w for w in works if key in work_keys(w, blocks=False)]
 
     def _by(self, prefix: str, norm: Callable[[Any], str | None], value: Any) -> list[Work]:
@@ -238,16 +251,12 @@ class WorldIndex:
     def ids_by_title_key(self, key: str) -> list[str]:
         """Ids of the works whose title key is ``key``, sorted.
 
-        No record is decoded, so (keys being stored as 64-bit hashes) a caller that must be
+        No record is decoded, so (keys being stored as 32-bit hashes) a caller that must be
         sure compares the titles of the records it reads; callers do (version families).
         """
         if not key:
             return []
-        rows = self._db.execute(
-            "SELECT w.id FROM lookup l JOIN works w ON w.rowid = l.seq WHERE l.h = ? ORDER BY w.id",
-            (key_hash("t:" + key),),
-        ).fetchall()
-        return [r[0] for r in rows]
+        return [r[0] for r in self._rows("id", self._lookup.rows(key_hash("t:" + key)))]
 
     def by_title_key(self, key: str) -> list[Work]:
         """Works whose title key (:func:`citejudge.match.normalize.title_key`) is ``key``."""
@@ -267,10 +276,11 @@ class WorldIndex:
         scale); when none does, an OR of all the words is run. Never parses ``text`` as a
         query language. ``exact=False`` skips the title-key lookup (BM25 only).
 
-        Before any ranked query, the works sharing a title block (:func:`title_blocks`: first or
-        last three content words) are compared with the query; when one is close enough they are
-        the answer, ranked by similarity. Their number is bounded, so this stage costs the same
-        in any world; ``blocks=False`` skips it.
+        Before any ranked query, the works sharing a title block (:func:`title_blocks`: windows
+        of three content words at both ends, leave-one-out keys of short titles) are compared
+        with the query; when one is close enough they are the answer, ranked by similarity.
+        Their number is bounded, so this stage costs the same in any world; ``blocks=False``
+        skips it.
         """
         if k <= 0:
             return []
@@ -278,12 +288,8 @@ class WorldIndex:
         folded = fold_title(text)
         key = folded.replace(" ", "") if exact else ""
         if key:
-            for (wid,) in self._db.execute(
-                "SELECT w.id FROM lookup l JOIN works w ON w.rowid = l.seq WHERE l.h = ? "
-                "ORDER BY w.id",
-                (key_hash("t:" + key),),
-            ):
-                out[wid] = EXACT_TITLE_SCORE
+            for work in self._by_key("t:" + key):
+                out[work.id] = EXACT_TITLE_SCORE
         terms = query_terms(text)
         if out and len(out) >= k:
             self.stages["title_key"] += 1
@@ -353,22 +359,31 @@ class WorldIndex:
         return ranked[:k]
 
     def _block_candidates(self, folded: str) -> dict[str, float]:
-        """Works sharing a (not too common) title block with ``folded``, by title similarity."""
-        out: dict[str, float] = {}
+        """Works sharing a title block with ``folded``, by title similarity.
+
+        A block of more than :data:`BLOCK_MAX` works is too common to propose candidates by
+        itself, but the works two such blocks of the query share are few: they are taken too.
+        """
+        rowids: set[int] = set()
+        common: list[Any] = []
         for block in title_blocks(folded):
-            rows = self._db.execute(
-                "SELECT w.data FROM lookup l JOIN works w ON w.rowid = l.seq WHERE l.h = ? LIMIT ?",
-                (key_hash(block), BLOCK_MAX + 1),
-            ).fetchall()
-            if len(rows) > BLOCK_MAX:
-                continue
-            for (data,) in rows:
-                work = self.decode(data)
-                if work.id in out or not work.title:
-                    continue
+            rows = self._lookup.array(key_hash(block), BLOCK_PAIR_MAX + 1)
+            if len(rows) <= BLOCK_MAX:
+                rowids.update(rows.tolist())
+            elif len(rows) <= BLOCK_PAIR_MAX:
+                common.append(rows)
+        for i, a in enumerate(common):
+            for b in common[i + 1 :]:
+                both = np.intersect1d(a, b, assume_unique=True)
+                if len(both) <= BLOCK_MAX:
+                    rowids.update(both.tolist())
+        out: dict[str, float] = {}
+        for wid, data in self._rows("id, data", sorted(rowids)):
+            work = self.decode(data)
+            if work.title:
                 score = fuzz.ratio(folded, fold_title(work.title), processor=None)
                 if score >= BLOCK_KEEP:
-                    out[work.id] = score
+                    out[wid] = score
         return out
 
     # --- about -----------------------------------------------------------------------------
@@ -401,20 +416,14 @@ class WorldIndex:
     def _bytes_per_work(self, total: int) -> dict[str, float]:
         """Bytes on disk per work, by part: records, identifier/title lookups, title index, the rest."""
         n = max(self.count(), 1)
-        parts = {"records": 0, "lookups": 0, "title_index": 0, "other": 0}
+        parts = {"records": 0, "lookups": (self.path / LOOKUP_FILE).stat().st_size}
+        parts |= {"title_index": 0, "other": 0}
         try:
             rows = self._db.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall()
         except sqlite3.Error:  # SQLite built without dbstat: the whole file counts as records
             rows = [("works", (self.path / "works.sqlite").stat().st_size)]
         for name, size in rows:
-            key = (
-                "records"
-                if name in ("works", "works_id")
-                else "lookups"
-                if name.startswith("lookup")
-                else "other"
-            )
-            parts[key] += int(size or 0)
+            parts["records" if name == "works" else "other"] += int(size or 0)
         parts["title_index"] = sum(
             p.stat().st_size for p in (self.path / "tantivy").rglob("*") if p.is_file()
         )

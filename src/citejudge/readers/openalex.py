@@ -95,7 +95,9 @@ class _Ids(msgspec.Struct, forbid_unknown_fields=False, gc=False):
     mag: str | int | None = None
 
 
-class _OAWork(msgspec.Struct, forbid_unknown_fields=False, gc=False):
+class _OAWorkMeta(msgspec.Struct, forbid_unknown_fields=False, gc=False):
+    """The fields of a Work but its abstract (which the decoder then skips without parsing)."""
+
     id: str | None = None
     doi: str | None = None
     title: str | None = None
@@ -110,12 +112,16 @@ class _OAWork(msgspec.Struct, forbid_unknown_fields=False, gc=False):
     authorships: list[_Authorship] | None = None
     is_retracted: bool | None = None
     updated_date: str | None = None
+
+
+class _OAWork(_OAWorkMeta, forbid_unknown_fields=False, gc=False):
     abstract_inverted_index: dict[str, list[int]] | str | None = None
     abstract_inverted_index_v3: dict[str, Any] | str | None = None
     abstract: str | None = None
 
 
 _LINE_DECODER = msgspec.json.Decoder(_OAWork, strict=False)
+_META_DECODER = msgspec.json.Decoder(_OAWorkMeta, strict=False)
 _JSON_DECODER = msgspec.json.Decoder()
 _WS = re.compile(r"\s+")
 _ORCID_SEARCH = re.compile(r"(\d{4}-\d{4}-\d{4}-\d{3}[\dXx])").search
@@ -292,7 +298,7 @@ def _orcid(value: str | None) -> str | None:
 _NO_IDS = _Ids()
 
 
-def _convert(rec: _OAWork, source: str | None) -> Work:
+def _convert(rec: _OAWorkMeta, source: str | None) -> Work:
     # Hot path of snapshot ingest: each location's cleaned names are computed once and reused,
     # the record's DOI URL is normalised once (locations usually repeat it), and the usual
     # OpenAlex URL forms of ids take fast paths that agree with citejudge.ids.
@@ -410,16 +416,20 @@ def _convert(rec: _OAWork, source: str | None) -> Work:
 
     abstract = (
         (
-            abstract_from_inverted_index(rec.abstract_inverted_index)
-            if rec.abstract_inverted_index is not None
-            else None
+            (
+                abstract_from_inverted_index(rec.abstract_inverted_index)
+                if rec.abstract_inverted_index is not None
+                else None
+            )
+            or (
+                abstract_from_inverted_index(rec.abstract_inverted_index_v3)
+                if rec.abstract_inverted_index_v3 is not None
+                else None
+            )
+            or _clean(rec.abstract)
         )
-        or (
-            abstract_from_inverted_index(rec.abstract_inverted_index_v3)
-            if rec.abstract_inverted_index_v3 is not None
-            else None
-        )
-        or _clean(rec.abstract)
+        if isinstance(rec, _OAWork)
+        else None
     )
     updated = rec.updated_date[:10] if rec.updated_date else None
 
@@ -446,13 +456,16 @@ def _convert(rec: _OAWork, source: str | None) -> Work:
     )
 
 
-def decode_openalex_line(line: bytes | str, source: str | None = None) -> Work:
+def decode_openalex_line(
+    line: bytes | str, source: str | None = None, *, abstract: bool = True
+) -> Work:
     """Decode one JSON text (a snapshot line or an API body) of an OpenAlex Work into a Work.
 
+    ``abstract=False`` skips the abstract unparsed (the Work has none): a third faster.
     Raises :class:`OpenAlexRecordError` for invalid JSON, wrong field types or a missing id.
     """
     try:
-        rec = _LINE_DECODER.decode(line)
+        rec = (_LINE_DECODER if abstract else _META_DECODER).decode(line)
     except msgspec.ValidationError as exc:
         raise OpenAlexRecordError(f"bad field type: {exc}") from exc
     except msgspec.DecodeError as exc:

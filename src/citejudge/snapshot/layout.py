@@ -377,7 +377,7 @@ def check_counts(plan: SourcePlan, read: dict[Path, int]) -> list[ReadIssue]:
 # --- reading ---------------------------------------------------------------------------------
 
 
-def _read_openalex_jsonl(part: Part) -> Iterator[Work | ReadIssue]:
+def _read_openalex_jsonl(part: Part, abstract: bool = True) -> Iterator[Work | ReadIssue]:
     src = str(part.path)
     n = 0
     try:
@@ -388,7 +388,7 @@ def _read_openalex_jsonl(part: Part) -> Iterator[Work | ReadIssue]:
                 if not line:
                     continue
                 try:
-                    yield decode_openalex_line(line, src)
+                    yield decode_openalex_line(line, src, abstract=abstract)
                 except OpenAlexRecordError as exc:
                     yield ReadIssue(file=src, line=n, message=str(exc))
     except (EOFError, OSError, zlib.error) as exc:
@@ -425,8 +425,11 @@ def _read_openalex_json(part: Part) -> Iterator[Work | ReadIssue]:
             yield ReadIssue(file=src, message=f"item {i}: {exc}")
 
 
-def read_part(part: Part) -> Iterator[Work | ReadIssue]:
-    """Yield the Works of one part in file order; problems become ReadIssues and reading goes on."""
+def read_part(part: Part, *, abstract: bool = True) -> Iterator[Work | ReadIssue]:
+    """Yield the Works of one part in file order; problems become ReadIssues and reading goes on.
+
+    ``abstract=False`` lets an OpenAlex JSONL reader skip the abstracts (for an index without).
+    """
     if not part.path.is_file():
         yield ReadIssue(file=str(part.path), message="file is missing")
         return
@@ -437,7 +440,7 @@ def read_part(part: Part) -> Iterator[Work | ReadIssue]:
     elif part.path.name.lower().endswith((".json", ".json.gz")):
         yield from _read_openalex_json(part)
     else:
-        yield from _read_openalex_jsonl(part)
+        yield from _read_openalex_jsonl(part, abstract)
 
 
 def _csv_rows(path: Path) -> Iterator[tuple[int, list[str]] | ReadIssue]:

@@ -1,0 +1,89 @@
+"""The lookup file: sorted runs merged bucket by bucket, rowids remapped, dropped rows left out."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citejudge.index import lookup as lookup_mod
+from citejudge.index.lookup import LookupFile, LookupWriter, key_hash
+
+
+def _identity(a: lookup_mod.U64) -> lookup_mod.U64:
+    return a
+
+
+def test_key_hash_is_stable_and_32_bit() -> None:
+    assert key_hash("d:10.1000/xyz") == key_hash("d:10.1000/xyz")
+    # CRC-32 of the UTF-8 bytes: the same in every process and release
+    assert key_hash("i:W2741809807") == 0x89E42130
+    assert 0 <= key_hash("B:graph neural networks") < 2**32
+
+
+pairs = st.lists(
+    st.tuples(st.integers(0, 2**32 - 1), st.integers(1, 5000)), min_size=0, max_size=300
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(pairs=pairs, run=st.integers(1, 64))
+def test_rows_are_exactly_what_was_added(
+    tmp_path_factory: pytest.TempPathFactory, pairs: list[tuple[int, int]], run: int
+) -> None:
+    tmp = tmp_path_factory.mktemp("lk")
+    old = lookup_mod.RUN_ENTRIES
+    lookup_mod.RUN_ENTRIES = run  # many small sorted runs, merged at the end
+    try:
+        w = LookupWriter(tmp / "runs")
+        for h, r in pairs:
+            w.add([h], [r])
+        n = w.finish(tmp / "lookup.u64", _identity)
+    finally:
+        lookup_mod.RUN_ENTRIES = old
+    want: dict[int, set[int]] = defaultdict(set)
+    for h, r in pairs:
+        want[h].add(r)
+    assert n == sum(len(v) for v in want.values())  # a pair given twice is stored once
+    f = LookupFile(tmp / "lookup.u64")
+    for h, rows in want.items():
+        assert f.rows(h) == sorted(rows)
+        assert f.rows(h, limit=1) == sorted(rows)[:1]
+    assert f.rows(12345678 if 12345678 not in want else 87654321) == []
+    assert list(np.fromfile(tmp / "lookup.u64", dtype="<u8")) == sorted(
+        (h << 32) | r for h, rs in want.items() for r in rs
+    )
+    assert not list((tmp / "runs").glob("run-*"))  # runs are removed once merged
+
+
+def test_remap_drop_and_update_of_an_old_file(tmp_path: Path) -> None:
+    # provisional rowids part << 32 | position, mapped to dense ones by the caller
+    w = LookupWriter(tmp_path / "runs")
+    w.add([7, 7, 9], [(2 << 32) | 1, (1 << 32) | 1, (2 << 32) | 2])
+    first = {1: 0, 2: 10}  # rows of part 1 start after 0, those of part 2 after 10
+
+    def remap(a: lookup_mod.U64) -> lookup_mod.U64:
+        parts = (a >> np.uint64(32)).tolist()
+        pos = (a & np.uint64(0xFFFFFFFF)).tolist()
+        return np.array([first[p] + q for p, q in zip(parts, pos, strict=True)], np.uint64)
+
+    out = tmp_path / "lookup.u64"
+    w.finish(out, remap)
+    f = LookupFile(out)
+    assert f.rows(7) == [1, 11] and f.rows(9) == [12]
+    # an update: new pairs merged into the old file, a dropped row left out everywhere
+    u = LookupWriter(tmp_path / "runs2")
+    u.add([7, 5], [20, 21])
+    u.finish(out, _identity, drop=np.array([11], np.uint64), old=out)
+    f = LookupFile(out)
+    assert f.rows(7) == [1, 20] and f.rows(9) == [12] and f.rows(5) == [21]
+
+
+def test_an_empty_file_answers_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "lookup.u64"
+    assert LookupWriter(tmp_path / "runs").finish(out, _identity) == 0
+    assert out.stat().st_size == 0 and LookupFile(out).rows(1) == [] and len(LookupFile(out)) == 0
