@@ -3,7 +3,7 @@
 Layout of an index directory::
 
     works.sqlite   works(rowid, id, data)     records (citejudge.index.codec: zstd'd msgpack),
-                                              rowids dense from 1, in part order
+                                              small rowids in part order (gaps: dropped rows)
                    redirects(id, target)      merged (target) or deleted (NULL) work ids
                    venue_alias(key, names)    the names of OpenAlex Sources
     lookup.u64     sorted 32-bit hash of "i:<work id>", "d:<doi>", "p:<pmid>", "c:<pmcid>",
@@ -51,7 +51,7 @@ import tantivy
 from citejudge.errors import CitejudgeError, IndexError_
 from citejudge.ids import arxiv_from_doi
 from citejudge.index.codec import LEVELS, TRAIN_SAMPLES, Fields, RecordCodec, train_dictionary
-from citejudge.index.lookup import LOOKUP_FILE, U64, LookupWriter, key_hash
+from citejudge.index.lookup import LOOKUP_FILE, U64, LookupFile, LookupWriter, key_hash
 from citejudge.records import ReadIssue, Redirect, Work
 from citejudge.text.normalize import fold
 
@@ -81,8 +81,8 @@ Row = tuple[str, bytes, tuple[int, ...], str]
 # Rows ready for the writer, made by the workers, as flat columns (cheaper to pickle than rows):
 # works rowids, ids, stored records, folded titles ("" for none); lookup key hashes and rowids.
 Batch = tuple[list[int], list[str], list[bytes], list[str], list[int], list[int]]
-# What a worker needs to encode records: the codec's fields and dictionary.
-CodecSpec = tuple[Fields, bytes | None]
+# What a worker needs to encode records: the codec's fields, dictionary and level.
+CodecSpec = tuple[Fields, bytes | None, int | None]
 
 
 @dataclass
@@ -578,22 +578,17 @@ class _Writer:
         """Resolve upserts, create indexes, commit Tantivy; return (works, redirects, dups)."""
         db = self.db
         remap = self._place_rows()
-        if self.update:  # only the ids the update brought can repeat (their old rows go)
-            db.execute(
-                "CREATE TEMP TABLE dup AS SELECT w.id, max(w.rowid) AS keep FROM works w "
-                "WHERE w.id IN (SELECT id FROM works WHERE rowid >= ?) "
-                "GROUP BY w.id HAVING count(*) > 1",
-                (self.new_base,),
-            )
+        if self.update:
+            self._find_updated()
         else:
             db.execute(
                 "CREATE TEMP TABLE dup AS SELECT id, max(rowid) AS keep FROM works "
                 "GROUP BY id HAVING count(*) > 1"
             )
-        db.execute(
-            "CREATE TEMP TABLE gone AS SELECT w.rowid AS seq FROM works w JOIN dup d ON w.id = d.id "
-            "WHERE w.rowid <> d.keep"
-        )
+            db.execute(
+                "CREATE TEMP TABLE gone AS SELECT w.rowid AS seq FROM works w "
+                "JOIN dup d ON w.id = d.id WHERE w.rowid <> d.keep"
+            )
         ndup = int(db.execute("SELECT count(*) FROM gone").fetchone()[0])
         if ndup:
             self._drop_rows("SELECT seq FROM gone")
@@ -608,19 +603,7 @@ class _Writer:
                 if folded:
                     self.twriter.add_document(tantivy.Document(id=wid, title=folded))
         if self.update:
-            # a newer snapshot's merged or deleted id removes the work the index had under it
-            # (unless the newer snapshot also brought a record of that id: the record wins)
-            db.execute(
-                "CREATE TEMP TABLE retired AS SELECT w.rowid AS seq, w.id AS id FROM works w "
-                "WHERE w.rowid < ? AND w.id IN (SELECT id FROM redirects WHERE rowid > ?) "
-                "AND w.id NOT IN (SELECT id FROM works WHERE rowid >= ?)",
-                (self.new_base, self.redirect_base, self.new_base),
-            )
-            self.retired = [r[0] for r in db.execute("SELECT id FROM retired ORDER BY id")]
-            if self.retired:
-                self._drop_rows("SELECT seq FROM retired")
-                for wid in self.retired:
-                    self.twriter.delete_documents_by_term("id", wid)
+            self._retire()
         # Tantivy commits (and merges) in a thread while SQLite builds its indexes.
         errors: list[BaseException] = []
         twriter = self.twriter
@@ -638,7 +621,10 @@ class _Writer:
         db.execute(
             "DELETE FROM redirects WHERE rowid NOT IN (SELECT max(rowid) FROM redirects GROUP BY id)"
         )
-        db.execute("DELETE FROM redirects WHERE id IN (SELECT id FROM works)")
+        if self.update:  # the index's own works and redirects were apart already
+            db.execute("DELETE FROM redirects WHERE id IN (SELECT id FROM fresh)")
+        else:
+            db.execute("DELETE FROM redirects WHERE id IN (SELECT id FROM works)")
         db.execute("CREATE UNIQUE INDEX redirects_id ON redirects(id)")
         db.execute(
             "DELETE FROM venue_alias WHERE rowid NOT IN (SELECT max(rowid) FROM venue_alias GROUP BY key, names)"
@@ -663,6 +649,73 @@ class _Writer:
         if errors:
             raise errors[0]
         return nworks, nred, ndup
+
+    def _old_rows(self, old: LookupFile, wid: str) -> list[int]:
+        """Rowids of the index's own rows (before this update) of work ``wid``."""
+        rows = [r for r in old.rows(key_hash("i:" + wid)) if r < self.new_base]
+        if not rows:
+            return []
+        marks = ",".join("?" * len(rows))
+        return [
+            int(r[0])
+            for r in self.db.execute(
+                f"SELECT rowid FROM works WHERE rowid IN ({marks}) AND id = ?", (*rows, wid)
+            )
+        ]
+
+    def _find_updated(self) -> None:
+        """Tables ``dup`` (ids with more than one row, the row kept) and ``gone`` (rows dropped).
+
+        Only this update's rows are scanned; the index's rows of the same ids are found through
+        its lookup file (``i:`` keys), so an update costs what it brings, not the index's size.
+        """
+        db = self.db
+        db.execute(
+            "CREATE TEMP TABLE fresh AS SELECT id, max(rowid) AS keep, count(*) AS n FROM works "
+            "WHERE rowid >= ? GROUP BY id",
+            (self.new_base,),
+        )
+        db.execute("CREATE UNIQUE INDEX temp.fresh_id ON fresh(id)")
+        db.execute("CREATE TEMP TABLE dup(id TEXT NOT NULL, keep INTEGER NOT NULL)")
+        db.execute("CREATE TEMP TABLE gone(seq INTEGER PRIMARY KEY)")
+        db.execute(
+            "INSERT INTO gone SELECT w.rowid FROM works w JOIN fresh f ON w.id = f.id "
+            "WHERE w.rowid >= ? AND w.rowid <> f.keep",
+            (self.new_base,),
+        )
+        old = LookupFile(self.root / LOOKUP_FILE)
+        cur = db.execute("SELECT id, keep, n FROM fresh ORDER BY id")
+        while batch := cur.fetchmany(10_000):
+            dups: list[tuple[str, int]] = []
+            gone: list[tuple[int]] = []
+            for wid, keep, n in batch:
+                before = self._old_rows(old, wid)
+                gone.extend((r,) for r in before)
+                if before or n > 1:
+                    dups.append((wid, keep))
+            db.executemany("INSERT INTO dup(id, keep) VALUES (?,?)", dups)
+            db.executemany("INSERT INTO gone(seq) VALUES (?)", gone)
+
+    def _retire(self) -> None:
+        """Drop the index's works under ids this update's merged/deleted-id files name.
+
+        (Unless the update also brought a record of that id: the record wins.)
+        """
+        db = self.db
+        old = LookupFile(self.root / LOOKUP_FILE)
+        retired: list[tuple[int, str]] = []
+        for (rid,) in db.execute(
+            "SELECT DISTINCT id FROM redirects WHERE rowid > ? AND id NOT IN (SELECT id FROM fresh)",
+            (self.redirect_base,),
+        ).fetchall():
+            retired.extend((r, rid) for r in self._old_rows(old, rid))
+        self.retired = sorted({wid for _r, wid in retired})
+        if retired:
+            db.execute("CREATE TEMP TABLE retired(seq INTEGER PRIMARY KEY, id TEXT)")
+            db.executemany("INSERT INTO retired(seq, id) VALUES (?,?)", retired)
+            self._drop_rows("SELECT seq FROM retired")
+            for wid in self.retired:
+                self.twriter.delete_documents_by_term("id", wid)
 
     def _drop_rows(self, seqs_sql: str) -> None:
         """Delete the works rows ``seqs_sql`` selects; their keys are left out of the lookup file."""
@@ -970,7 +1023,7 @@ def build_index(
                 owner.append(si)
         total = 0
         bases = [w.rowid_base(i) for i in range(len(parts))]
-        spec: CodecSpec = (w.codec.fields, w.codec.dictionary)
+        spec: CodecSpec = (w.codec.fields, w.codec.dictionary, w.codec.level)
         stream = (
             _iter_parts_parallel(parts, bases, workers, spec)
             if workers > 1 and len(parts) > 1

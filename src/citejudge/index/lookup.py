@@ -53,7 +53,8 @@ class LookupWriter:
         # compact buffers (4 + 8 bytes a pair; a list of ints would take ten times that)
         self._h = array("I")
         self._s = array("Q")
-        self._runs: list[tuple[Path, Path]] = []
+        # per run: its hash file, its rowid file, where each bucket of it begins
+        self._runs: list[tuple[Path, Path, list[int]]] = []
 
     def add(self, hashes: list[int], rows: list[int]) -> None:
         """Append pairs (``hashes[i]`` of row ``rows[i]``)."""
@@ -69,11 +70,12 @@ class LookupWriter:
         s = np.frombuffer(self._s, dtype=np.uint64).copy()
         self._h, self._s = array("I"), array("Q")
         order = np.lexsort((s, h))
+        h, s = h[order], s[order]
         n = len(self._runs)
-        paths = (self.scratch / f"run-{n:05d}.h.npy", self.scratch / f"run-{n:05d}.s.npy")
-        np.save(paths[0], h[order])
-        np.save(paths[1], s[order])
-        self._runs.append(paths)
+        hp, sp = self.scratch / f"run-{n:05d}.h", self.scratch / f"run-{n:05d}.s"
+        h.astype("<u4", copy=False).tofile(hp)
+        s.astype("<u8", copy=False).tofile(sp)
+        self._runs.append((hp, sp, _bounds(h, _STARTS.astype(np.uint32))))
 
     def finish(
         self,
@@ -88,38 +90,52 @@ class LookupWriter:
         ``remap`` maps provisional rowids to final ones (order-preserving). Entries of the rows
         in ``drop`` (final rowids) are left out, also those of ``old``, the lookup file of the
         index an update starts from (its rowids are final already). ``out`` may be ``old``.
+        Slices are read into memory bucket by bucket (not memory-mapped), so the merge holds one
+        bucket whatever the size of the world.
         """
         self._spill()
-        runs = [(np.load(h, mmap_mode="r"), np.load(s, mmap_mode="r")) for h, s in self._runs]
-        prev = _read(old) if old is not None and old.exists() else np.empty(0, np.uint64)
+        has_old = old is not None and old.exists() and old.stat().st_size > 0
+        old_at = _bounds(_read(old), _STARTS << _SHIFT) if old is not None and has_old else []
         dropped = np.unique(drop) if drop is not None and len(drop) else None
         tmp = out.with_name(out.name + ".tmp")
         total = 0
-        buckets = 1 << BUCKET_BITS
-        starts = np.arange(buckets, dtype=np.uint64) << np.uint64(32 - BUCKET_BITS)
-        prev_at = _bounds(prev, starts << _SHIFT)
-        runs_at = [_bounds(h, starts.astype(np.uint32)) for h, _s in runs]
         with tmp.open("wb") as f:
-            for b in range(buckets):
-                pieces = [np.array(prev[prev_at[b] : prev_at[b + 1]])]
-                for (h, s), at in zip(runs, runs_at, strict=True):
+            for b in range(_STARTS.size):
+                pieces: list[U64] = []
+                if old is not None and old_at:
+                    pieces.append(_slice(old, "<u8", old_at[b], old_at[b + 1]))
+                for hp, sp, at in self._runs:
                     i, j = at[b], at[b + 1]
                     if j > i:
-                        ours = remap(np.array(s[i:j], dtype=np.uint64))
-                        pieces.append((h[i:j].astype(np.uint64) << _SHIFT) | ours)
+                        ours = remap(_slice(sp, "<u8", i, j))
+                        theirs = _slice(hp, "<u4", i, j).astype(np.uint64)
+                        pieces.append((theirs << _SHIFT) | ours)
+                if not pieces:
+                    continue
                 chunk = np.concatenate(pieces)
                 if dropped is not None and chunk.size:
-                    chunk = chunk[~np.isin(chunk & _LOW, dropped)]
+                    rowids = chunk & _LOW
+                    hit = np.minimum(np.searchsorted(dropped, rowids), dropped.size - 1)
+                    chunk = chunk[dropped[hit] != rowids]  # (``dropped`` is sorted already)
                 chunk = np.unique(chunk)  # sorted; a pair given twice is stored once
                 f.write(chunk.astype("<u8", copy=False).tobytes())
                 total += int(chunk.size)
-        del prev, runs
         os.replace(tmp, out)
-        for paths in self._runs:
-            for p in paths:
-                p.unlink(missing_ok=True)
+        for hp, sp, _at in self._runs:
+            hp.unlink(missing_ok=True)
+            sp.unlink(missing_ok=True)
         self._runs = []
         return total
+
+
+_STARTS = np.arange(1 << BUCKET_BITS, dtype=np.uint64) << np.uint64(32 - BUCKET_BITS)
+
+
+def _slice(path: Path, dtype: str, i: int, j: int) -> U64:
+    """Items ``i`` to ``j`` of the flat array file ``path`` (read, not mapped)."""
+    size = np.dtype(dtype).itemsize
+    out: U64 = np.fromfile(path, dtype=dtype, count=j - i, offset=i * size)
+    return out
 
 
 def _bounds(a: npt.NDArray[np.generic], starts: npt.NDArray[np.generic]) -> list[int]:

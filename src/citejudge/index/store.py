@@ -47,6 +47,7 @@ MAX_FUZZY = 3  # unknown words matched within one edit, at most
 RARE_MAX_TERMS = 16  # longer queries (whole citation strings) use the broad OR only
 RARE_MIN_TERMS = 4  # queries with fewer known terms go straight to the broad OR
 RARE_MUST = 3  # a first-pass candidate contains at least two of this many rarest terms
+SQL_CHUNK = 500  # rowids per query (SQLite's limit on parameters may be as low as 999)
 BLOCK_MAX = 64  # a title block with more works than this is too common to decide anything
 BLOCK_PAIR_MAX = 1 << 14  # ...but two such blocks (of at most this many works) may intersect
 BLOCK_ACCEPT = 80.0  # a block answers when its best title is this similar to the query...
@@ -150,14 +151,12 @@ class WorldIndex:
     def get_many(self, ids: Iterable[str]) -> list[Work]:
         """The works with these ids, in the order given, missing ones left out."""
         wanted = list(dict.fromkeys(ids))
+        want = set(wanted)
         rowids = [r for wid in wanted for r in self._lookup.rows(key_hash("i:" + wid))]
         found: dict[str, Work] = {}
-        for i in range(0, len(rowids), 500):
-            chunk = rowids[i : i + 500]
-            q = f"SELECT id, data FROM works WHERE rowid IN ({','.join('?' * len(chunk))})"
-            for wid, data in self._db.execute(q, chunk):
-                if wid not in found:  # (a hash shared with another key's work: not this one)
-                    found[wid] = self.decode(data)
+        for wid, data in self._rows("id, data", rowids):
+            if wid in want:  # rows of other keys with the same hash are not decoded
+                found[wid] = self.decode(data)
         return [found[w] for w in wanted if w in found]
 
     def redirect(self, work_id: str) -> Redirect | None:
@@ -206,13 +205,19 @@ class WorldIndex:
             chain.append(current)
 
     def _rows(self, columns: str, rowids: list[int]) -> list[Any]:
-        """``columns`` of the works rows ``rowids``, ordered by id."""
-        if not rowids:
-            return []
-        marks = ",".join("?" * len(rowids))
-        return self._db.execute(
-            f"SELECT {columns} FROM works WHERE rowid IN ({marks}) ORDER BY id", rowids
-        ).fetchall()
+        """``columns`` (``id`` first) of the works rows ``rowids``, ordered by id.
+
+        Read in chunks: a common key (a title such as "Introduction") may have very many rows.
+        """
+        out: list[Any] = []
+        for i in range(0, len(rowids), SQL_CHUNK):
+            chunk = rowids[i : i + SQL_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            out += self._db.execute(
+                f"SELECT {columns} FROM works WHERE rowid IN ({marks})", chunk
+            ).fetchall()
+        out.sort(key=lambda r: r[0])
+        return out
 
     def _by_key(self, key: str) -> list[Work]:
         rows = self._rows("id, data", self._lookup.rows(key_hash(key)))
@@ -288,8 +293,16 @@ class WorldIndex:
         folded = fold_title(text)
         key = folded.replace(" ", "") if exact else ""
         if key:
-            for work in self._by_key("t:" + key):
-                out[work.id] = EXACT_TITLE_SCORE
+            # in id order, confirmed on the record, the first k only (a common title such as
+            # "Introduction" has very many works)
+            tkey = "t:" + key
+            rows = self._rows("id, rowid", self._lookup.rows(key_hash(tkey)))
+            for i in range(0, len(rows), k):
+                for wid, data in self._rows("id, data", [r[1] for r in rows[i : i + k]]):
+                    if tkey in work_keys(self.decode(data), blocks=False):
+                        out[wid] = EXACT_TITLE_SCORE
+                if len(out) >= k:
+                    break
         terms = query_terms(text)
         if out and len(out) >= k:
             self.stages["title_key"] += 1
