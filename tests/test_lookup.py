@@ -26,25 +26,37 @@ def test_key_hash_is_stable_and_32_bit() -> None:
 
 
 pairs = st.lists(
-    st.tuples(st.integers(0, 2**32 - 1), st.integers(1, 5000)), min_size=0, max_size=300
+    # a few hashes with many rows (spanning fence stretches), and hashes anywhere
+    st.tuples(st.one_of(st.integers(0, 3), st.integers(0, 2**32 - 1)), st.integers(1, 5000)),
+    min_size=0,
+    max_size=300,
 )
 
 
 @settings(max_examples=40, deadline=None)
-@given(pairs=pairs, run=st.integers(1, 64))
+@given(pairs=pairs, run=st.integers(1, 64), stride=st.integers(1, 9))
 def test_rows_are_exactly_what_was_added(
-    tmp_path_factory: pytest.TempPathFactory, pairs: list[tuple[int, int]], run: int
+    tmp_path_factory: pytest.TempPathFactory, pairs: list[tuple[int, int]], run: int, stride: int
 ) -> None:
     tmp = tmp_path_factory.mktemp("lk")
-    old = lookup_mod.RUN_ENTRIES
-    lookup_mod.RUN_ENTRIES = run  # many small sorted runs, merged at the end
+    old = lookup_mod.RUN_ENTRIES, lookup_mod.FENCE_STRIDE
+    # many small sorted runs merged at the end; a fence every few entries
+    lookup_mod.RUN_ENTRIES, lookup_mod.FENCE_STRIDE = run, stride
     try:
         w = LookupWriter(tmp / "runs")
         for h, r in pairs:
             w.add([h], [r])
         n = w.finish(tmp / "lookup.u64", _identity)
+        whole = np.fromfile(tmp / "lookup.u64", dtype="<u8")
+        assert list(np.fromfile(tmp / "lookup.fence", dtype="<u8")) == list(whole[::stride])
+        _check_rows(tmp, pairs, n)
+        (tmp / "lookup.fence").unlink()  # a file without its fence: the reader makes one
+        _check_rows(tmp, pairs, n)
     finally:
-        lookup_mod.RUN_ENTRIES = old
+        lookup_mod.RUN_ENTRIES, lookup_mod.FENCE_STRIDE = old
+
+
+def _check_rows(tmp: Path, pairs: list[tuple[int, int]], n: int) -> None:
     want: dict[int, set[int]] = defaultdict(set)
     for h, r in pairs:
         want[h].add(r)

@@ -31,7 +31,7 @@ from citejudge.index.build import (
     work_keys,
 )
 from citejudge.index.codec import RecordCodec
-from citejudge.index.lookup import LOOKUP_FILE, LookupFile
+from citejudge.index.lookup import FENCE_FILE, LOOKUP_FILE, LookupFile
 from citejudge.records import Redirect, Work
 
 __all__ = ["EXACT_TITLE_SCORE", "STOPWORDS", "WorldIndex", "query_terms"]
@@ -429,7 +429,8 @@ class WorldIndex:
     def _bytes_per_work(self, total: int) -> dict[str, float]:
         """Bytes on disk per work, by part: records, identifier/title lookups, title index, the rest."""
         n = max(self.count(), 1)
-        parts = {"records": 0, "lookups": (self.path / LOOKUP_FILE).stat().st_size}
+        lookups = sum((self.path / f).stat().st_size for f in (LOOKUP_FILE, FENCE_FILE))
+        parts = {"records": 0, "lookups": lookups}
         parts |= {"title_index": 0, "other": 0}
         try:
             rows = self._db.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall()
