@@ -102,8 +102,9 @@ class LookupWriter:
         bucket whatever the size of the world.
         """
         self._spill()
-        has_old = old is not None and old.exists() and old.stat().st_size > 0
-        old_at = _bounds(_read(old), _STARTS << _SHIFT) if old is not None and has_old else []
+        if old is not None and not (old.exists() and old.stat().st_size):
+            old = None  # nothing to carry over
+        old_at = _bounds(_read(old), _STARTS << _SHIFT) if old is not None else []
         dropped = np.unique(drop) if drop is not None and len(drop) else None
         tmp = out.with_name(out.name + ".tmp")
         total = 0
@@ -111,7 +112,7 @@ class LookupWriter:
         with tmp.open("wb") as f:
             for b in range(_STARTS.size):
                 pieces: list[U64] = []
-                if old is not None and old_at:
+                if old is not None:
                     pieces.append(_slice(old, "<u8", old_at[b], old_at[b + 1]))
                 for hp, sp, at in self._runs:
                     i, j = at[b], at[b + 1]
@@ -186,7 +187,7 @@ class LookupFile:
         if fence_path.is_file() and fence_path.stat().st_size == -(-n // FENCE_STRIDE) * 8:
             self._fence: list[int] = np.fromfile(fence_path, dtype="<u8").tolist()
         else:  # (a file written without its fence)
-            self._fence = [self._a[i] for i in range(0, n, FENCE_STRIDE)]
+            self._fence = list(self._a[::FENCE_STRIDE])
 
     def __len__(self) -> int:
         return len(self._a)
@@ -209,7 +210,3 @@ class LookupFile:
         if limit is not None:
             j = min(j, i + limit)
         return [x & 0xFFFFFFFF for x in a[i:j]]
-
-    def array(self, h: int, limit: int | None = None) -> U64:
-        """:meth:`rows` as an array."""
-        return np.array(self.rows(h, limit), dtype=np.uint64)

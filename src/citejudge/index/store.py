@@ -296,9 +296,11 @@ class WorldIndex:
             # in id order, confirmed on the record, the first k only (a common title such as
             # "Introduction" has very many works)
             tkey = "t:" + key
-            rows = self._rows("id, rowid", self._lookup.rows(key_hash(tkey)))
-            for i in range(0, len(rows), k):
-                for wid, data in self._rows("id, data", [r[1] for r in rows[i : i + k]]):
+            rowids = self._lookup.rows(key_hash(tkey))
+            if len(rowids) > k:  # in id order before any record is read
+                rowids = [r for _wid, r in self._rows("id, rowid", rowids)]
+            for i in range(0, len(rowids), k):
+                for wid, data in self._rows("id, data", rowids[i : i + k]):
                     if tkey in work_keys(self.decode(data), blocks=False):
                         out[wid] = EXACT_TITLE_SCORE
                 if len(out) >= k:
@@ -380,11 +382,11 @@ class WorldIndex:
         rowids: set[int] = set()
         common: list[Any] = []
         for block in title_blocks(folded):
-            rows = self._lookup.array(key_hash(block), BLOCK_PAIR_MAX + 1)
+            rows = self._lookup.rows(key_hash(block), BLOCK_PAIR_MAX + 1)
             if len(rows) <= BLOCK_MAX:
-                rowids.update(rows.tolist())
+                rowids.update(rows)
             elif len(rows) <= BLOCK_PAIR_MAX:
-                common.append(rows)
+                common.append(np.array(rows, dtype=np.uint64))
         for i, a in enumerate(common):
             for b in common[i + 1 :]:
                 both = np.intersect1d(a, b, assume_unique=True)
