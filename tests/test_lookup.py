@@ -34,14 +34,19 @@ pairs = st.lists(
 
 
 @settings(max_examples=40, deadline=None)
-@given(pairs=pairs, run=st.integers(1, 64), stride=st.integers(1, 9))
+@given(pairs=pairs, run=st.integers(1, 64), stride=st.integers(1, 9), merge=st.integers(1, 100))
 def test_rows_are_exactly_what_was_added(
-    tmp_path_factory: pytest.TempPathFactory, pairs: list[tuple[int, int]], run: int, stride: int
+    tmp_path_factory: pytest.TempPathFactory,
+    pairs: list[tuple[int, int]],
+    run: int,
+    stride: int,
+    merge: int,
 ) -> None:
     tmp = tmp_path_factory.mktemp("lk")
-    old = lookup_mod.RUN_ENTRIES, lookup_mod.FENCE_STRIDE
-    # many small sorted runs merged at the end; a fence every few entries
+    old = lookup_mod.RUN_ENTRIES, lookup_mod.FENCE_STRIDE, lookup_mod.MERGE_ENTRIES
+    # many small sorted runs merged a few buckets at a time; a fence every few entries
     lookup_mod.RUN_ENTRIES, lookup_mod.FENCE_STRIDE = run, stride
+    lookup_mod.MERGE_ENTRIES = merge
     try:
         w = LookupWriter(tmp / "runs")
         for h, r in pairs:
@@ -53,7 +58,7 @@ def test_rows_are_exactly_what_was_added(
         (tmp / "lookup.fence").unlink()  # a file without its fence: the reader makes one
         _check_rows(tmp, pairs, n)
     finally:
-        lookup_mod.RUN_ENTRIES, lookup_mod.FENCE_STRIDE = old
+        lookup_mod.RUN_ENTRIES, lookup_mod.FENCE_STRIDE, lookup_mod.MERGE_ENTRIES = old
 
 
 def _check_rows(tmp: Path, pairs: list[tuple[int, int]], n: int) -> None:
@@ -99,3 +104,33 @@ def test_an_empty_file_answers_nothing(tmp_path: Path) -> None:
     out = tmp_path / "lookup.u64"
     assert LookupWriter(tmp_path / "runs").finish(out, _identity) == 0
     assert out.stat().st_size == 0 and LookupFile(out).rows(1) == [] and len(LookupFile(out)) == 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    base=pairs, new=pairs, drop=st.sets(st.integers(1, 5000), max_size=20), merge=st.integers(1, 50)
+)
+def test_an_update_merges_old_and_new_pairs_stretch_by_stretch(
+    tmp_path_factory: pytest.TempPathFactory,
+    base: list[tuple[int, int]],
+    new: list[tuple[int, int]],
+    drop: set[int],
+    merge: int,
+) -> None:
+    tmp = tmp_path_factory.mktemp("lk")
+    old = lookup_mod.RUN_ENTRIES, lookup_mod.MERGE_ENTRIES
+    lookup_mod.RUN_ENTRIES, lookup_mod.MERGE_ENTRIES = 16, merge
+    try:
+        out = tmp / "lookup.u64"
+        w = LookupWriter(tmp / "runs")
+        for h, r in base:
+            w.add([h], [r])
+        w.finish(out, _identity)
+        u = LookupWriter(tmp / "runs2")
+        for h, r in new:
+            u.add([h], [r])
+        n = u.finish(out, _identity, drop=np.array(sorted(drop), np.uint64), old=out)
+    finally:
+        lookup_mod.RUN_ENTRIES, lookup_mod.MERGE_ENTRIES = old
+    want = sorted({(h << 32) | r for h, r in [*base, *new] if r not in drop})
+    assert list(np.fromfile(out, dtype="<u8")) == want and n == len(want)

@@ -8,8 +8,10 @@ lookup is two binary searches over a memory map that any number of processes sha
 proposes rows: readers confirm the key on the decoded record (or compare its title).
 
 The build appends (hash, provisional rowid) pairs in sorted runs of bounded size, then merges
-them bucket by bucket (the top 8 bits of the hash), mapping provisional rowids to final ones
-and leaving out dropped rows: memory is one run or one bucket, whatever the size of the world.
+them a stretch of the hash space at a time (consecutive buckets of the top 12 bits, as many as
+make about :data:`MERGE_ENTRIES` pairs), mapping provisional rowids to final ones and leaving
+out dropped rows: memory is one run or one stretch, whatever the size of the world (a 12-bit
+bucket of the whole OpenAlex, ~6G keys, is ~1.5M pairs).
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ LOOKUP_FILE = "lookup.u64"
 FENCE_FILE = "lookup.fence"
 FENCE_STRIDE = 2048
 RUN_ENTRIES = 1 << 22  # pairs held in memory before a sorted run goes to disk (48 MiB)
-BUCKET_BITS = 8  # the merge handles one 1/256th of the hash space at a time
+BUCKET_BITS = 12  # runs record where each 1/4096th of the hash space begins in them
+MERGE_ENTRIES = 1 << 22  # the merge reads consecutive buckets until it holds about this many pairs
 _LOW = np.uint64(0xFFFFFFFF)
 _SHIFT = np.uint64(32)
 
@@ -61,8 +64,9 @@ class LookupWriter:
         # compact buffers (4 + 8 bytes a pair; a list of ints would take ten times that)
         self._h = array("I")
         self._s = array("Q")
-        # per run: its hash file, its rowid file, where each bucket of it begins
-        self._runs: list[tuple[Path, Path, list[int]]] = []
+        # per run: its hash file, its rowid file, where each bucket of it begins (and its end)
+        # (uint32: a run is short; 16 KiB a run, ~24 MiB for the ~1,500 runs of the whole OpenAlex)
+        self._runs: list[tuple[Path, Path, npt.NDArray[np.int64 | np.uint32]]] = []
 
     def add(self, hashes: list[int], rows: list[int]) -> None:
         """Append pairs (``hashes[i]`` of row ``rows[i]``)."""
@@ -83,7 +87,7 @@ class LookupWriter:
         hp, sp = self.scratch / f"run-{n:05d}.h", self.scratch / f"run-{n:05d}.s"
         h.astype("<u4", copy=False).tofile(hp)
         s.astype("<u8", copy=False).tofile(sp)
-        self._runs.append((hp, sp, _bounds(h, _STARTS.astype(np.uint32))))
+        self._runs.append((hp, sp, _bounds(h, _STARTS.astype(np.uint32)).astype(np.uint32)))
 
     def finish(
         self,
@@ -104,18 +108,19 @@ class LookupWriter:
         self._spill()
         if old is not None and not (old.exists() and old.stat().st_size):
             old = None  # nothing to carry over
-        old_at = _bounds(_read(old), _STARTS << _SHIFT) if old is not None else []
+        old_at = _bounds(_read(old), _STARTS << _SHIFT) if old is not None else None
         dropped = np.unique(drop) if drop is not None and len(drop) else None
         tmp = out.with_name(out.name + ".tmp")
         total = 0
         fence: list[U64] = []
         with tmp.open("wb") as f:
-            for b in range(_STARTS.size):
+            runs_at = [at for _h, _s, at in self._runs]
+            for b, e in _stretches([*runs_at, *([old_at] if old_at is not None else [])]):
                 pieces: list[U64] = []
-                if old is not None:
-                    pieces.append(_slice(old, "<u8", old_at[b], old_at[b + 1]))
+                if old is not None and old_at is not None:
+                    pieces.append(_slice(old, "<u8", int(old_at[b]), int(old_at[e])))
                 for hp, sp, at in self._runs:
-                    i, j = at[b], at[b + 1]
+                    i, j = int(at[b]), int(at[e])
                     if j > i:
                         ours = remap(_slice(sp, "<u8", i, j))
                         theirs = _slice(hp, "<u4", i, j).astype(np.uint64)
@@ -152,9 +157,30 @@ def _slice(path: Path, dtype: str, i: int, j: int) -> U64:
     return out
 
 
-def _bounds(a: npt.NDArray[np.generic], starts: npt.NDArray[np.generic]) -> list[int]:
+def _bounds(a: npt.NDArray[np.generic], starts: npt.NDArray[np.generic]) -> npt.NDArray[np.int64]:
     """Where each bucket of the sorted ``a`` begins (``starts``: first values), and its end."""
-    return [*np.searchsorted(a, starts).tolist(), int(a.size)]
+    return np.append(np.searchsorted(a, starts), a.size).astype(np.int64)
+
+
+def _stretches(bounds: list[npt.NDArray[np.int64 | np.uint32]]) -> list[tuple[int, int]]:
+    """Consecutive buckets ``[b, e)`` holding about :data:`MERGE_ENTRIES` pairs in all the runs.
+
+    A stretch is at least one bucket, so its size is bounded by the largest of one bucket and
+    ``MERGE_ENTRIES``.
+    """
+    nb = _STARTS.size
+    sizes = np.zeros(nb, dtype=np.int64)
+    for at in bounds:
+        sizes += np.diff(at.astype(np.int64))
+    out: list[tuple[int, int]] = []
+    b = 0
+    held = 0
+    for e in range(nb):
+        held += int(sizes[e])
+        if held >= MERGE_ENTRIES or e == nb - 1:
+            out.append((b, e + 1))
+            b, held = e + 1, 0
+    return [(b, e) for b, e in out if e > b]
 
 
 def _read(path: Path) -> U64:
@@ -185,9 +211,12 @@ class LookupFile:
         n = len(self._a)
         fence_path = path.with_name(FENCE_FILE)
         if fence_path.is_file() and fence_path.stat().st_size == -(-n // FENCE_STRIDE) * 8:
-            self._fence: list[int] = np.fromfile(fence_path, dtype="<u8").tolist()
+            # an array, not a list: 8 bytes an entry (~24 MiB for the whole OpenAlex, a list
+            # would take five times that) and faster to bisect once it outgrows the CPU caches
+            fence = np.fromfile(fence_path, dtype="<u8").astype(np.uint64)
         else:  # (a file written without its fence)
-            self._fence = list(self._a[::FENCE_STRIDE])
+            fence = np.array(self._a[::FENCE_STRIDE], dtype=np.uint64)
+        self._fence: Sequence[int] = array("Q", fence.tobytes())
 
     def __len__(self) -> int:
         return len(self._a)
