@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tracemalloc
 from collections import defaultdict
 from pathlib import Path
 
@@ -134,3 +135,27 @@ def test_an_update_merges_old_and_new_pairs_stretch_by_stretch(
         lookup_mod.RUN_ENTRIES, lookup_mod.MERGE_ENTRIES = old
     want = sorted({(h << 32) | r for h, r in [*base, *new] if r not in drop})
     assert list(np.fromfile(out, dtype="<u8")) == want and n == len(want)
+
+
+def test_the_merge_holds_one_stretch_not_the_whole_file(tmp_path: Path) -> None:
+    # 2M pairs (16 MB merged), merged 16k pairs at a time: the merge's peak memory is a few
+    # stretches and the fence, not the file (a strided view kept every merged chunk alive)
+    rng = np.random.default_rng(7)
+    n = 1 << 21
+    old = lookup_mod.RUN_ENTRIES, lookup_mod.MERGE_ENTRIES
+    lookup_mod.RUN_ENTRIES, lookup_mod.MERGE_ENTRIES = 1 << 19, 1 << 14
+    try:
+        w = LookupWriter(tmp_path / "runs")
+        hashes = rng.integers(0, 2**32, n, dtype=np.uint64).tolist()
+        w.add(hashes, list(range(n)))
+        del hashes
+        w._spill()
+        tracemalloc.start()
+        try:
+            assert w.finish(tmp_path / "lookup.u64", _identity) == n
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    finally:
+        lookup_mod.RUN_ENTRIES, lookup_mod.MERGE_ENTRIES = old
+    assert peak < 4 * 2**20, peak

@@ -38,7 +38,7 @@ FENCE_FILE = "lookup.fence"
 FENCE_STRIDE = 2048
 RUN_ENTRIES = 1 << 22  # pairs held in memory before a sorted run goes to disk (48 MiB)
 BUCKET_BITS = 12  # runs record where each 1/4096th of the hash space begins in them
-MERGE_ENTRIES = 1 << 22  # the merge reads consecutive buckets until it holds about this many pairs
+MERGE_ENTRIES = 1 << 20  # the merge reads consecutive buckets until it holds about this many pairs
 _LOW = np.uint64(0xFFFFFFFF)
 _SHIFT = np.uint64(32)
 
@@ -134,7 +134,8 @@ class LookupWriter:
                     chunk = chunk[dropped[hit] != rowids]  # (``dropped`` is sorted already)
                 chunk = np.unique(chunk)  # sorted; a pair given twice is stored once
                 f.write(chunk.astype("<u8", copy=False).tobytes())
-                fence.append(chunk[(-total) % FENCE_STRIDE :: FENCE_STRIDE])
+                # a copy: a strided view would keep the whole chunk, so the whole file, alive
+                fence.append(chunk[(-total) % FENCE_STRIDE :: FENCE_STRIDE].copy())
                 total += int(chunk.size)
         fence_tmp = out.with_name(FENCE_FILE + ".tmp")
         np.concatenate([np.empty(0, np.uint64), *fence]).astype("<u8").tofile(fence_tmp)
