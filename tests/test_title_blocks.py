@@ -17,9 +17,13 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rapidfuzz.distance import OSA
 
 from citejudge.index import WorldIndex, build_index
-from citejudge.index.build import title_blocks
+from citejudge.index.build import fold_title, title_blocks
+from citejudge.index.store import _SPELL_CHARS, _edits1
 from citejudge.io import Item
 from citejudge.tasks.references import ReferencesTask
 
@@ -104,6 +108,7 @@ def test_blocks_change_no_verdict(world: Path, monkeypatch: pytest.MonkeyPatch) 
     task = ReferencesTask(ix, today_year=2026)
     with_blocks = [task.check(it) for it in items]
     assert ix.stages["title_block"] >= len(items) // 3  # the stage does answer most noisy titles
+    assert ix.stages["title_block_spelled"] >= 5  # ...and, misspellings corrected, some more
     plain = WorldIndex.search_title
 
     def ranked_only(self: WorldIndex, text: str, k: int = 10, **kw: Any) -> list[tuple[str, float]]:
@@ -120,3 +125,53 @@ def test_blocks_change_no_verdict(world: Path, monkeypatch: pytest.MonkeyPatch) 
 
     assert [decided(ln.details) for ln in with_blocks] == [decided(ln.details) for ln in without]
     assert sum(1 for ln in with_blocks if ln.details["match"]["method"] == "title_search") > 100
+
+
+words = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789éß", min_size=1, max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(word=words, data=st.data())
+def test_edits1_is_every_word_one_edit_away(word: str, data: st.DataObject) -> None:
+    got = _edits1(word)
+    assert word not in got
+    assert all(OSA.distance(word, w) == 1 for w in got)
+    # one random edit of ``word`` (delete, transpose, replace, insert) is in the set, and
+    # ``word`` is one edit from the edited word, which is how a misspelling finds it
+    i = data.draw(st.integers(0, len(word)))
+    c = data.draw(st.sampled_from("abcxyz09"))
+    edited = data.draw(
+        st.sampled_from(
+            [
+                word[:i] + word[i + 1 :],
+                word[:i] + c + word[i + 1 :],
+                word[:i] + c + word[i:],
+                word[:i] + word[i + 1 : i + 2] + word[i : i + 1] + word[i + 2 :],
+            ]
+        )
+    )
+    if edited != word:
+        assert edited in got
+        # (an insertion is of a letter, a digit, or a character the word has)
+        if set(word) <= set(edited) | set(_SPELL_CHARS):
+            assert word in _edits1(edited)
+
+
+def test_misspelt_words_are_respelt_as_known_ones(world: Path) -> None:
+    ix = WorldIndex.open(world)
+    # a title of the world with two of its longer words misspelt
+    title = next(
+        w.title
+        for (data,) in ix._db.execute("SELECT data FROM works ORDER BY rowid LIMIT 200")
+        if (w := ix.decode(data)).title and sum(len(x) >= 6 for x in w.title.split()) >= 2
+    )
+    folded = fold_title(title)
+    long_words = [x for x in folded.split() if len(x) >= 6][:2]
+    noisy = folded
+    for x in long_words:
+        noisy = noisy.replace(x, x[0] + x[2] + x[1] + x[3:], 1)  # a transposition
+    assert noisy != folded
+    assert folded in ix._respellings(noisy)
+    assert ix._respellings(folded) == []  # nothing to correct
+    top = ix.search_title(noisy, 5)
+    assert top and ix.get(top[0][0]).title == title  # type: ignore[union-attr]

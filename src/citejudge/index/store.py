@@ -7,6 +7,7 @@ directory), so any number of processes may open the same index at once. Open one
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 import urllib.parse
@@ -52,6 +53,8 @@ BLOCK_MAX = 64  # a title block with more works than this is too common to decid
 BLOCK_PAIR_MAX = 1 << 14  # ...but two such blocks (of at most this many works) may intersect
 BLOCK_ACCEPT = 80.0  # a block answers when its best title is this similar to the query...
 BLOCK_KEEP = 60.0  # ...with every block title at least this similar
+SPELL_CHOICES = 2  # a misspelt word is tried as each of its this many commonest corrections
+_SPELL_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def query_terms(text: str) -> list[str]:
@@ -284,8 +287,10 @@ class WorldIndex:
         Before any ranked query, the works sharing a title block (:func:`title_blocks`: windows
         of three content words at both ends, leave-one-out keys of short titles) are compared
         with the query; when one is close enough they are the answer, ranked by similarity.
-        Their number is bounded, so this stage costs the same in any world; ``blocks=False``
-        skips it.
+        When none is, the query's misspelt words (words no title has) are spelt as known words
+        within one edit (:meth:`_respellings`) and the blocks of each respelling tried the same
+        way (still compared with the query as written). Their number is bounded, so these
+        stages cost the same in any world; ``blocks=False`` skips them.
         """
         if k <= 0:
             return []
@@ -310,8 +315,16 @@ class WorldIndex:
             self.stages["title_key"] += 1
         if blocks and terms and len(out) < k and len(terms) <= RARE_MAX_TERMS:
             near = self._block_candidates(folded)
+            stage = "title_block"
+            if not (near and max(near.values()) >= BLOCK_ACCEPT):
+                # misspelt words break the blocks they are in: try them spelt as known words
+                near = {}
+                stage = "title_block_spelled"
+                for variant in self._respellings(folded):
+                    for wid, score in self._block_candidates(variant, folded).items():
+                        near[wid] = max(score, near.get(wid, 0.0))
             if near and max(near.values()) >= BLOCK_ACCEPT:
-                self.stages["title_block"] += 1
+                self.stages[stage] += 1
                 for wid, score in near.items():
                     out.setdefault(wid, score)
                 return sorted(out.items(), key=lambda t: (-t[1], t[0]))[:k]
@@ -373,12 +386,48 @@ class WorldIndex:
         ranked = sorted(out.items(), key=lambda t: (-t[1], t[0]))
         return ranked[:k]
 
-    def _block_candidates(self, folded: str) -> dict[str, float]:
-        """Works sharing a title block with ``folded``, by title similarity.
+    def _respellings(self, folded: str) -> list[str]:
+        """``folded`` with its misspelt words spelt as words the titles of the index have.
+
+        A word of at least :data:`FUZZY_MIN_LEN` characters that no title has (the first
+        :data:`MAX_FUZZY` such) is replaced by each of its :data:`SPELL_CHOICES` commonest
+        known words within one edit (delete, transpose, replace or insert a character; ties
+        by the word). Returns every combination (none when no word needs or finds a
+        correction). The cost is a few hundred term lookups a word, whatever the world.
+        """
+        words = folded.split()
+        doc_freq = self._searcher.doc_freq
+        fixes: list[tuple[int, list[str]]] = []
+        for i, w in enumerate(words):
+            if len(fixes) >= MAX_FUZZY:
+                break
+            if w in STOPWORDS or len(w) < FUZZY_MIN_LEN or len(w.encode()) >= MAX_TOKEN:
+                continue
+            if doc_freq("title", w):
+                continue
+            known = [(df, c) for c in _edits1(w) if (df := doc_freq("title", c))]
+            if known:
+                known.sort(key=lambda t: (-t[0], t[1]))
+                fixes.append((i, [c for _df, c in known[:SPELL_CHOICES]]))
+        if not fixes:
+            return []
+        out: list[str] = []
+        for choice in itertools.product(*(c for _i, c in fixes)):
+            variant = list(words)
+            for (i, _c), word in zip(fixes, choice, strict=True):
+                variant[i] = word
+            out.append(" ".join(variant))
+        return out
+
+    def _block_candidates(self, folded: str, query: str | None = None) -> dict[str, float]:
+        """Works sharing a title block with ``folded``, by title similarity to ``query``.
 
         A block of more than :data:`BLOCK_MAX` works is too common to propose candidates by
         itself, but the works two such blocks of the query share are few: they are taken too.
+        ``query`` (default ``folded``) is what the titles are compared with.
         """
+        if query is None:
+            query = folded
         rowids: set[int] = set()
         common: list[Any] = []
         for block in title_blocks(folded):
@@ -396,7 +445,7 @@ class WorldIndex:
         for wid, data in self._rows("id, data", sorted(rowids)):
             work = self.decode(data)
             if work.title:
-                score = fuzz.ratio(folded, fold_title(work.title), processor=None)
+                score = fuzz.ratio(query, fold_title(work.title), processor=None)
                 if score >= BLOCK_KEEP:
                     out[wid] = score
         return out
@@ -445,3 +494,15 @@ class WorldIndex:
         )
         parts["other"] += max(total - sum(parts.values()), 0)
         return {k: round(v / n, 1) for k, v in parts.items()}
+
+
+def _edits1(word: str) -> set[str]:
+    """Every string one edit away from ``word`` (Damerau: delete, transpose, replace, insert)."""
+    chars = _SPELL_CHARS + "".join(sorted(set(word) - set(_SPELL_CHARS)))
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    out = {a + b[1:] for a, b in splits if b}
+    out.update(a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1)
+    out.update(a + c + b[1:] for a, b in splits if b for c in chars)
+    out.update(a + c + b for a, b in splits for c in chars)
+    out.discard(word)
+    return out
