@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import multiprocessing as mp
+import os
+import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -23,7 +25,7 @@ from citejudge.index import (
     query_terms,
 )
 from citejudge.index import build as build_mod
-from citejudge.index.build import SCHEMA_VERSION, fold_title
+from citejudge.index.build import SCHEMA_VERSION, _copy_for_update, fold_title
 from citejudge.index.codec import RecordCodec
 from citejudge.match.normalize import fold, title_key
 from citejudge.records import Author, Redirect, Version, Work
@@ -180,19 +182,19 @@ def test_duplicate_in_one_build_last_wins(tmp_path: Path) -> None:
 def test_atomic_build_on_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "w.index"
 
-    def boom(self: object, rows: object) -> None:
+    def boom(self: object, batch: object) -> None:
         raise RuntimeError("killed mid-build")
 
     many = [Work(id=f"W{i}", title=f"title {i}") for i in range(5000)]
     with monkeypatch.context() as m:
-        m.setattr(build_mod._Writer, "add_rows", boom)
+        m.setattr(build_mod._Writer, "add_batch", boom)
         with pytest.raises(RuntimeError):
             build_index_from_works(many, path)
     assert not path.exists() and list(tmp_path.iterdir()) == []
     build_index_from_works(_works(), path)
     before = (path / "meta.json").read_text()
     with monkeypatch.context() as m:
-        m.setattr(build_mod._Writer, "add_rows", boom)
+        m.setattr(build_mod._Writer, "add_batch", boom)
         with pytest.raises(RuntimeError):
             build_index_from_works(many, path, update=True)
         with pytest.raises(RuntimeError):
@@ -375,13 +377,23 @@ def test_later_part_wins_whatever_order_parts_arrive(tmp_path: Path) -> None:
     root = tmp_path / "raw"
     root.mkdir()
     writer = build_mod._Writer(root, update=False)
-    writer.add_rows(
-        [build_mod._row(Work(id="W1", title="From part two", doi="10.1000/two"), enc)], 2
+
+    def part(p: int, *works: Work) -> build_mod.Batch:
+        batcher = build_mod._Batcher(enc.encode, writer.rowid_base(p))
+        for w in works:
+            assert batcher.add(w) is None
+        batch = batcher.rest()
+        assert batch is not None
+        return batch
+
+    writer.add_batch(part(2, Work(id="W1", title="From part two", doi="10.1000/two")))
+    writer.add_batch(
+        part(
+            0,
+            Work(id="W1", title="From part zero", doi="10.1000/zero"),
+            Work(id="W2", title="Other"),
+        )
     )
-    writer.add_rows(
-        [build_mod._row(Work(id="W1", title="From part zero", doi="10.1000/zero"), enc)], 0
-    )
-    writer.add_rows([build_mod._row(Work(id="W2", title="Other"), enc)], 0)
     assert writer.finish() == (2, 0, 1)
     (root / "meta.json").write_text(
         json.dumps({"schema_version": build_mod.SCHEMA_VERSION, "records": enc.describe()})
@@ -512,7 +524,14 @@ def test_incremental_update_reads_only_newer_partitions_and_retires_merged_ids(
         "merge_date,id,merge_into_id\n2024-05-01,W3,W1\n",
     )
     _gz(new / "data" / "deleted_ids_2024-05-01.csv.gz", "id\nW4\n")
+    # the update hard-links the files it never writes into: a witness (more links to the
+    # index's files, taken before) shows that none of them changed while the update ran
+    witness = tmp_path / "witness"
+    shutil.copytree(index, witness, copy_function=os.link)
+    before = {p.relative_to(witness): p.read_bytes() for p in witness.rglob("*") if p.is_file()}
     rep = build_index([new], index, workers=1, update=True)
+    after = {p.relative_to(witness): p.read_bytes() for p in witness.rglob("*") if p.is_file()}
+    assert after == before
     assert rep.since == "2024-01-01" and rep.skipped_parts == 1
     assert rep.retired == ["W3", "W4"]
     full = build_index([new], tmp_path / "full.index", workers=1)
@@ -536,3 +555,20 @@ def test_incremental_update_reads_only_newer_partitions_and_retires_merged_ids(
         ):
             assert ix.search_title(q, 5) == fx.search_title(q, 5)
     assert full.works == 3
+
+
+def test_an_update_links_the_files_it_never_writes_into(tmp_path: Path) -> None:
+    index = tmp_path / "w.index"
+    build_index([_old_snapshot(tmp_path / "old")], index, workers=1)
+    tmp = tmp_path / "copy"
+    _copy_for_update(index, tmp)
+    linked = {
+        p.relative_to(tmp).as_posix()
+        for p in tmp.rglob("*")
+        if p.is_file() and p.stat().st_ino == (index / p.relative_to(tmp)).stat().st_ino
+    }
+    assert {"lookup.u64", "lookup.fence"} <= linked
+    assert any(n.startswith("tantivy/") and n.endswith(".idx") for n in linked)
+    # written in place by an update: copies
+    assert not linked & {"works.sqlite", "meta.json", "records.zdict"}
+    assert not any(n.endswith(".json") for n in linked)

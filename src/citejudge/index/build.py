@@ -21,6 +21,8 @@ order with dense rowids (small integers: four bytes per key in the lookup file),
 resolved (the newest row of an id wins) and the key runs are merged into ``lookup.u64``. The
 whole build happens in a sibling temporary directory that replaces ``index`` with
 ``os.replace`` at the end: a failed or killed build never leaves a half index at ``index``.
+An update starts from a copy of the index in which the files it never writes into (Tantivy's
+segments, the lookup file) are hard links.
 """
 
 from __future__ import annotations
@@ -51,7 +53,14 @@ import tantivy
 from citejudge.errors import CitejudgeError, IndexError_
 from citejudge.ids import arxiv_from_doi
 from citejudge.index.codec import LEVELS, TRAIN_SAMPLES, Fields, RecordCodec, train_dictionary
-from citejudge.index.lookup import LOOKUP_FILE, U64, LookupFile, LookupWriter, key_hash
+from citejudge.index.lookup import (
+    FENCE_FILE,
+    LOOKUP_FILE,
+    U64,
+    LookupFile,
+    LookupWriter,
+    key_hash,
+)
 from citejudge.records import ReadIssue, Redirect, Work
 from citejudge.text.normalize import fold
 
@@ -76,8 +85,6 @@ TANTIVY_THREADS = 2
 PART_SHIFT = 32  # provisional rowid = (part << 32) + position in the part
 POS_MASK = (1 << PART_SHIFT) - 1
 
-# One converted work: (id, stored record, lookup key hashes, folded title or "")
-Row = tuple[str, bytes, tuple[int, ...], str]
 # Rows ready for the writer, made by the workers, as flat columns (cheaper to pickle than rows):
 # works rowids, ids, stored records, folded titles ("" for none); lookup key hashes and rowids.
 Batch = tuple[list[int], list[str], list[bytes], list[str], list[int], list[int]]
@@ -297,9 +304,42 @@ def fold_title(title: str) -> str:
     return fold(title)
 
 
-def _row(work: Work, codec: RecordCodec) -> Row:
-    folded = fold_title(work.title) if work.title else ""
-    return (work.id, codec.encode(work), tuple(map(key_hash, work_keys(work, folded))), folded)
+def _new_batch() -> Batch:
+    return ([], [], [], [], [], [])
+
+
+class _Batcher:
+    """Number works from ``base`` on and lay them out as the writer's insert columns.
+
+    :meth:`add` returns a full :data:`Batch` every :data:`BATCH` works, :meth:`rest` the last
+    one (or None).
+    """
+
+    def __init__(self, encode: Callable[[Work], bytes], base: int) -> None:
+        self.encode = encode
+        self.seq = base
+        self.batch = _new_batch()
+
+    def add(self, work: Work) -> Batch | None:
+        self.seq += 1
+        seq = self.seq
+        seqs, ids, blobs, titles, keys, key_seqs = self.batch
+        folded = fold_title(work.title) if work.title else ""
+        seqs.append(seq)
+        ids.append(work.id)
+        blobs.append(self.encode(work))
+        titles.append(folded)
+        for k in work_keys(work, folded):
+            keys.append(key_hash(k))
+            key_seqs.append(seq)
+        if len(seqs) < BATCH:
+            return None
+        full, self.batch = self.batch, _new_batch()
+        return full
+
+    def rest(self) -> Batch | None:
+        full, self.batch = self.batch, _new_batch()
+        return full if full[0] else None
 
 
 # --- worker side ----------------------------------------------------------------------------
@@ -332,35 +372,23 @@ def _part_messages(
     """
     from citejudge.snapshot import read_part
 
-    encode = RecordCodec(*spec).encode
-    seq = base
+    batcher = _Batcher(RecordCodec(*spec).encode, base)
     n = 0
-    batch: Batch = ([], [], [], [], [], [])
-    seqs, ids, blobs, titles, keys, key_seqs = batch
     issues: list[ReadIssue] = []
     try:
         for rec in read_part(part, abstract=spec[0] != "matching"):
             if isinstance(rec, Work):
                 n += 1
-                seq += 1
-                folded = fold_title(rec.title) if rec.title else ""
-                seqs.append(seq)
-                ids.append(rec.id)
-                blobs.append(encode(rec))
-                titles.append(folded)
-                for k in work_keys(rec, folded):
-                    keys.append(key_hash(k))
-                    key_seqs.append(seq)
-                if len(seqs) >= BATCH:
-                    yield ("batch", pid, batch)
-                    batch = ([], [], [], [], [], [])
-                    seqs, ids, blobs, titles, keys, key_seqs = batch
+                full = batcher.add(rec)
+                if full is not None:
+                    yield ("batch", pid, full)
             else:
                 issues.append(rec)
     except Exception as exc:  # a broken part must not stop the build
         issues.append(ReadIssue(file=_part_name(part), message=f"{type(exc).__name__}: {exc}"))
-    if seqs:
-        yield ("batch", pid, batch)
+    last = batcher.rest()
+    if last is not None:
+        yield ("batch", pid, last)
     yield ("done", pid, (n, issues))
 
 
@@ -479,27 +507,6 @@ class _Writer:
         if self._twriter is None:
             self._twriter = self.tindex.writer(TANTIVY_HEAP, TANTIVY_THREADS)
         return self._twriter
-
-    def add_rows(self, rows: list[Row], part: int = 0) -> None:
-        pno = self.part_base + part
-        pos = self.part_rows.get(pno, 0)
-        seq = (pno << PART_SHIFT) + pos
-        wrows = []
-        keys: list[int] = []
-        key_seqs: list[int] = []
-        tw = self.twriter
-        doc_cls = tantivy.Document
-        for wid, blob, hashes, title in rows:
-            seq += 1
-            wrows.append((seq, wid, blob))
-            keys.extend(hashes)
-            key_seqs.extend([seq] * len(hashes))
-            if title:
-                tw.add_document(doc_cls(id=wid, title=title))
-        self.part_rows[pno] = pos + len(rows)
-        self.added += len(rows)
-        self.db.executemany("INSERT INTO works_load(rowid, id, data) VALUES (?,?,?)", wrows)
-        self.lookups.add(keys, key_seqs)
 
     def rowid_base(self, part: int) -> int:
         """The provisional rowid before the first row of ``part`` (for :meth:`add_batch`)."""
@@ -780,10 +787,41 @@ def _prepare(index: Path, update: bool) -> tuple[Path, dict[str, Any] | None]:
                 f"this citejudge writes {SCHEMA_VERSION}",
                 hint="rebuild the index without update",
             )
-        shutil.copytree(index, tmp)
+        _copy_for_update(index, tmp)
     else:
         tmp.mkdir(parents=True)
     return tmp, old_meta
+
+
+def _never_written_in_place(rel: Path) -> bool:
+    """Whether an update only ever replaces the index file at ``rel`` (never writes into it).
+
+    Tantivy's segment files are immutable (an update adds segments and ``.del`` files and
+    rewrites its ``*.json`` with new files); ``lookup.u64`` and ``lookup.fence`` are written
+    beside and moved over (:meth:`LookupWriter.finish`). ``works.sqlite``, ``meta.json`` and
+    the dictionary are written in place.
+    """
+    if rel.parts[0] == "tantivy":
+        return rel.suffix not in (".json", ".lock") and not rel.name.startswith(".")
+    return rel.name in (LOOKUP_FILE, FENCE_FILE)
+
+
+def _copy_for_update(index: Path, tmp: Path) -> None:
+    """Copy ``index`` to ``tmp``, hard-linking the files an update never writes into.
+
+    The live index stays untouched while the update runs (readers keep using it), and the
+    lookup file and title index, a quarter of the index, are not copied. Where links are
+    impossible (another file system) they are copied.
+    """
+
+    def copy(src: str, dst: str) -> str:
+        if _never_written_in_place(Path(src).relative_to(index)):
+            with contextlib.suppress(OSError):
+                os.link(src, dst)
+                return dst
+        return str(shutil.copy2(src, dst))
+
+    shutil.copytree(index, tmp, copy_function=copy)
 
 
 def _swap(tmp: Path, index: Path) -> None:
@@ -899,16 +937,16 @@ def build_index_from_works(
         return head
 
     def feed(w: _Writer, rep: BuildReport) -> None:
-        batch: list[Row] = []
+        batcher = _Batcher(w.codec.encode, w.rowid_base(0))
         n = 0
         for work in itertools.chain(head, stream):
             n += 1
-            batch.append(_row(work, w.codec))
-            if len(batch) >= BATCH:
-                w.add_rows(batch)
-                batch = []
-        if batch:
-            w.add_rows(batch)
+            full = batcher.add(work)
+            if full is not None:
+                w.add_batch(full)
+        last = batcher.rest()
+        if last is not None:
+            w.add_batch(last)
         reds = list(redirects)
         w.add_redirects(reds)
         rep.sources.append({"path": source, "format": "works", "works": n, "redirects": len(reds)})
