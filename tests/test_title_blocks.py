@@ -23,7 +23,7 @@ from rapidfuzz.distance import OSA
 
 from citejudge.index import WorldIndex, build_index
 from citejudge.index.build import fold_title, title_blocks
-from citejudge.index.store import _SPELL_CHARS, _edits1
+from citejudge.index.store import _SPELL_CHARS, MAX_FUZZY, _edits1
 from citejudge.io import Item
 from citejudge.tasks.references import ReferencesTask
 
@@ -175,3 +175,40 @@ def test_misspelt_words_are_respelt_as_known_ones(world: Path) -> None:
     assert ix._respellings(folded) == []  # nothing to correct
     top = ix.search_title(noisy, 5)
     assert top and ix.get(top[0][0]).title == title  # type: ignore[union-attr]
+
+
+class _CountingSearcher:
+    """A searcher proxy that counts ``doc_freq`` calls."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.calls = 0
+
+    def doc_freq(self, field: str, term: str) -> int:
+        self.calls += 1
+        return int(self.inner.doc_freq(field, term))
+
+
+def test_respelling_costs_a_bounded_number_of_term_lookups(world: Path) -> None:
+    ix = WorldIndex.open(world)
+    counting = _CountingSearcher(ix._searcher)
+    ix._searcher = counting  # type: ignore[assignment]
+    # one unknown word repeated (looked up once), then many unknown words (MAX_FUZZY tried)
+    for query in ["qzxwvqzxwv " * 200, " ".join(f"qzxw{c}vkjh" for c in "abcdefghij")]:
+        counting.calls = 0
+        assert ix._respellings(query.strip()) == []
+        assert counting.calls <= MAX_FUZZY * (1 + len(_edits1("qzxwavkjh")))
+    # a misspelling is never respelt as a stopword, and each occurrence of a word is fixed
+    title = next(
+        w.title
+        for (data,) in ix._db.execute("SELECT data FROM works ORDER BY rowid LIMIT 200")
+        if (w := ix.decode(data)).title and any(len(x) >= 6 for x in fold_title(w.title).split())
+    )
+    folded = fold_title(title)
+    word = next(x for x in folded.split() if len(x) >= 6)
+    typo = word[0] + word[2] + word[1] + word[3:]
+    noisy = f"{folded} {typo} {typo} witth"
+    for variant in ix._respellings(noisy):
+        assert typo not in variant.split()
+        assert variant.split().count("with") == folded.split().count("with")
+    assert any(variant.split().count(word) >= 2 for variant in ix._respellings(noisy))

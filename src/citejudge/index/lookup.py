@@ -102,8 +102,8 @@ class LookupWriter:
         ``remap`` maps provisional rowids to final ones (order-preserving). Entries of the rows
         in ``drop`` (final rowids) are left out, also those of ``old``, the lookup file of the
         index an update starts from (its rowids are final already). ``out`` may be ``old``.
-        Slices are read into memory bucket by bucket (not memory-mapped), so the merge holds one
-        bucket whatever the size of the world.
+        Slices are read into memory a stretch of buckets at a time (not memory-mapped), so the
+        merge holds one stretch (:func:`_stretches`) whatever the size of the world.
         """
         self._spill()
         if old is not None and not (old.exists() and old.stat().st_size):

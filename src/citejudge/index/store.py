@@ -314,15 +314,16 @@ class WorldIndex:
         if out and len(out) >= k:
             self.stages["title_key"] += 1
         if blocks and terms and len(out) < k and len(terms) <= RARE_MAX_TERMS:
-            near = self._block_candidates(folded)
+            near = self._similar(self._block_rows(folded), folded)
             stage = "title_block"
             if not (near and max(near.values()) >= BLOCK_ACCEPT):
                 # misspelt words break the blocks they are in: try them spelt as known words
-                near = {}
+                # (each work once, however many respellings propose it)
                 stage = "title_block_spelled"
+                rows: set[int] = set()
                 for variant in self._respellings(folded):
-                    for wid, score in self._block_candidates(variant, folded).items():
-                        near[wid] = max(score, near.get(wid, 0.0))
+                    rows |= self._block_rows(variant)
+                near = self._similar(rows, folded)
             if near and max(near.values()) >= BLOCK_ACCEPT:
                 self.stages[stage] += 1
                 for wid, score in near.items():
@@ -389,45 +390,44 @@ class WorldIndex:
     def _respellings(self, folded: str) -> list[str]:
         """``folded`` with its misspelt words spelt as words the titles of the index have.
 
-        A word of at least :data:`FUZZY_MIN_LEN` characters that no title has (the first
-        :data:`MAX_FUZZY` such) is replaced by each of its :data:`SPELL_CHOICES` commonest
-        known words within one edit (delete, transpose, replace or insert a character; ties
-        by the word). Returns every combination (none when no word needs or finds a
-        correction). The cost is a few hundred term lookups a word, whatever the world.
+        The first :data:`MAX_FUZZY` distinct words of at least :data:`FUZZY_MIN_LEN` characters
+        that no title has are each replaced (wherever they occur) by each of their
+        :data:`SPELL_CHOICES` commonest known words within one edit (delete, transpose,
+        replace or insert a character; stopwords never, ties by the word). Returns every
+        combination (none when no word needs or finds a correction). The cost is at most
+        :data:`MAX_FUZZY` words of a few hundred term lookups each, whatever the world.
         """
         words = folded.split()
         doc_freq = self._searcher.doc_freq
-        fixes: list[tuple[int, list[str]]] = []
-        for i, w in enumerate(words):
-            if len(fixes) >= MAX_FUZZY:
-                break
+        fixes: list[tuple[str, list[str]]] = []
+        tried = 0
+        for w in dict.fromkeys(words):
             if w in STOPWORDS or len(w) < FUZZY_MIN_LEN or len(w.encode()) >= MAX_TOKEN:
                 continue
             if doc_freq("title", w):
                 continue
-            known = [(df, c) for c in _edits1(w) if (df := doc_freq("title", c))]
+            tried += 1
+            known = [
+                (df, c) for c in _edits1(w) if c not in STOPWORDS and (df := doc_freq("title", c))
+            ]
             if known:
                 known.sort(key=lambda t: (-t[0], t[1]))
-                fixes.append((i, [c for _df, c in known[:SPELL_CHOICES]]))
-        if not fixes:
-            return []
+                fixes.append((w, [c for _df, c in known[:SPELL_CHOICES]]))
+            if tried >= MAX_FUZZY:
+                break
         out: list[str] = []
-        for choice in itertools.product(*(c for _i, c in fixes)):
-            variant = list(words)
-            for (i, _c), word in zip(fixes, choice, strict=True):
-                variant[i] = word
-            out.append(" ".join(variant))
+        if fixes:
+            for choice in itertools.product(*(c for _w, c in fixes)):
+                fix = {w: c for (w, _cs), c in zip(fixes, choice, strict=True)}
+                out.append(" ".join([fix.get(w, w) for w in words]))
         return out
 
-    def _block_candidates(self, folded: str, query: str | None = None) -> dict[str, float]:
-        """Works sharing a title block with ``folded``, by title similarity to ``query``.
+    def _block_rows(self, folded: str) -> set[int]:
+        """Rowids of the works sharing a title block with ``folded``.
 
         A block of more than :data:`BLOCK_MAX` works is too common to propose candidates by
         itself, but the works two such blocks of the query share are few: they are taken too.
-        ``query`` (default ``folded``) is what the titles are compared with.
         """
-        if query is None:
-            query = folded
         rowids: set[int] = set()
         common: list[Any] = []
         for block in title_blocks(folded):
@@ -441,6 +441,13 @@ class WorldIndex:
                 both = np.intersect1d(a, b, assume_unique=True)
                 if len(both) <= BLOCK_MAX:
                     rowids.update(both.tolist())
+        return rowids
+
+    def _similar(self, rowids: set[int], query: str) -> dict[str, float]:
+        """Works of ``rowids`` with a title at least :data:`BLOCK_KEEP` similar to ``query``.
+
+        ``query`` is folded; the value is the similarity (``fuzz.ratio`` of the folded titles).
+        """
         out: dict[str, float] = {}
         for wid, data in self._rows("id, data", sorted(rowids)):
             work = self.decode(data)
