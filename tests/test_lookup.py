@@ -159,3 +159,28 @@ def test_the_merge_holds_one_stretch_not_the_whole_file(tmp_path: Path) -> None:
     finally:
         lookup_mod.RUN_ENTRIES, lookup_mod.MERGE_ENTRIES = old
     assert peak < 4 * 2**20, peak
+
+
+def test_a_spill_sorts_in_place(tmp_path: Path) -> None:
+    # 1M buffered pairs: the spill needs about 12 bytes a pair besides the buffers (sorting
+    # copies with lexsort needed 32), and the run is sorted by hash with every pair kept
+    rng = np.random.default_rng(3)
+    n = 1 << 20
+    hashes = rng.integers(0, 2**32, n, dtype=np.uint64)
+    rows = rng.integers(0, 2**40, n, dtype=np.uint64)
+    w = LookupWriter(tmp_path / "runs")
+    w._h.extend(hashes.tolist())
+    w._s.extend(rows.tolist())
+    tracemalloc.start()
+    try:
+        w._spill()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * 2**20, peak
+    hp, sp, _at = w._runs[0]
+    h = np.fromfile(hp, dtype="<u4").astype(np.uint64)
+    s = np.fromfile(sp, dtype="<u8")
+    assert (np.diff(h.astype(np.int64)) >= 0).all()
+    got, want = np.lexsort((s, h)), np.lexsort((rows, hashes))
+    assert (h[got] == hashes[want]).all() and (s[got] == rows[want]).all()

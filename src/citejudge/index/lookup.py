@@ -40,6 +40,7 @@ RUN_ENTRIES = 1 << 22  # pairs held in memory before a sorted run goes to disk (
 BUCKET_BITS = 12  # runs record where each 1/4096th of the hash space begins in them
 MERGE_ENTRIES = 1 << 20  # the merge reads consecutive buckets until it holds about this many pairs
 _LOW = np.uint64(0xFFFFFFFF)
+_CHUNK = 1 << 18  # pairs a step of the spill (positions packed, rowids gathered and written)
 _SHIFT = np.uint64(32)
 
 U64 = npt.NDArray[np.uint64]
@@ -76,17 +77,31 @@ class LookupWriter:
             self._spill()
 
     def _spill(self) -> None:
-        if not self._h:
+        """Write the buffered pairs as a run sorted by hash (the merge sorts each stretch fully).
+
+        Sorted in place as packed ``hash << 32 | position`` and written in chunks: the spill
+        needs 12 bytes a pair besides the buffers (a lexsort of copies needed 32).
+        """
+        n = len(self._h)
+        if not n:
             return
-        h = np.frombuffer(self._h, dtype=np.uint32).copy()
-        s = np.frombuffer(self._s, dtype=np.uint64).copy()
+        packed = np.frombuffer(self._h, dtype=np.uint32).astype(np.uint64)
+        packed <<= _SHIFT
+        for i in range(0, n, _CHUNK):
+            packed[i : i + _CHUNK] |= np.arange(i, min(i + _CHUNK, n), dtype=np.uint64)
+        packed.sort()
+        k = len(self._runs)
+        hp, sp = self.scratch / f"run-{k:05d}.h", self.scratch / f"run-{k:05d}.s"
+        rows = np.frombuffer(self._s, dtype=np.uint64)
+        with sp.open("wb") as f:
+            for i in range(0, n, _CHUNK):
+                f.write(rows[packed[i : i + _CHUNK] & _LOW].astype("<u8", copy=False).tobytes())
+        del rows
         self._h, self._s = array("I"), array("Q")
-        order = np.lexsort((s, h))
-        h, s = h[order], s[order]
-        n = len(self._runs)
-        hp, sp = self.scratch / f"run-{n:05d}.h", self.scratch / f"run-{n:05d}.s"
+        packed >>= _SHIFT
+        h = packed.astype(np.uint32)
+        del packed
         h.astype("<u4", copy=False).tofile(hp)
-        s.astype("<u8", copy=False).tofile(sp)
         self._runs.append((hp, sp, _bounds(h, _STARTS.astype(np.uint32)).astype(np.uint32)))
 
     def finish(
