@@ -486,7 +486,6 @@ class _Writer:
         row = self.db.execute("SELECT coalesce(max(rowid), 0) FROM works").fetchone()
         self.update = update
         self.new_base = int(row[0]) + 1  # the first rowid of this build's rows; below: the index's
-        self.part_base = 1  # provisional rowids of part p are above (p + 1) << 32
         row = self.db.execute("SELECT coalesce(max(rowid), 0) FROM redirects").fetchone()
         self.redirect_base = int(row[0])  # redirects above it come from this build
         self.retired: list[str] = []
@@ -510,7 +509,7 @@ class _Writer:
 
     def rowid_base(self, part: int) -> int:
         """The provisional rowid before the first row of ``part`` (for :meth:`add_batch`)."""
-        return (self.part_base + part) << PART_SHIFT
+        return (part + 1) << PART_SHIFT  # (never 0: provisional rowids stay above any final one)
 
     def add_batch(self, batch: Batch) -> None:
         """Insert rows numbered and laid out by :func:`_part_messages`."""
@@ -585,8 +584,10 @@ class _Writer:
         """Resolve upserts, create indexes, commit Tantivy; return (works, redirects, dups)."""
         db = self.db
         remap = self._place_rows()
-        if self.update:
-            self._find_updated()
+        # an update's own lookup file, before this update: the rows the index had
+        old = LookupFile(self.root / LOOKUP_FILE) if self.update else None
+        if old is not None:
+            self._find_updated(old)
         else:
             db.execute(
                 "CREATE TEMP TABLE dup AS SELECT id, max(rowid) AS keep FROM works "
@@ -609,8 +610,8 @@ class _Writer:
                 folded = fold_title(work.title) if work.title else ""
                 if folded:
                     self.twriter.add_document(tantivy.Document(id=wid, title=folded))
-        if self.update:
-            self._retire()
+        if old is not None:
+            self._retire(old)
         # Tantivy commits (and merges) in a thread while SQLite builds its indexes.
         errors: list[BaseException] = []
         twriter = self.twriter
@@ -670,7 +671,7 @@ class _Writer:
             )
         ]
 
-    def _find_updated(self) -> None:
+    def _find_updated(self, old: LookupFile) -> None:
         """Tables ``dup`` (ids with more than one row, the row kept) and ``gone`` (rows dropped).
 
         Only this update's rows are scanned; the index's rows of the same ids are found through
@@ -690,7 +691,6 @@ class _Writer:
             "WHERE w.rowid >= ? AND w.rowid <> f.keep",
             (self.new_base,),
         )
-        old = LookupFile(self.root / LOOKUP_FILE)
         cur = db.execute("SELECT id, keep, n FROM fresh ORDER BY id")
         while batch := cur.fetchmany(10_000):
             dups: list[tuple[str, int]] = []
@@ -703,13 +703,12 @@ class _Writer:
             db.executemany("INSERT INTO dup(id, keep) VALUES (?,?)", dups)
             db.executemany("INSERT INTO gone(seq) VALUES (?)", gone)
 
-    def _retire(self) -> None:
+    def _retire(self, old: LookupFile) -> None:
         """Drop the index's works under ids this update's merged/deleted-id files name.
 
         (Unless the update also brought a record of that id: the record wins.)
         """
         db = self.db
-        old = LookupFile(self.root / LOOKUP_FILE)
         retired: list[tuple[int, str]] = []
         for (rid,) in db.execute(
             "SELECT DISTINCT id FROM redirects WHERE rowid > ? AND id NOT IN (SELECT id FROM fresh)",

@@ -7,8 +7,8 @@ The codec is described in ``meta.json`` (``records``: codec, level, fields, dict
 its SHA-256) and the dictionary is a file of the index, so a reader needs nothing else.
 
 ``fields="matching"`` leaves out what reference grounding never reads (the abstract, author
-ORCIDs, MAG id, update date, the world file a record came from): such an index answers every reference-grounding
-question and says it has no text for content grounding.
+ORCIDs, MAG id, update date, the world file a record came from): such an index answers every
+reference-grounding question and says it has no text for content grounding.
 """
 
 from __future__ import annotations

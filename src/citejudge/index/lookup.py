@@ -196,7 +196,7 @@ def _stretches(bounds: list[npt.NDArray[np.int64 | np.uint32]]) -> list[tuple[in
         if held >= MERGE_ENTRIES or e == nb - 1:
             out.append((b, e + 1))
             b, held = e + 1, 0
-    return [(b, e) for b, e in out if e > b]
+    return out
 
 
 def _read(path: Path) -> U64:

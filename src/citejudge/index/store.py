@@ -314,16 +314,19 @@ class WorldIndex:
         if out and len(out) >= k:
             self.stages["title_key"] += 1
         if blocks and terms and len(out) < k and len(terms) <= RARE_MAX_TERMS:
-            near = self._similar(self._block_rows(folded), folded)
+            first = self._block_rows(folded)
+            similar = self._similar(first, folded)
             stage = "title_block"
-            if not (near and max(near.values()) >= BLOCK_ACCEPT):
+            if not any(score >= BLOCK_ACCEPT for _wid, score in similar.values()):
                 # misspelt words break the blocks they are in: try them spelt as known words
-                # (each work once, however many respellings propose it)
+                # (each work read once, however many respellings and the query itself share it)
                 stage = "title_block_spelled"
                 rows: set[int] = set()
                 for variant in self._respellings(folded):
                     rows |= self._block_rows(variant)
-                near = self._similar(rows, folded)
+                similar = {r: v for r, v in similar.items() if r in rows}
+                similar |= self._similar(rows - first, folded)
+            near = dict(similar.values())
             if near and max(near.values()) >= BLOCK_ACCEPT:
                 self.stages[stage] += 1
                 for wid, score in near.items():
@@ -443,18 +446,18 @@ class WorldIndex:
                     rowids.update(both.tolist())
         return rowids
 
-    def _similar(self, rowids: set[int], query: str) -> dict[str, float]:
+    def _similar(self, rowids: set[int], query: str) -> dict[int, tuple[str, float]]:
         """Works of ``rowids`` with a title at least :data:`BLOCK_KEEP` similar to ``query``.
 
-        ``query`` is folded; the value is the similarity (``fuzz.ratio`` of the folded titles).
+        ``query`` is folded; rowid -> (work id, similarity: ``fuzz.ratio`` of the folded titles).
         """
-        out: dict[str, float] = {}
-        for wid, data in self._rows("id, data", sorted(rowids)):
+        out: dict[int, tuple[str, float]] = {}
+        for wid, rowid, data in self._rows("id, rowid, data", sorted(rowids)):
             work = self.decode(data)
             if work.title:
                 score = fuzz.ratio(query, fold_title(work.title), processor=None)
                 if score >= BLOCK_KEEP:
-                    out[wid] = score
+                    out[rowid] = (wid, score)
         return out
 
     # --- about -----------------------------------------------------------------------------
@@ -488,8 +491,7 @@ class WorldIndex:
         """Bytes on disk per work, by part: records, identifier/title lookups, title index, the rest."""
         n = max(self.count(), 1)
         lookups = sum((self.path / f).stat().st_size for f in (LOOKUP_FILE, FENCE_FILE))
-        parts = {"records": 0, "lookups": lookups}
-        parts |= {"title_index": 0, "other": 0}
+        parts = {"records": 0, "lookups": lookups, "title_index": 0, "other": 0}
         try:
             rows = self._db.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall()
         except sqlite3.Error:  # SQLite built without dbstat: the whole file counts as records
