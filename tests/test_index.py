@@ -379,7 +379,7 @@ def test_later_part_wins_whatever_order_parts_arrive(tmp_path: Path) -> None:
     writer = build_mod._Writer(root, update=False)
 
     def part(p: int, *works: Work) -> build_mod.Batch:
-        batcher = build_mod._Batcher(enc.encode, writer.rowid_base(p))
+        batcher = build_mod._Batcher(enc.encode_all, writer.rowid_base(p))
         for w in works:
             assert batcher.add(w) is None
         batch = batcher.rest()
@@ -402,6 +402,39 @@ def test_later_part_wins_whatever_order_parts_arrive(tmp_path: Path) -> None:
     w1 = ix.get("W1")
     assert w1 is not None and w1.title == "From part two"
     assert ix.by_doi("10.1000/zero") == [] and len(ix.by_doi("10.1000/two")) == 1
+
+
+def test_batches_encode_each_record_as_encode_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch's records are encoded together; each is the bytes ``encode`` gives it, in order."""
+    from citejudge.index.codec import train_dictionary
+
+    works = [
+        Work(
+            id=f"W{i}",
+            title=f"Work number {i} on {'graphs' if i % 3 else 'proteins'}",
+            authors=[Author(name=f"Ada Lovelace{i % 7}")],
+            year=1990 + i % 30,
+            doi=f"10.{1000 + i % 9}/x{i}",
+            abstract="word " * (i % 40) or None,
+        )
+        for i in range(1500)
+    ]
+    plain = RecordCodec()
+    dictionary = train_dictionary([plain.pack(w) for w in works])
+    assert dictionary is not None
+    monkeypatch.setattr(build_mod, "BATCH", 7)
+    for codec in (plain, RecordCodec(dictionary=dictionary), RecordCodec("matching")):
+        batcher = build_mod._Batcher(codec.encode_all, 100)
+        batches = [b for b in map(batcher.add, works[:30]) if b is not None]
+        last = batcher.rest()
+        assert last is not None and batcher.rest() is None
+        batches.append(last)
+        assert [len(b[0]) for b in batches] == [7, 7, 7, 7, 2]
+        ids = [i for b in batches for i in b[1]]
+        blobs = [x for b in batches for x in b[2]]
+        assert ids == [w.id for w in works[:30]]
+        assert blobs == [codec.encode(w) for w in works[:30]]
+        assert [codec.decode(x).id for x in blobs] == ids
 
 
 def _dump_index(path: Path) -> dict[str, list[tuple[object, ...]]]:

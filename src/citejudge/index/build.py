@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import gc
 import itertools
 import json
 import logging
@@ -312,34 +313,39 @@ class _Batcher:
     """Number works from ``base`` on and lay them out as the writer's insert columns.
 
     :meth:`add` returns a full :data:`Batch` every :data:`BATCH` works, :meth:`rest` the last
-    one (or None).
+    one (or None). Records are encoded a batch at a time (:meth:`RecordCodec.encode_all`).
     """
 
-    def __init__(self, encode: Callable[[Work], bytes], base: int) -> None:
-        self.encode = encode
+    def __init__(self, encode_all: Callable[[list[Work]], list[bytes]], base: int) -> None:
+        self.encode_all = encode_all
         self.seq = base
         self.batch = _new_batch()
+        self.works: list[Work] = []
 
     def add(self, work: Work) -> Batch | None:
         self.seq += 1
         seq = self.seq
-        seqs, ids, blobs, titles, keys, key_seqs = self.batch
+        seqs, ids, _blobs, titles, keys, key_seqs = self.batch
         folded = fold_title(work.title) if work.title else ""
         seqs.append(seq)
         ids.append(work.id)
-        blobs.append(self.encode(work))
+        self.works.append(work)
         titles.append(folded)
         for k in work_keys(work, folded):
             keys.append(key_hash(k))
             key_seqs.append(seq)
         if len(seqs) < BATCH:
             return None
-        full, self.batch = self.batch, _new_batch()
-        return full
+        return self._full()
 
     def rest(self) -> Batch | None:
+        return self._full() if self.batch[0] else None
+
+    def _full(self) -> Batch:
         full, self.batch = self.batch, _new_batch()
-        return full if full[0] else None
+        full[2].extend(self.encode_all(self.works))
+        self.works = []
+        return full
 
 
 # --- worker side ----------------------------------------------------------------------------
@@ -372,7 +378,7 @@ def _part_messages(
     """
     from citejudge.snapshot import read_part
 
-    batcher = _Batcher(RecordCodec(*spec).encode, base)
+    batcher = _Batcher(RecordCodec(*spec).encode_all, base)
     n = 0
     issues: list[ReadIssue] = []
     try:
@@ -393,6 +399,9 @@ def _part_messages(
 
 
 def _worker(tasks: Any, results: Any) -> None:  # pragma: no cover - runs in a child process
+    # A worker makes no reference cycles that outlive a record (reference counting frees them);
+    # the cyclic collector would only rescan the decoded records' many containers.
+    gc.disable()
     while True:
         item = tasks.get()
         if item is None:
@@ -936,7 +945,7 @@ def build_index_from_works(
         return head
 
     def feed(w: _Writer, rep: BuildReport) -> None:
-        batcher = _Batcher(w.codec.encode, w.rowid_base(0))
+        batcher = _Batcher(w.codec.encode_all, w.rowid_base(0))
         n = 0
         for work in itertools.chain(head, stream):
             n += 1

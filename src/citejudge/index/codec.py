@@ -106,6 +106,16 @@ class RecordCodec:
         """The stored bytes of ``work``."""
         return self._zc.compress(self.pack(work))
 
+    def encode_all(self, works: Sequence[Work]) -> list[bytes]:
+        """The stored bytes of each of ``works``, as :meth:`encode` gives them.
+
+        Packs them all, then compresses them all: zstd's dictionary tables (about 1 MiB at
+        level 3, twice a core's L2) stay in cache across the compressions instead of being
+        evicted by the record conversion between two of them.
+        """
+        compress = self._zc.compress
+        return [compress(b) for b in [self.pack(w) for w in works]]
+
     def decode(self, data: bytes) -> Work:
         """The work stored as ``data``."""
         return self._dec.decode(self._zd.decompress(data))
