@@ -184,3 +184,12 @@ def test_a_spill_sorts_in_place(tmp_path: Path) -> None:
     assert (np.diff(h.astype(np.int64)) >= 0).all()
     got, want = np.lexsort((s, h)), np.lexsort((rows, hashes))
     assert (h[got] == hashes[want]).all() and (s[got] == rows[want]).all()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=2**64 - 1), max_size=60))
+def test_sorted_set_is_numpys_unique(values: list[int]) -> None:
+    a = np.array(values, dtype=np.uint64)
+    got = lookup_mod._sorted_set(a)
+    assert got.dtype == np.uint64
+    assert got.tolist() == np.unique(a).tolist() == sorted(set(values))

@@ -124,7 +124,7 @@ class LookupWriter:
         if old is not None and not (old.exists() and old.stat().st_size):
             old = None  # nothing to carry over
         old_at = _bounds(_read(old), _STARTS << _SHIFT) if old is not None else None
-        dropped = np.unique(drop) if drop is not None and len(drop) else None
+        dropped = _sorted_set(drop) if drop is not None and len(drop) else None
         tmp = out.with_name(out.name + ".tmp")
         total = 0
         fence: list[U64] = []
@@ -147,7 +147,7 @@ class LookupWriter:
                     rowids = chunk & _LOW
                     hit = np.minimum(np.searchsorted(dropped, rowids), dropped.size - 1)
                     chunk = chunk[dropped[hit] != rowids]  # (``dropped`` is sorted already)
-                chunk = np.unique(chunk)  # sorted; a pair given twice is stored once
+                chunk = _sorted_set(chunk)  # a pair given twice is stored once
                 f.write(chunk.astype("<u8", copy=False).tobytes())
                 # a copy: a strided view would keep the whole chunk, so the whole file, alive
                 fence.append(chunk[(-total) % FENCE_STRIDE :: FENCE_STRIDE].copy())
@@ -164,6 +164,22 @@ class LookupWriter:
 
 
 _STARTS = np.arange(1 << BUCKET_BITS, dtype=np.uint64) << np.uint64(32 - BUCKET_BITS)
+
+
+def _sorted_set(a: U64) -> U64:
+    """The distinct values of ``a``, ascending: ``np.unique``, 25 times faster.
+
+    (numpy 2.3's ``np.unique`` took 1.0 s for a million uint64, against 0.04 s sorting and
+    masking: it was 8 of the 13 s a 1M-work build spent after reading.)
+    """
+    s = np.sort(a)
+    if s.size < 2:
+        return s
+    keep = np.empty(s.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(s[1:], s[:-1], out=keep[1:])
+    out: U64 = s[keep]
+    return out
 
 
 def _slice(path: Path, dtype: str, i: int, j: int) -> U64:
