@@ -146,6 +146,14 @@ def tantivy_schema() -> tantivy.Schema:
     return sb.build()
 
 
+def _title_doc(wid: str, folded_title: str) -> tantivy.Document:
+    """The title index's document of a work (built field by field: a fifth faster than kwargs)."""
+    doc = tantivy.Document()
+    doc.add_text("id", wid)
+    doc.add_text("title", folded_title)
+    return doc
+
+
 def work_keys(
     work: Work, folded_title: str | None = None, *, blocks: bool = True
 ) -> tuple[str, ...]:
@@ -525,11 +533,10 @@ class _Writer:
         seqs, ids, blobs, titles, keys, key_seqs = batch
         if not seqs:
             return
-        tw = self.twriter
-        doc_cls = tantivy.Document
+        add = self.twriter.add_document
         for wid, title in zip(ids, titles, strict=True):
             if title:
-                tw.add_document(doc_cls(id=wid, title=title))
+                add(_title_doc(wid, title))
         self.added += len(seqs)
         # a part's batches come in order: its last rowid so far is its row count
         self.part_rows[seqs[0] >> PART_SHIFT] = seqs[-1] & POS_MASK
@@ -618,7 +625,7 @@ class _Writer:
                 work = decode(data)
                 folded = fold_title(work.title) if work.title else ""
                 if folded:
-                    self.twriter.add_document(tantivy.Document(id=wid, title=folded))
+                    self.twriter.add_document(_title_doc(wid, folded))
         if old is not None:
             self._retire(old)
         # Tantivy commits (and merges) in a thread while SQLite builds its indexes.
