@@ -435,6 +435,79 @@ def test_batches_encode_each_record_as_encode_does(monkeypatch: pytest.MonkeyPat
         assert ids == [w.id for w in works[:30]]
         assert blobs == [codec.encode(w) for w in works[:30]]
         assert [codec.decode(x).id for x in blobs] == ids
+    exact = build_mod._Batcher(plain.encode_all, 0)
+    assert sum(b is not None for b in map(exact.add, works[:28])) == 4
+    assert exact.rest() is None and exact.pending() == 0
+
+
+def test_a_batch_that_fails_to_encode_is_reported_not_lost_or_misaligned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from citejudge.snapshot.layout import Part
+
+    works = [Work(id=f"W{i}", title=f"Title {i}") for i in range(10)]
+    calls = {"n": 0}
+    real = RecordCodec.encode_all
+
+    def flaky(self: RecordCodec, batch: list[Work]) -> list[bytes]:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise ValueError("disk full")
+        return real(self, batch)
+
+    monkeypatch.setattr(build_mod, "BATCH", 4)
+    monkeypatch.setattr(RecordCodec, "encode_all", flaky)
+    batcher = build_mod._Batcher(RecordCodec().encode_all, 0)
+    for w in works[:3]:
+        assert batcher.add(w) is None
+    with pytest.raises(ValueError):
+        batcher.add(works[3])
+    assert batcher.pending() == 4  # the batch stays whole
+    full = batcher.rest()
+    assert full is not None and full[1] == ["W0", "W1", "W2", "W3"]
+    assert [RecordCodec().decode(b).id for b in full[2]] == full[1]
+
+    # a part whose last batch cannot be encoded: counted out and reported, the worker goes on
+    calls["n"] = 0
+    path = tmp_path / "part.jsonl"
+    path.write_text(
+        "\n".join(
+            json.dumps({"id": f"https://openalex.org/W{i}", "title": f"T {i}"}) for i in range(3)
+        )
+    )
+    msgs = list(build_mod._part_messages(0, Part(path, "openalex"), 0, ("all", None, None)))
+    assert [m[0] for m in msgs] == ["done"]
+    count, issues = msgs[0][2]
+    assert count == 0
+    assert len(issues) == 1 and "3 works not indexed" in issues[0].message
+
+
+def test_a_worker_collects_the_cycles_a_bibtex_part_leaves(tmp_path: Path) -> None:
+    import gc
+    import queue
+
+    from citejudge.snapshot.layout import Part
+
+    bib = tmp_path / "refs.bib"
+    entries = [
+        f"@article{{k{i},\n  title = {{On graphs {i}}},\n  author = {{Lovelace, Ada}},\n"
+        f"  year = {{20{i % 90:02d}}},\n  doi = {{10.1000/x{i}}}\n}}\n"
+        for i in range(200)
+    ]
+    bib.write_text("".join(entries) + "@article{broken,\n  title = {unclosed\n")
+    tasks: queue.Queue[object] = queue.Queue()
+    results: queue.Queue[object] = queue.Queue()
+    tasks.put((0, Part(bib, "bibtex"), 0, ("all", None, None)))
+    tasks.put(None)
+    gc.collect()
+    try:
+        build_mod._worker(tasks, results)
+        left = gc.collect()
+    finally:
+        gc.enable()
+    msgs = [results.get_nowait() for _ in range(results.qsize())]
+    assert msgs[-1][0] == "done" and msgs[-1][2][0] >= 200
+    assert left == 0
 
 
 def _dump_index(path: Path) -> dict[str, list[tuple[object, ...]]]:

@@ -350,10 +350,15 @@ class _Batcher:
         return self._full() if self.batch[0] else None
 
     def _full(self) -> Batch:
+        blobs = self.encode_all(self.works)  # (if it raises, the batch stays whole, unsent)
         full, self.batch = self.batch, _new_batch()
-        full[2].extend(self.encode_all(self.works))
+        full[2].extend(blobs)
         self.works = []
         return full
+
+    def pending(self) -> int:
+        """Works added but not yet handed out in a batch."""
+        return len(self.works)
 
 
 # --- worker side ----------------------------------------------------------------------------
@@ -400,15 +405,28 @@ def _part_messages(
                 issues.append(rec)
     except Exception as exc:  # a broken part must not stop the build
         issues.append(ReadIssue(file=_part_name(part), message=f"{type(exc).__name__}: {exc}"))
-    last = batcher.rest()
+    try:
+        last = batcher.rest()
+    except Exception as exc:  # (encoding a validated Work does not fail; if it did, say so)
+        lost = batcher.pending()
+        n -= lost
+        issues.append(
+            ReadIssue(
+                file=_part_name(part),
+                message=f"{lost} works not indexed, their records failed to encode: "
+                f"{type(exc).__name__}: {exc}",
+            )
+        )
+        last = None
     if last is not None:
         yield ("batch", pid, last)
     yield ("done", pid, (n, issues))
 
 
 def _worker(tasks: Any, results: Any) -> None:  # pragma: no cover - runs in a child process
-    # A worker makes no reference cycles that outlive a record (reference counting frees them);
-    # the cyclic collector would only rescan the decoded records' many containers.
+    # Reading OpenAlex JSON makes no reference cycles (reference counting frees a record), so the
+    # cyclic collector would only rescan the decoded records' many containers: it runs once a
+    # part instead (a BibTeX part's parsed library is cyclic).
     gc.disable()
     while True:
         item = tasks.get()
@@ -417,6 +435,7 @@ def _worker(tasks: Any, results: Any) -> None:  # pragma: no cover - runs in a c
         pid, part, base, spec = item
         for msg in _part_messages(pid, part, base, spec):
             results.put(msg)
+        gc.collect()
 
 
 def _iter_parts_parallel(
