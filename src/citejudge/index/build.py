@@ -81,7 +81,11 @@ log = logging.getLogger(__name__)
 SCHEMA_VERSION = 3  # 2: zstd records with a dictionary, hashed keys; 3: lookup.u64, dense rowids
 BATCH = 2000  # works per batch sent from a worker to the writer
 MAX_TOKEN = 40  # tantivy's default tokenizer drops longer tokens; queries must too
-TANTIVY_HEAP = 128 * 1024 * 1024  # indexing memory of Tantivy: a fixed budget, whatever the world
+# Indexing memory of Tantivy: a fixed budget, whatever the world. It also sets the size of the
+# segments it flushes, hence of its background merges (eight alike at a time, below 10M
+# documents): 64 MiB against 128 cut the 8M-work build's peak RSS 556 -> 413 MiB (1M: 316 ->
+# 304) at the same speed; the 12 segments left at 8M (3 before) search as fast.
+TANTIVY_HEAP = 64 * 1024 * 1024
 TANTIVY_THREADS = 2
 PART_SHIFT = 32  # provisional rowid = (part << 32) + position in the part
 POS_MASK = (1 << PART_SHIFT) - 1
