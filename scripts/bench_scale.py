@@ -86,10 +86,12 @@ def build(snap: Path, index: Path, workers: int, fields: str) -> dict[str, Any]:
     """Build in a child process (so that its peak RSS is its own): works, seconds, peak RSS."""
     out = subprocess.run(
         [sys.executable, "-c", _BUILD, str(snap), str(index), str(workers), fields],
-        check=True,
         capture_output=True,
         text=True,
     )
+    if out.returncode:  # say why (a full disk, say), not only that the child failed
+        tail = "\n".join(out.stderr.strip().splitlines()[-15:])
+        raise SystemExit(f"build of {snap} failed (exit {out.returncode}):\n{tail}")
     res: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
     res["works_per_s"] = round(res["works"] / res["seconds"])
     res["seconds"] = round(res["seconds"], 1)
