@@ -53,6 +53,7 @@ import tantivy
 
 from citejudge.errors import CitejudgeError, IndexError_
 from citejudge.ids import arxiv_from_doi
+from citejudge.index._malloc import allocate_large_from_os, return_freed_memory
 from citejudge.index.codec import LEVELS, TRAIN_SAMPLES, Fields, RecordCodec, train_dictionary
 from citejudge.index.lookup import (
     FENCE_FILE,
@@ -499,9 +500,10 @@ class _Writer:
         self.db = sqlite3.connect(str(root / "works.sqlite"), isolation_level=None)
         self.db.execute("PRAGMA journal_mode=OFF")
         self.db.execute("PRAGMA synchronous=OFF")
-        # fixed page cache (64 MiB): rows are appended, so a larger one buys little and the
-        # sorts of the final indexes spill to temporary files beyond it
-        self.db.execute("PRAGMA cache_size=-65536")
+        # fixed page cache (16 MiB): rows are appended, so a larger one buys little. SQLite's
+        # sorts (duplicate ids, the final indexes) also hold up to this much before they spill
+        # to temporary files: with 64 MiB, cache and sort took 128 MiB of an 8M build's peak.
+        self.db.execute("PRAGMA cache_size=-16384")
         # sorts for the indexes spill to temporary files: memory stays flat as the world grows
         self.db.execute("PRAGMA temp_store=FILE")
         self.db.executescript(
@@ -623,6 +625,7 @@ class _Writer:
         """Resolve upserts, create indexes, commit Tantivy; return (works, redirects, dups)."""
         db = self.db
         remap = self._place_rows()
+        return_freed_memory()  # each step below starts from what the previous one left in use
         # an update's own lookup file, before this update: the rows the index had
         old = LookupFile(self.root / LOOKUP_FILE) if self.update else None
         if old is not None:
@@ -651,6 +654,7 @@ class _Writer:
                     self.twriter.add_document(_title_doc(wid, folded))
         if old is not None:
             self._retire(old)
+        return_freed_memory()
         # Tantivy commits (and merges) in a thread while SQLite builds its indexes.
         errors: list[BaseException] = []
         twriter = self.twriter
@@ -683,6 +687,7 @@ class _Writer:
         db.execute("DETACH DATABASE load")
         db.close()
         self.load_path.unlink(missing_ok=True)
+        return_freed_memory()
         lookup = self.root / LOOKUP_FILE
         self.lookups.finish(
             lookup,
@@ -924,6 +929,9 @@ def _run(
     sample: Callable[[], list[Work]],
 ) -> BuildReport:
     started = time.monotonic()
+    # Large buffers (lookup spills, Tantivy merges) from the OS and back: the build's peak memory
+    # then stays flat as the world grows (see _malloc). Forked workers inherit it.
+    allocate_large_from_os()
     tmp, old_meta = _prepare(index, update)
     writer: _Writer | None = None
     try:
@@ -933,6 +941,7 @@ def _run(
         feed(writer, report)
         fed = time.monotonic()
         log.info("read and loaded %d rows in %.1fs", writer.added, fed - started)
+        return_freed_memory()
         nworks, nred, ndup = writer.finish()
         report.retired = writer.retired
         log.info("resolved upserts and built lookup indexes in %.1fs", time.monotonic() - fed)
