@@ -11,12 +11,16 @@ import platform
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
+from citejudge.index import _malloc
+from citejudge.index import build as build_mod
 from citejudge.index._malloc import allocate_large_from_os, return_freed_memory
+from citejudge.records import Author, Work
 
-pytestmark = pytest.mark.skipif(
+glibc_only = pytest.mark.skipif(
     not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
     reason="glibc's allocator only",
 )
@@ -51,12 +55,12 @@ _PROBE = textwrap.dedent(
 
 
 def _retained_mib(mode: str) -> int:
-    out = subprocess.run(
-        [sys.executable, "-c", _PROBE, mode], capture_output=True, text=True, check=True
-    )
+    out = subprocess.run([sys.executable, "-c", _PROBE, mode], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
     return int(out.stdout.strip())
 
 
+@glibc_only
 def test_freed_blocks_go_back_to_the_os() -> None:
     plain = _retained_mib("plain")
     if plain < 100:
@@ -66,6 +70,36 @@ def test_freed_blocks_go_back_to_the_os() -> None:
     assert _retained_mib("trim") <= 20
 
 
+@glibc_only
 def test_calls_are_safe_in_process() -> None:
     assert allocate_large_from_os() is True
     assert return_freed_memory() is True
+
+
+def test_no_op_without_the_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    class NoSuchCalls:  # a C library without mallopt and malloc_trim (musl, macOS)
+        pass
+
+    monkeypatch.setattr(_malloc, "_LIBC", NoSuchCalls())
+    assert allocate_large_from_os() is False
+    assert return_freed_memory() is False
+    monkeypatch.setattr(_malloc, "_LIBC", False)  # no C library found at all
+    assert allocate_large_from_os() is False
+    assert return_freed_memory() is False
+
+
+def test_build_sets_the_threshold_and_trims_between_phases(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(build_mod, "allocate_large_from_os", lambda: calls.append("set") or True)
+    monkeypatch.setattr(build_mod, "return_freed_memory", lambda: calls.append("trim") or True)
+    works = [
+        Work(id=f"W{i}", title=f"A study of case {i}", authors=[Author(name="Ann Lee")], year=2020)
+        for i in range(1, 30)
+    ]
+    rep = build_mod.build_index_from_works(works, tmp_path / "ix")
+    assert rep.works == 29
+    # set before the writer starts Tantivy's threads or forks readers; trimmed after reading,
+    # after placing the rows, after resolving upserts and before the lookup merge
+    assert calls == ["set"] + ["trim"] * 4

@@ -5,17 +5,21 @@ free. The threshold is dynamic: each time such a block is freed it rises to that
 (up to 32 MiB). After the first large numpy temporary of a lookup spill or a large buffer of a
 Tantivy merge is freed, later blocks of a few MiB land in the heap arenas instead, between
 small live objects, and stay resident when freed. The larger the world, the larger the merges,
-so the build's peak memory grew with it (measured, peak RSS: 1M works 304 MiB, 8M 413; with a
-fixed 1 MiB threshold and a trim between the build's phases, 212 and 308).
+so the build's peak memory grew with it (peak RSS: 1M works 304 MiB, 8M 413; with a fixed
+1 MiB threshold and a trim between the build's phases, 8M 308, and 241-245 with SQLite's cache
+cut to 16 MiB as well).
 
 :func:`allocate_large_from_os` fixes the threshold (which also turns the dynamic rise off) and
 :func:`return_freed_memory` hands free heap pages back (``malloc_trim``). Both are no-ops where
-the C library has no such calls (macOS, musl's ``malloc_trim``).
+the C library has no such calls (macOS, musl's ``malloc_trim``, a Python without ctypes).
+
+The threshold is a setting of the whole process and outlives the build: a process that goes on
+after a build (a benchmark timing queries, a test session) keeps large blocks on mmap, which
+costs page faults (about 1.7 s of system time for a build of a million works), not memory.
 """
 
 from __future__ import annotations
 
-import ctypes
 import sys
 from typing import Any
 
@@ -31,8 +35,10 @@ def _libc() -> Any:
         _LIBC = False
         if sys.platform.startswith("linux"):
             try:
+                import ctypes
+
                 _LIBC = ctypes.CDLL(None)  # the symbols of the running process: its C library
-            except OSError:  # pragma: no cover - a Linux without a dynamic C library
+            except (ImportError, OSError):  # pragma: no cover - no ctypes, or a static C library
                 _LIBC = False
     return _LIBC or None
 
@@ -45,6 +51,8 @@ def allocate_large_from_os(threshold: int = MMAP_THRESHOLD) -> bool:
     libc = _libc()
     if libc is None or not hasattr(libc, "mallopt"):
         return False
+    import ctypes
+
     return bool(libc.mallopt(ctypes.c_int(M_MMAP_THRESHOLD), ctypes.c_int(threshold)))
 
 
@@ -53,5 +61,7 @@ def return_freed_memory() -> bool:
     libc = _libc()
     if libc is None or not hasattr(libc, "malloc_trim"):
         return False
+    import ctypes
+
     libc.malloc_trim(ctypes.c_size_t(0))
     return True

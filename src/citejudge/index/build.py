@@ -504,7 +504,7 @@ class _Writer:
         # sorts (duplicate ids, the final indexes) also hold up to this much before they spill
         # to temporary files: with 64 MiB, cache and sort took 128 MiB of an 8M build's peak.
         self.db.execute("PRAGMA cache_size=-16384")
-        # sorts for the indexes spill to temporary files: memory stays flat as the world grows
+        # (temporary tables and the sorts' spills go to files, not memory)
         self.db.execute("PRAGMA temp_store=FILE")
         self.db.executescript(
             """
@@ -929,8 +929,9 @@ def _run(
     sample: Callable[[], list[Work]],
 ) -> BuildReport:
     started = time.monotonic()
-    # Large buffers (lookup spills, Tantivy merges) from the OS and back: the build's peak memory
-    # then stays flat as the world grows (see _malloc). Forked workers inherit it.
+    # Large buffers (lookup spills, Tantivy merges) from the OS and back, so that the build's
+    # peak memory is what its phases hold at once, not what earlier merges left in the heap
+    # (see _malloc; a setting of the whole process, which forked workers inherit).
     allocate_large_from_os()
     tmp, old_meta = _prepare(index, update)
     writer: _Writer | None = None
@@ -1070,6 +1071,9 @@ def build_index(
     dated after ``since``, by default the newest snapshot date the index already holds: a newer
     snapshot of the same world is applied without reading what the index has. A merged or
     deleted id of those files removes the work the index had under it.
+
+    On glibc the build sets the process's mmap threshold to 1 MiB (see
+    :mod:`citejudge.index._malloc`); the setting outlives the build.
     """
     from citejudge.snapshot import plan_source, read_redirects, read_venue_names
 
