@@ -268,6 +268,7 @@ STOPWORDS = frozenset(
     ]
 )
 BLOCK_WORDS = 3  # a window block is three consecutive content words
+_SHORT_TOKEN = MAX_TOKEN // 4
 SHORT_TITLE = 5  # titles of at most this many content words also get leave-one-out blocks
 
 
@@ -285,7 +286,12 @@ def title_blocks(folded_title: str) -> tuple[str, ...]:
     A noisy title finds its record among the few works sharing a block, whatever the size of
     the world. Titles of fewer than three content words have none.
     """
-    words = [w for w in folded_title.split() if w not in STOPWORDS and len(w.encode()) < MAX_TOKEN]
+    # (a word of fewer than MAX_TOKEN / 4 characters is shorter than MAX_TOKEN bytes in UTF-8)
+    words = [
+        w
+        for w in folded_title.split()
+        if w not in STOPWORDS and (len(w) < _SHORT_TOKEN or len(w.encode()) < MAX_TOKEN)
+    ]
     n = len(words)
     if n < BLOCK_WORDS:
         return ()
@@ -344,9 +350,9 @@ class _Batcher:
         ids.append(work.id)
         self.works.append(work)
         titles.append(folded)
-        for k in work_keys(work, folded):
-            keys.append(key_hash(k))
-            key_seqs.append(seq)
+        wkeys = work_keys(work, folded)
+        keys.extend(map(key_hash, wkeys))
+        key_seqs.extend([seq] * len(wkeys))
         if len(seqs) < BATCH:
             return None
         return self._full()

@@ -239,8 +239,11 @@ def abstract_from_inverted_index(
     words: list[str | None] = [None] * size
     try:  # fast path: well-formed positions 0..size-1
         for word, places in index.items():
-            for p in places:
-                words[p] = word
+            if len(places) == 1:  # most words occur once
+                words[places[0]] = word
+            else:
+                for p in places:
+                    words[p] = word
     except (IndexError, TypeError):
         words = [None] * size
         for word, places in index.items():
