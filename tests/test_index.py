@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import importlib.util
 import json
 import multiprocessing as mp
 import os
 import shutil
+import sqlite3
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -369,6 +371,70 @@ def test_killed_build_leaves_index_unchanged(tmp_path: Path) -> None:
     build_index_from_works([Work(id="W9", title="Nine")], path, update=True)
     assert not tmp.exists()  # removed by the next build
     assert WorldIndex.open(path).info()["works"] == 7
+
+
+# What a full disk raised, as seen on a 30 MB tmpfs: SQLite's SQLITE_FULL from the writer's
+# insert; an OS write (a lookup spill) gives ENOSPC; Tantivy's IO errors carry "os error 28".
+_DISK_FULL = [
+    sqlite3.OperationalError("database or disk is full"),
+    OSError(errno.ENOSPC, "No space left on device"),
+    ValueError("An IO error occurred: 'No space left on device (os error 28)'"),
+]
+
+
+@pytest.mark.parametrize("exc", _DISK_FULL, ids=["sqlite", "os", "tantivy"])
+def test_full_disk_is_one_clear_error_and_the_index_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exc: Exception
+) -> None:
+    path = tmp_path / "w.index"
+    build_index_from_works(_works(), path)
+    before = (path / "meta.json").read_text()
+
+    def full(self: object, batch: object) -> None:
+        raise exc
+
+    monkeypatch.setattr(build_mod._Writer, "add_batch", full)
+    with pytest.raises(IndexError_) as err:
+        build_index_from_works([Work(id="W9", title="Nine")], path)
+    assert "disk the build writes to is full" in str(err.value)
+    assert f"the index at {path} is unchanged" in str(err.value)
+    assert err.value.hint and "free space" in err.value.hint
+    assert err.value.__cause__ is exc
+    assert (path / "meta.json").read_text() == before
+    assert WorldIndex.open(path).info()["works"] == 6
+    assert [p.name for p in tmp_path.iterdir()] == ["w.index"]  # no scratch left behind
+    with pytest.raises(IndexError_, match=f"no index was made at {tmp_path / 'new.index'}"):
+        build_index_from_works([Work(id="W9", title="Nine")], tmp_path / "new.index")
+
+
+def test_other_errors_are_not_called_a_full_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: object, batch: object) -> None:
+        raise sqlite3.OperationalError("no such table: works_load")
+
+    monkeypatch.setattr(build_mod._Writer, "add_batch", broken)
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        build_index_from_works(_works(), tmp_path / "w.index")
+
+
+def test_cli_reports_a_full_disk_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from citejudge.cli import main
+
+    src = tmp_path / "works.jsonl"
+    src.write_text(json.dumps({"id": "https://openalex.org/W1", "title": "One"}) + "\n")
+
+    def full(self: object, batch: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(build_mod._Writer, "add_batch", full)
+    code = main(["index", "build", "--index", str(tmp_path / "ix"), "--workers", "1", str(src)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "Traceback" not in err
+    assert "citejudge: a disk the build writes to is full" in err
 
 
 def test_later_part_wins_whatever_order_parts_arrive(tmp_path: Path) -> None:
