@@ -11,7 +11,7 @@ import shutil
 import sqlite3
 import sys
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -373,13 +373,22 @@ def test_killed_build_leaves_index_unchanged(tmp_path: Path) -> None:
     assert WorldIndex.open(path).info()["works"] == 7
 
 
-# What a full disk raised, as seen on a 30 MB tmpfs: SQLite's SQLITE_FULL from the writer's
-# insert; an OS write (a lookup spill) gives ENOSPC; Tantivy's IO errors carry "os error 28".
+# What a full disk raised, seen on small tmpfs mounts: SQLite's SQLITE_FULL from the writer's
+# insert; Tantivy's writer, whose indexing thread died on the IO error, says only that it was
+# killed (taken for a full disk when little space is left); an OS write (a spill) gives ENOSPC.
+_TANTIVY_KILLED = ValueError(
+    "An error occurred in a thread: 'An index writer was killed.. A worker thread encountered "
+    "an error (io::Error most likely) or panicked.'"
+)
 _DISK_FULL = [
     sqlite3.OperationalError("database or disk is full"),
     OSError(errno.ENOSPC, "No space left on device"),
-    ValueError("An IO error occurred: 'No space left on device (os error 28)'"),
+    _TANTIVY_KILLED,
 ]
+
+
+def _little_space(path: object) -> SimpleNamespace:
+    return SimpleNamespace(total=10 * 2**30, used=10 * 2**30 - 2**20, free=2**20)
 
 
 @pytest.mark.parametrize("exc", _DISK_FULL, ids=["sqlite", "os", "tantivy"])
@@ -394,6 +403,7 @@ def test_full_disk_is_one_clear_error_and_the_index_stays(
         raise exc
 
     monkeypatch.setattr(build_mod._Writer, "add_batch", full)
+    monkeypatch.setattr(build_mod.shutil, "disk_usage", _little_space)
     with pytest.raises(IndexError_) as err:
         build_index_from_works([Work(id="W9", title="Nine")], path)
     assert "disk the build writes to is full" in str(err.value)
@@ -415,6 +425,13 @@ def test_other_errors_are_not_called_a_full_disk(
 
     monkeypatch.setattr(build_mod._Writer, "add_batch", broken)
     with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        build_index_from_works(_works(), tmp_path / "w.index")
+
+    def killed(self: object, batch: object) -> None:
+        raise _TANTIVY_KILLED
+
+    monkeypatch.setattr(build_mod._Writer, "add_batch", killed)
+    with pytest.raises(ValueError, match="writer was killed"):  # with room left: not the disk
         build_index_from_works(_works(), tmp_path / "w.index")
 
 

@@ -801,15 +801,28 @@ def _tmp_dir(index: Path) -> Path:
     return index.with_name(f"{index.name}.tmp-{os.getpid()}")
 
 
-def _is_disk_full(exc: BaseException) -> bool:
-    """Whether ``exc`` says a disk is full: an OS error, SQLite's SQLITE_FULL or Tantivy's IO error."""
+LOW_SPACE = 64 * 2**20  # free bytes under which a dead Tantivy writer is taken for a full disk
+
+
+def _free_bytes(path: Path) -> int | None:
+    try:
+        return shutil.disk_usage(path).free
+    except OSError:
+        return None
+
+
+def _is_disk_full(exc: BaseException, free: int | None) -> bool:
+    """Whether ``exc`` (raised with ``free`` bytes left next to the index) means a full disk."""
     if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
         return True
     if not isinstance(exc, (sqlite3.OperationalError, ValueError, RuntimeError)):
         return False
     text = str(exc).lower()
-    # SQLite: "database or disk is full"; Rust (Tantivy): "No space left on device (os error 28)"
-    return "disk is full" in text or "no space left" in text or "os error 28" in text
+    # SQLite: "database or disk is full"; a Rust IO error: "No space left on device (os error 28)"
+    if "disk is full" in text or "no space left" in text or "os error 28" in text:
+        return True
+    # Tantivy's indexing threads die on the IO error and say only "An index writer was killed..."
+    return "index writer was killed" in text and free is not None and free < LOW_SPACE
 
 
 def _disk_full_error(index: Path, works: int, existed: bool) -> IndexError_:
@@ -987,10 +1000,11 @@ def _run(
         _swap(tmp, index)
     except BaseException as exc:
         works = writer.added if writer is not None else 0
+        free = _free_bytes(tmp.parent)  # (before the scratch files are removed)
         if writer is not None:
             writer.abort()
         shutil.rmtree(tmp, ignore_errors=True)
-        if _is_disk_full(exc):
+        if _is_disk_full(exc, free):
             raise _disk_full_error(index, works, (index / "meta.json").exists()) from exc
         raise
     log.info("indexed %d works into %s in %.1fs", report.works, index, report.seconds)
