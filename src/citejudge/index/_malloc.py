@@ -23,6 +23,11 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+try:
+    import ctypes
+except ImportError:  # pragma: no cover - a Python built without libffi
+    ctypes = None  # type: ignore[assignment]
+
 M_MMAP_THRESHOLD = -3  # mallopt() parameter number (glibc's malloc.h)
 MMAP_THRESHOLD = 1 << 20  # blocks of 1 MiB and more come from the OS and go back to it
 
@@ -33,12 +38,10 @@ def _libc() -> Any:
     global _LIBC
     if _LIBC is None:
         _LIBC = False
-        if sys.platform.startswith("linux"):
+        if ctypes is not None and sys.platform.startswith("linux"):
             try:
-                import ctypes
-
                 _LIBC = ctypes.CDLL(None)  # the symbols of the running process: its C library
-            except (ImportError, OSError):  # pragma: no cover - no ctypes, or a static C library
+            except OSError:  # pragma: no cover - a static C library
                 _LIBC = False
     return _LIBC or None
 
@@ -51,8 +54,6 @@ def allocate_large_from_os(threshold: int = MMAP_THRESHOLD) -> bool:
     libc = _libc()
     if libc is None or not hasattr(libc, "mallopt"):
         return False
-    import ctypes
-
     return bool(libc.mallopt(ctypes.c_int(M_MMAP_THRESHOLD), ctypes.c_int(threshold)))
 
 
@@ -61,7 +62,5 @@ def return_freed_memory() -> bool:
     libc = _libc()
     if libc is None or not hasattr(libc, "malloc_trim"):
         return False
-    import ctypes
-
     libc.malloc_trim(ctypes.c_size_t(0))
     return True
