@@ -12,9 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citejudge.ids import norm_doi, norm_openalex, norm_pmcid, norm_pmid
+from citejudge.index import WorldIndex, build_index
+from citejudge.index.codec import Fields
 from citejudge.readers import openalex as oa
 from citejudge.records import Author, ReadIssue, Version, Work
 from citejudge.snapshot import (
+    OpenAlexAbstractError,
     OpenAlexRecordError,
     Part,
     abstract_from_inverted_index,
@@ -329,3 +332,71 @@ def test_id_fast_paths_on_openalex_forms() -> None:
     assert oa._pmid(123) == "123"
     assert oa._pmcid("https://www.ncbi.nlm.nih.gov/pmc/articles/00") == "PMC0"
     assert oa._pmcid(7) == "PMC7"
+
+
+# A record whose abstract alone is malformed (a number, a list, positions as strings): the work
+# is kept without its abstract and the fault is a warning naming the line and the field, in a
+# full build as in a matching one (which does not read the abstract, so has nothing to report).
+BAD_ABSTRACTS = [5, [1, 2], {"deep": ["x"]}, {"IndexLength": 2, "InvertedIndex": {"a": "0"}}]
+
+
+@pytest.mark.parametrize("bad", BAD_ABSTRACTS)
+def test_bad_abstract_keeps_the_work(bad: Any) -> None:
+    for decode in (
+        lambda: decode_openalex_line(json.dumps(base(abstract_inverted_index=bad))),
+        lambda: convert_openalex(base(abstract_inverted_index=bad)),
+    ):
+        with pytest.raises(OpenAlexAbstractError, match=r"abstract.*\$\.abstract") as err:
+            decode()
+        assert err.value.work.id == "W123" and err.value.work.title == "A title"
+        assert err.value.work.abstract is None
+        assert err.value.work == decode_openalex_line(
+            json.dumps(base(abstract_inverted_index=None))
+        )
+
+
+def test_bad_abstract_and_another_bad_field_still_rejects_the_record() -> None:
+    with pytest.raises(OpenAlexRecordError, match=r"\$\.publication_year") as err:
+        decode_openalex_line(json.dumps(base(abstract_inverted_index=5, publication_year=[1])))
+    assert not isinstance(err.value, OpenAlexAbstractError)
+
+
+def test_read_part_reports_a_bad_abstract_as_a_warning_and_keeps_the_work(tmp_path: Path) -> None:
+    lines = [base(id=f"https://openalex.org/W{i}", ids={}) for i in (1, 2, 3)]
+    lines[1]["abstract_inverted_index"] = {"deep": ["x"]}
+    jsonl = tmp_path / "part.jsonl"
+    jsonl.write_text("\n".join(json.dumps(r) for r in lines) + "\n")
+    for abstract in (True, False):
+        out = list(read_part(Part(path=jsonl, format="openalex"), abstract=abstract))
+        works = [o for o in out if isinstance(o, Work)]
+        issues = [o for o in out if isinstance(o, ReadIssue)]
+        assert [w.id for w in works] == ["W1", "W2", "W3"]
+        assert works[1].abstract is None
+        assert works[0].abstract == ("Hello world again world" if abstract else None)
+        if abstract:
+            assert len(issues) == 1 and issues[0].kind == "warning" and issues[0].line == 2
+            assert issues[0].file == str(jsonl) and "$.abstract_inverted_index" in issues[0].message
+        else:
+            assert issues == []  # not read, not checked
+    listing = tmp_path / "page.json"
+    listing.write_text(json.dumps({"results": lines}))
+    out = list(read_part(Part(path=listing, format="openalex")))
+    assert [o.id for o in out if isinstance(o, Work)] == ["W1", "W2", "W3"]
+    (issue,) = [o for o in out if isinstance(o, ReadIssue)]
+    assert issue.kind == "warning" and issue.message.startswith("item 1: bad abstract")
+
+
+@pytest.mark.parametrize("fields", ["all", "matching"])
+def test_index_keeps_a_work_whose_abstract_is_bad(tmp_path: Path, fields: Fields) -> None:
+    recs = [base(id=f"https://openalex.org/W{i}", ids={}, title=f"Title {i}") for i in (1, 2)]
+    recs[0]["abstract_inverted_index"] = 5
+    src = tmp_path / "works.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    report = build_index([src], tmp_path / "w.index", workers=1, fields=fields)
+    ix = WorldIndex.open(tmp_path / "w.index")
+    one, two = ix.get("W1"), ix.get("W2")
+    assert one is not None and one.title == "Title 1" and one.abstract is None
+    assert two is not None and (two.abstract is not None) == (fields == "all")
+    assert ix.ids_by_title_key("title1") == ["W1"]
+    kinds = [(i.kind, i.line) for i in report.issues]
+    assert kinds == ([("warning", 1)] if fields == "all" else [])

@@ -37,6 +37,7 @@ from citejudge.records import Author, Version, Work
 from citejudge.text.normalize import strip_markup
 
 __all__ = [
+    "OpenAlexAbstractError",
     "OpenAlexRecordError",
     "abstract_from_inverted_index",
     "convert_openalex",
@@ -46,6 +47,23 @@ __all__ = [
 
 class OpenAlexRecordError(ValueError):
     """A single OpenAlex record that cannot be turned into a Work (no id, bad types)."""
+
+
+class OpenAlexAbstractError(OpenAlexRecordError):
+    """A record whose abstract alone is malformed: ``work`` is the record without it.
+
+    Readers keep ``work`` and report the message as a warning: a bad abstract must not take the
+    work out of reference grounding.
+    """
+
+    def __init__(self, message: str, work: Work):
+        super().__init__(message)
+        self.work = work
+
+
+def _abstract_fault(exc: msgspec.ValidationError) -> bool:
+    """Whether msgspec's error is in an abstract field (its message ends "- at `$.<path>`")."""
+    return str(exc).rpartition(" - at ")[2].startswith("`$.abstract")
 
 
 # --- typed mirror of the fields we use ----------------------------------------------------
@@ -121,6 +139,7 @@ class _OAWork(_OAWorkMeta, forbid_unknown_fields=False, gc=False):
 
 
 _LINE_DECODER = msgspec.json.Decoder(_OAWork, strict=False)
+_ABSTRACT_DROPPED = "bad abstract, the work is kept without it: {exc}"
 _META_DECODER = msgspec.json.Decoder(_OAWorkMeta, strict=False)
 _JSON_DECODER = msgspec.json.Decoder()
 _WS = re.compile(r"\s+")
@@ -465,11 +484,16 @@ def decode_openalex_line(
     """Decode one JSON text (a snapshot line or an API body) of an OpenAlex Work into a Work.
 
     ``abstract=False`` skips the abstract unparsed (the Work has none): a third faster.
-    Raises :class:`OpenAlexRecordError` for invalid JSON, wrong field types or a missing id.
+    Raises :class:`OpenAlexRecordError` for invalid JSON, wrong field types or a missing id, and
+    :class:`OpenAlexAbstractError` (with the Work without its abstract) when only the abstract
+    is malformed. ``abstract=False`` neither reads nor checks the abstract.
     """
     try:
         rec = (_LINE_DECODER if abstract else _META_DECODER).decode(line)
     except msgspec.ValidationError as exc:
+        if abstract and _abstract_fault(exc):
+            work = decode_openalex_line(line, source, abstract=False)  # raises for other faults
+            raise OpenAlexAbstractError(_ABSTRACT_DROPPED.format(exc=exc), work) from exc
         raise OpenAlexRecordError(f"bad field type: {exc}") from exc
     except msgspec.DecodeError as exc:
         raise OpenAlexRecordError(f"not a JSON object: {exc}") from exc
@@ -479,7 +503,9 @@ def decode_openalex_line(
 def convert_openalex(obj: dict[str, Any] | bytes | str, source: str | None = None) -> Work:
     """Convert an OpenAlex Work (a dict as the API returns it, or its raw JSON) into a Work.
 
-    Raises :class:`OpenAlexRecordError` when the record has no id or fields of the wrong type.
+    Raises :class:`OpenAlexRecordError` when the record has no id or fields of the wrong type
+    (:class:`OpenAlexAbstractError`, with the Work without its abstract, when only the abstract
+    is malformed).
     """
     if isinstance(obj, bytes | str):
         return decode_openalex_line(obj, source)
@@ -488,5 +514,12 @@ def convert_openalex(obj: dict[str, Any] | bytes | str, source: str | None = Non
     try:
         rec = msgspec.convert(obj, _OAWork, strict=False)
     except msgspec.ValidationError as exc:
+        if _abstract_fault(exc):
+            try:
+                meta = msgspec.convert(obj, _OAWorkMeta, strict=False)
+            except msgspec.ValidationError as other:
+                raise OpenAlexRecordError(f"bad field type: {other}") from other
+            work = _convert(meta, source)
+            raise OpenAlexAbstractError(_ABSTRACT_DROPPED.format(exc=exc), work) from exc
         raise OpenAlexRecordError(f"bad field type: {exc}") from exc
     return _convert(rec, source)

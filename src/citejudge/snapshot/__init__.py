@@ -6,6 +6,7 @@
 """
 
 from citejudge.readers.openalex import (
+    OpenAlexAbstractError,
     OpenAlexRecordError,
     abstract_from_inverted_index,
     convert_openalex,
@@ -34,6 +35,7 @@ from citejudge.snapshot.pull import PullReport, parse_filter_expr, pull_snapshot
 
 __all__ = [
     "FORMATS",
+    "OpenAlexAbstractError",
     "OpenAlexRecordError",
     "Part",
     "PullReport",

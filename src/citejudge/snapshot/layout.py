@@ -31,7 +31,12 @@ import msgspec
 
 from citejudge.errors import InputError
 from citejudge.ids import norm_openalex
-from citejudge.readers.openalex import OpenAlexRecordError, convert_openalex, decode_openalex_line
+from citejudge.readers.openalex import (
+    OpenAlexAbstractError,
+    OpenAlexRecordError,
+    convert_openalex,
+    decode_openalex_line,
+)
 from citejudge.records import ReadIssue, Redirect, Work
 from citejudge.snapshot.bibworld import read_bibtex, read_csl
 
@@ -389,6 +394,9 @@ def _read_openalex_jsonl(part: Part, abstract: bool = True) -> Iterator[Work | R
                     continue
                 try:
                     yield decode_openalex_line(line, src, abstract=abstract)
+                except OpenAlexAbstractError as exc:
+                    yield ReadIssue(file=src, line=n, message=str(exc), kind="warning")
+                    yield exc.work
                 except OpenAlexRecordError as exc:
                     yield ReadIssue(file=src, line=n, message=str(exc))
     except (EOFError, OSError, zlib.error) as exc:
@@ -421,6 +429,9 @@ def _read_openalex_json(part: Part) -> Iterator[Work | ReadIssue]:
     for i, item in enumerate(items):
         try:
             yield convert_openalex(item, src)
+        except OpenAlexAbstractError as exc:
+            yield ReadIssue(file=src, message=f"item {i}: {exc}", kind="warning")
+            yield exc.work
         except OpenAlexRecordError as exc:
             yield ReadIssue(file=src, message=f"item {i}: {exc}")
 
