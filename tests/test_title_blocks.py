@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from rapidfuzz.distance import OSA
 
 from citejudge.index import WorldIndex, build_index
-from citejudge.index.build import fold_title, title_blocks
+from citejudge.index.build import STOPWORDS, fold_title, skipping_blocks, title_blocks
 from citejudge.index.store import _SPELL_CHARS, MAX_FUZZY, _edits1
 from citejudge.io import Item
 from citejudge.tasks.references import ReferencesTask
@@ -59,6 +59,42 @@ def test_blocks_of_a_title() -> None:
         "B:neural networks explained",
     )
     assert title_blocks("deep learning") == ()  # fewer than three content words
+
+
+def test_skipping_blocks_of_a_title() -> None:
+    # the first four content words without their second or third, the same of the last four
+    assert skipping_blocks("the role of brca1 in dna repair of human cells") == (
+        "B:dna human cells",
+        "B:dna repair cells",
+        "B:role brca1 repair",
+        "B:role dna repair",
+    )
+    assert skipping_blocks("graph neural networks explained") == (
+        "B:graph networks explained",  # (four words: leave-one-out keys the record has too)
+        "B:graph neural explained",
+    )
+    assert skipping_blocks("deep neural networks") == ()
+
+
+content = st.text(alphabet="abcdefghij", min_size=3, max_size=6).filter(
+    lambda w: w not in STOPWORDS
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(words=st.lists(content, min_size=5, max_size=12), data=st.data())
+def test_a_word_added_near_an_end_keeps_a_skipping_block(
+    words: list[str], data: st.DataObject
+) -> None:
+    """A word added among the first or the last four: the query's windows or skipping keys
+    include a window of the record (the skipping keys when the word is second or third)."""
+    n = len(words)
+    i = data.draw(st.sampled_from([1, 2, 3, n - 3, n - 2, n - 1]))
+    added = data.draw(content)
+    noisy = " ".join([*words[:i], added, *words[i:]])
+    assert set(title_blocks(noisy) + skipping_blocks(noisy)) & set(title_blocks(" ".join(words)))
+    if i in (1, 2):  # second or third of the first four: only a skipping key has the window
+        assert set(skipping_blocks(noisy)) & set(title_blocks(" ".join(words)))
 
 
 @pytest.mark.parametrize(
@@ -109,6 +145,7 @@ def test_blocks_change_no_verdict(world: Path, monkeypatch: pytest.MonkeyPatch) 
     with_blocks = [task.check(it) for it in items]
     assert ix.stages["title_block"] >= len(items) // 3  # the stage does answer most noisy titles
     assert ix.stages["title_block_spelled"] >= 5  # ...and, misspellings corrected, some more
+    assert ix.stages["title_block_skipping"] >= 3  # ...and, skipping an added word, some more
     plain = WorldIndex.search_title
 
     def ranked_only(self: WorldIndex, text: str, k: int = 10, **kw: Any) -> list[tuple[str, float]]:

@@ -273,6 +273,35 @@ _SHORT_TOKEN = MAX_TOKEN // 4
 SHORT_TITLE = 5  # titles of at most this many content words also get leave-one-out blocks
 
 
+def _block_words(folded_title: str) -> list[str]:
+    """The content words of a folded title that blocks are made of, in order."""
+    # (a word of fewer than MAX_TOKEN / 4 characters is shorter than MAX_TOKEN bytes in UTF-8)
+    return [
+        w
+        for w in folded_title.split()
+        if w not in STOPWORDS and (len(w) < _SHORT_TOKEN or len(w.encode()) < MAX_TOKEN)
+    ]
+
+
+def skipping_blocks(folded_title: str) -> tuple[str, ...]:
+    """Query-side block keys that skip one word: for a title with a word added near an end.
+
+    Of the first four content words, and of the last four, the three without the second or
+    without the third (without the first or the fourth, they are windows of
+    :func:`title_blocks`). A word added among a record's first or last four words breaks
+    the windows there; one of these keys is then the record's window. Sorted, each once;
+    none for titles of fewer than four content words.
+    """
+    words = _block_words(folded_title)
+    if len(words) <= BLOCK_WORDS:
+        return ()
+    spans = set()
+    for four in (words[:4], words[-4:]):
+        spans.add(" ".join([four[0], four[2], four[3]]))
+        spans.add(" ".join([four[0], four[1], four[3]]))
+    return tuple(sorted("B:" + span for span in spans))
+
+
 def title_blocks(folded_title: str) -> tuple[str, ...]:
     """The block keys of a folded title (sorted, each once).
 
@@ -287,12 +316,7 @@ def title_blocks(folded_title: str) -> tuple[str, ...]:
     A noisy title finds its record among the few works sharing a block, whatever the size of
     the world. Titles of fewer than three content words have none.
     """
-    # (a word of fewer than MAX_TOKEN / 4 characters is shorter than MAX_TOKEN bytes in UTF-8)
-    words = [
-        w
-        for w in folded_title.split()
-        if w not in STOPWORDS and (len(w) < _SHORT_TOKEN or len(w.encode()) < MAX_TOKEN)
-    ]
+    words = _block_words(folded_title)
     n = len(words)
     if n < BLOCK_WORDS:
         return ()

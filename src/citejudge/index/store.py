@@ -28,6 +28,7 @@ from citejudge.index.build import (
     STOPWORDS,
     fold_title,
     key_hash,
+    skipping_blocks,
     title_blocks,
     work_keys,
 )
@@ -55,6 +56,11 @@ BLOCK_ACCEPT = 80.0  # a block answers when its best title is this similar to th
 BLOCK_KEEP = 60.0  # ...with every block title at least this similar
 SPELL_CHOICES = 2  # a misspelt word is tried as each of its this many commonest corrections
 _SPELL_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def _accepts(similar: dict[int, tuple[str, float]]) -> bool:
+    """Whether a block stage answers: one of the works it read is close enough to the query."""
+    return any(score >= BLOCK_ACCEPT for _wid, score in similar.values())
 
 
 def query_terms(text: str) -> list[str]:
@@ -289,8 +295,10 @@ class WorldIndex:
         with the query; when one is close enough they are the answer, ranked by similarity.
         When none is, the query's misspelt words (words no title has) are spelt as known words
         within one edit (:meth:`_respellings`) and the blocks of each respelling tried the same
-        way (still compared with the query as written). Their number is bounded, so these
-        stages cost the same in any world; ``blocks=False`` skips them.
+        way (still compared with the query as written). When none is either, the blocks that skip
+        one word near either end (:func:`skipping_blocks`, for a word added there) of the query
+        and of its respellings. Their number is bounded, so these stages cost the same in any
+        world; ``blocks=False`` skips them.
         """
         if k <= 0:
             return []
@@ -314,18 +322,28 @@ class WorldIndex:
         if out and len(out) >= k:
             self.stages["title_key"] += 1
         if blocks and terms and len(out) < k and len(terms) <= RARE_MAX_TERMS:
-            first = self._block_rows(folded)
-            similar = self._similar(first, folded)
+            read = self._block_rows(title_blocks(folded))
+            similar = self._similar(read, folded)
             stage = "title_block"
-            if not any(score >= BLOCK_ACCEPT for _wid, score in similar.values()):
+            if not _accepts(similar):
                 # misspelt words break the blocks they are in: try them spelt as known words
                 # (each work read once, however many respellings and the query itself share it)
                 stage = "title_block_spelled"
+                variants = self._respellings(folded)
                 rows: set[int] = set()
-                for variant in self._respellings(folded):
-                    rows |= self._block_rows(variant)
-                similar = {r: v for r, v in similar.items() if r in rows}
-                similar |= self._similar(rows - first, folded)
+                for variant in variants:
+                    rows |= self._block_rows(title_blocks(variant))
+                kept = similar | self._similar(rows - read, folded)  # the similar works read so far
+                similar = {r: v for r, v in kept.items() if r in rows}
+                read |= rows
+                if not _accepts(similar):
+                    # a word added near an end breaks the windows there: skip one word
+                    stage = "title_block_skipping"
+                    rows = set()
+                    for variant in [folded, *variants]:
+                        rows |= self._block_rows(skipping_blocks(variant))
+                    similar = {r: v for r, v in kept.items() if r in rows}
+                    similar |= self._similar(rows - read, folded)
             near = dict(similar.values())
             if near and max(near.values()) >= BLOCK_ACCEPT:
                 self.stages[stage] += 1
@@ -425,15 +443,15 @@ class WorldIndex:
                 out.append(" ".join([fix.get(w, w) for w in words]))
         return out
 
-    def _block_rows(self, folded: str) -> set[int]:
-        """Rowids of the works sharing a title block with ``folded``.
+    def _block_rows(self, blocks: Iterable[str]) -> set[int]:
+        """Rowids of the works that have one of ``blocks`` (title block keys).
 
         A block of more than :data:`BLOCK_MAX` works is too common to propose candidates by
         itself, but the works two such blocks of the query share are few: they are taken too.
         """
         rowids: set[int] = set()
         common: list[Any] = []
-        for block in title_blocks(folded):
+        for block in blocks:
             rows = self._lookup.rows(key_hash(block), BLOCK_PAIR_MAX + 1)
             if len(rows) <= BLOCK_MAX:
                 rowids.update(rows)
