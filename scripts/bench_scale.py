@@ -19,9 +19,15 @@ updated records, as in the real data) it
   query),
 
 then fits ``rate = a * works**b`` per measure and prints the exponent ``b`` and the projection
-for the whole OpenAlex (470M works).
+for the whole OpenAlex (470M works), and, per query kind, the ratio of the smallest size's
+refs/s to the largest's: of the best rounds, and within each round (its runs are back to back,
+so the spread of these says how much of the ratio is this machine's noise).
 
     python scripts/bench_scale.py [--sizes 1000000,2000000,4000000,8000000] [--refs 3000]
+        [--rounds 2] [--snapshots DIR] [--indexes DIR]
+
+``--indexes DIR`` keeps the indexes (and the figures of their builds) and reuses them: a second
+run with more rounds measures queries only.
 """
 
 from __future__ import annotations
@@ -187,17 +193,33 @@ def main() -> int:
         default=None,
         help="keep the synthetic snapshots here (snap-SIZE-sSEED) and reuse those already made",
     )
+    ap.add_argument(
+        "--indexes",
+        type=Path,
+        default=None,
+        help="keep the indexes here (index-SIZE-sSEED, with the figures of their build in "
+        "index-SIZE-sSEED.build.json) and reuse those already built: query rounds only",
+    )
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     matching_at = {int(s) for s in args.matching_at.split(",") if s}
     tmp = Path(tempfile.mkdtemp(prefix="bench-scale-", dir=args.tmp))
     rows: list[dict[str, Any]] = []
+    indexes: dict[int, Path] = {}
     try:
         for n in sizes:
             print(f"[{n:,} works] snapshot", file=sys.stderr, flush=True)
             snap, index = tmp / f"snap-{n}", tmp / f"index-{n}"
             if args.snapshots is not None:
                 snap = args.snapshots / f"snap-{n}-s{args.seed}"
+            if args.indexes is not None:
+                index = args.indexes / f"index-{n}-s{args.seed}"
+            kept = index.with_name(index.name + ".build.json")
+            indexes[n] = index
+            if kept.is_file() and (index / "meta.json").is_file():
+                print(f"[{n:,} works] index kept from an earlier run", file=sys.stderr, flush=True)
+                rows.append(json.loads(kept.read_text()))
+                continue
             if not (snap / "data" / "works" / "manifest").is_file():
                 make_snapshot(snap, n, seed=args.seed, workers=args.workers)
             print(f"[{n:,} works] build", file=sys.stderr, flush=True)
@@ -207,20 +229,22 @@ def main() -> int:
                 shutil.rmtree(tmp / f"index-{n}-m")
             if args.snapshots is None:
                 shutil.rmtree(snap)
+            if args.indexes is not None:
+                kept.write_text(json.dumps(row))
             rows.append(row)
             print(json.dumps(row), file=sys.stderr, flush=True)
         # queries after every build, round-robin over the sizes, so that a burst of other load
         # on this machine does not fall on one size only; the best round of each is kept
         items = {}
         for row in rows:
-            with WorldIndex.open(tmp / f"index-{row['size']}") as ix:
+            with WorldIndex.open(indexes[row["size"]]) as ix:
                 items[row["size"]] = dict(zip(KINDS, _items(ix, args.refs, args.seed), strict=True))
         rounds: dict[int, list[dict[str, Any]]] = {row["size"]: [] for row in rows}
         for r in range(args.rounds):
             for row in rows:
                 n = row["size"]
                 print(f"[{n:,} works] queries, round {r + 1}", file=sys.stderr, flush=True)
-                q = query(tmp / f"index-{n}", tmp, items[n], args.warm, args.workers)
+                q = query(indexes[n], tmp, items[n], args.warm, args.workers)
                 rounds[n].append(q)
                 print(
                     json.dumps({"size": n, "round": r + 1, "queries": q}),
@@ -242,6 +266,12 @@ def main() -> int:
                         / rows[-1]["queries"][kind]["refs_per_s"],
                         3,
                     ),
+                    # the same ratio within each round (its runs are back to back): how much of
+                    # the best-of ratio is this machine's noise
+                    "ratio_per_round": [
+                        round(a[kind]["refs_per_s"] / b[kind]["refs_per_s"], 3)
+                        for a, b in zip(rounds[ns[0]], rounds[ns[-1]], strict=True)
+                    ],
                 }
             b, proj = fit(ns, [r["build"]["bytes_per_work"]["total"] for r in rows])
             growth["bytes_per_work"] = {
