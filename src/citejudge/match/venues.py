@@ -629,7 +629,7 @@ def _compare_one(cited: str, rec: str) -> tuple[Status, str]:
     ct, rt = venue_tokens(cited), venue_tokens(rec)
     if not ct or not rt:
         # a name of edition words only ("Second", "Fortieth") has no tokens, yet is itself
-        if ct == rt and fold(cited) == fold(rec):
+        if fold(cited) == fold(rec):
             return "match", "same venue name"
         return "mismatch", "empty venue"
     qc, qr = _qualifiers(cited), _qualifiers(rec)

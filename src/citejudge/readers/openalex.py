@@ -18,6 +18,7 @@ which is what makes snapshot ingest fast. Every schema generation seen 2022–20
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -49,6 +50,9 @@ class OpenAlexRecordError(ValueError):
     """A single OpenAlex record that cannot be turned into a Work (no id, bad types)."""
 
 
+_ABSTRACT_DROPPED = "bad abstract, the work is kept without it: {exc}"
+
+
 class OpenAlexAbstractError(OpenAlexRecordError):
     """A record whose abstract alone is malformed: ``work`` is the record without it.
 
@@ -61,9 +65,22 @@ class OpenAlexAbstractError(OpenAlexRecordError):
         self.work = work
 
 
-def _abstract_fault(exc: msgspec.ValidationError) -> bool:
-    """Whether msgspec's error is in an abstract field (its message ends "- at `$.<path>`")."""
-    return str(exc).rpartition(" - at ")[2].startswith("`$.abstract")
+def _rejected(
+    exc: msgspec.ValidationError, without_abstract: Callable[[], Any], source: str | None
+) -> OpenAlexRecordError:
+    """The error for a record msgspec rejected with ``exc``.
+
+    When the fault is in an abstract field (msgspec's message ends "- at `$.abstract..."),
+    ``without_abstract`` decodes the record again skipping the abstract: an
+    :class:`OpenAlexAbstractError` carrying that Work, unless another field is at fault too.
+    """
+    if not str(exc).rpartition(" - at ")[2].startswith("`$.abstract"):
+        return OpenAlexRecordError(f"bad field type: {exc}")
+    try:
+        rec = without_abstract()
+    except msgspec.ValidationError as other:
+        return OpenAlexRecordError(f"bad field type: {other}")
+    return OpenAlexAbstractError(_ABSTRACT_DROPPED.format(exc=exc), _convert(rec, source))
 
 
 # --- typed mirror of the fields we use ----------------------------------------------------
@@ -139,7 +156,6 @@ class _OAWork(_OAWorkMeta, forbid_unknown_fields=False, gc=False):
 
 
 _LINE_DECODER = msgspec.json.Decoder(_OAWork, strict=False)
-_ABSTRACT_DROPPED = "bad abstract, the work is kept without it: {exc}"
 _META_DECODER = msgspec.json.Decoder(_OAWorkMeta, strict=False)
 _JSON_DECODER = msgspec.json.Decoder()
 _WS = re.compile(r"\s+")
@@ -491,10 +507,7 @@ def decode_openalex_line(
     try:
         rec = (_LINE_DECODER if abstract else _META_DECODER).decode(line)
     except msgspec.ValidationError as exc:
-        if abstract and _abstract_fault(exc):
-            work = decode_openalex_line(line, source, abstract=False)  # raises for other faults
-            raise OpenAlexAbstractError(_ABSTRACT_DROPPED.format(exc=exc), work) from exc
-        raise OpenAlexRecordError(f"bad field type: {exc}") from exc
+        raise _rejected(exc, lambda: _META_DECODER.decode(line), source) from exc
     except msgspec.DecodeError as exc:
         raise OpenAlexRecordError(f"not a JSON object: {exc}") from exc
     return _convert(rec, source)
@@ -514,12 +527,7 @@ def convert_openalex(obj: dict[str, Any] | bytes | str, source: str | None = Non
     try:
         rec = msgspec.convert(obj, _OAWork, strict=False)
     except msgspec.ValidationError as exc:
-        if _abstract_fault(exc):
-            try:
-                meta = msgspec.convert(obj, _OAWorkMeta, strict=False)
-            except msgspec.ValidationError as other:
-                raise OpenAlexRecordError(f"bad field type: {other}") from other
-            work = _convert(meta, source)
-            raise OpenAlexAbstractError(_ABSTRACT_DROPPED.format(exc=exc), work) from exc
-        raise OpenAlexRecordError(f"bad field type: {exc}") from exc
+        raise _rejected(
+            exc, lambda: msgspec.convert(obj, _OAWorkMeta, strict=False), source
+        ) from exc
     return _convert(rec, source)
