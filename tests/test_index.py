@@ -743,6 +743,12 @@ def test_incremental_update_reads_only_newer_partitions_and_retires_merged_ids(
             "Attention for tabular anomaly",
         ):
             assert ix.search_title(q, 5) == fx.search_title(q, 5)
+        # the vocabulary was rewritten: it has the new title's words (and still those of the
+        # retired works, whose terms Tantivy keeps until a merge: a superset of the full build's)
+        assert ix._vocab is not None and fx._vocab is not None
+        assert ix._vocab.maybe_words(["tabular", "anomaly", "tabulra"]) == ["tabular", "anomaly"]
+        assert set(fx._vocab._a.tolist()) <= set(ix._vocab._a.tolist())
+        assert ix._respellings("attention for tabulra anomaly") == ["attention for tabular anomaly"]
     assert full.works == 3
 
 
@@ -756,7 +762,7 @@ def test_an_update_links_the_files_it_never_writes_into(tmp_path: Path) -> None:
         for p in tmp.rglob("*")
         if p.is_file() and p.stat().st_ino == (index / p.relative_to(tmp)).stat().st_ino
     }
-    assert {"lookup.u64", "lookup.fence"} <= linked
+    assert {"lookup.u64", "lookup.fence", "vocab.u64"} <= linked
     assert any(n.startswith("tantivy/") and n.endswith(".idx") for n in linked)
     # written in place by an update: copies
     assert not linked & {"works.sqlite", "meta.json", "records.zdict"}

@@ -22,8 +22,15 @@ from hypothesis import strategies as st
 from rapidfuzz.distance import OSA
 
 from citejudge.index import WorldIndex, build_index
-from citejudge.index.build import STOPWORDS, fold_title, skipping_blocks, title_blocks
+from citejudge.index.build import (
+    STOPWORDS,
+    fold_title,
+    query_blocks,
+    skipping_blocks,
+    title_blocks,
+)
 from citejudge.index.store import _SPELL_CHARS, MAX_FUZZY, _edits1
+from citejudge.index.vocab import PREFIXES
 from citejudge.io import Item
 from citejudge.tasks.references import ReferencesTask
 
@@ -249,3 +256,84 @@ def test_respelling_costs_a_bounded_number_of_term_lookups(world: Path) -> None:
         assert typo not in variant.split()
         assert variant.split().count("with") == folded.split().count("with")
     assert any(variant.split().count(word) >= 2 for variant in ix._respellings(noisy))
+
+
+def test_a_two_word_query_finds_a_three_word_title_by_its_blocks(world: Path) -> None:
+    assert query_blocks("deep learning") == ("B:deep learning",)
+    assert query_blocks("on the deep learning") == ("B:deep learning",)  # content words only
+    assert query_blocks("learning") == ()
+    for title in ("graph neural networks", "the role of brca1 in dna repair of human cells"):
+        assert query_blocks(title) == title_blocks(title)
+    # a record of three content words has each pair of them as a block
+    assert "B:graph networks" in title_blocks("graph neural networks")
+    ix = WorldIndex.open(world)
+    found = 0
+    for (data,) in ix._db.execute("SELECT data FROM works ORDER BY rowid LIMIT 3000"):
+        w = ix.decode(data)
+        words = fold_title(w.title or "").split()
+        content = [x for x in words if x not in STOPWORDS]
+        if len(content) != 3:
+            continue
+        dropped = " ".join(x for x in words if x != content[1])
+        before = ix.stages["title_block"]
+        top = ix.search_title(dropped, 10)
+        if ix.stages["title_block"] > before:
+            found += 1
+            assert w.id in [wid for wid, _ in top]
+    assert found >= 20
+
+
+# --- the vocabulary file --------------------------------------------------------------------
+
+
+def test_the_vocabulary_lists_every_title_word_of_its_first_characters(world: Path) -> None:
+    ix = WorldIndex.open(world)
+    assert ix._vocab is not None
+    terms = [t for t, _n in ix._searcher.terms_with_prefix("title", "")]
+    listed = [t for t in terms if t[0] in PREFIXES]
+    assert len(listed) == len(ix._vocab) and len(listed) > 1000
+    assert ix._vocab.maybe_words(listed) == listed
+    assert [t for t in terms if t[0] not in PREFIXES] == []  # (the synthetic world is ASCII)
+
+
+@settings(max_examples=200, deadline=None)
+@given(strings=st.lists(st.text(alphabet="abcdeéß0_ -", max_size=6), max_size=30))
+def test_the_vocabulary_rules_out_only_non_words(world: Path, strings: list[str]) -> None:
+    ix = _opened(world)
+    assert ix._vocab is not None
+    kept = ix._vocab.maybe_words(strings)
+    it = iter(kept)
+    assert all(s in it for s in strings if s in kept)  # a subsequence, in order
+    for s in strings:
+        if (s and ix._searcher.doc_freq("title", s)) or not s or s[0] not in PREFIXES:
+            assert s in kept
+
+
+_OPEN: dict[Path, WorldIndex] = {}
+
+
+def _opened(path: Path) -> WorldIndex:
+    if path not in _OPEN:
+        _OPEN[path] = WorldIndex.open(path)
+    return _OPEN[path]
+
+
+def test_respellings_are_the_same_without_the_vocabulary(world: Path) -> None:
+    """The vocabulary only spares Tantivy lookups: an index without the file (built before it
+    existed) gives the same respellings, with many more lookups."""
+    ix = WorldIndex.open(world)
+    noisy = _script("bench_lookup").noisy
+    rng = random.Random(3)
+    titles = [
+        fold_title(noisy(w.title, rng))
+        for (data,) in ix._db.execute("SELECT data FROM works ORDER BY rowid LIMIT 400")
+        if (w := ix.decode(data)).title
+    ]
+    counting = _CountingSearcher(ix._searcher)
+    ix._searcher = counting  # type: ignore[assignment]
+    with_vocab = [ix._respellings(t) for t in titles]
+    fewer, counting.calls = counting.calls, 0
+    ix._vocab = None
+    assert [ix._respellings(t) for t in titles] == with_vocab
+    assert sum(map(bool, with_vocab)) >= 20
+    assert fewer * 5 < counting.calls

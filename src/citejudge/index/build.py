@@ -10,6 +10,8 @@ Layout of an index directory::
                    "a:<arxiv>", "t:<title key>", title blocks -> works.rowid (citejudge.index.lookup; readers
                    check the key on the decoded record)
     tantivy/       id (stored, raw) + title (folded words, BM25) for candidate retrieval
+    vocab.u64      the title words (those of an ASCII first character) as sorted hashes, which
+                   rule out misspelt words without asking Tantivy (citejudge.index.vocab)
     records.zdict  the zstd dictionary of the records (absent for worlds too small to train one)
     meta.json      schema_version, records codec, sources, counts, build time, citejudge version
 
@@ -64,6 +66,7 @@ from citejudge.index.lookup import (
     LookupWriter,
     key_hash,
 )
+from citejudge.index.vocab import VOCAB_FILE, write_vocabulary
 from citejudge.records import ReadIssue, Redirect, Work
 from citejudge.text.normalize import fold
 
@@ -300,6 +303,20 @@ def skipping_blocks(folded_title: str) -> tuple[str, ...]:
         spans.add(" ".join([four[0], four[2], four[3]]))
         spans.add(" ".join([four[0], four[1], four[3]]))
     return tuple(sorted("B:" + span for span in spans))
+
+
+def query_blocks(folded_title: str) -> tuple[str, ...]:
+    """The block keys a (possibly noisy) title is looked up under.
+
+    :func:`title_blocks`, and for a title of two content words, the two of them: a record of
+    three content words has each two of them as a leave-one-out block, so a citation that
+    dropped one of the three finds it there. Query side only: records of two content words
+    get no block (the exact title key and the ranked query find them).
+    """
+    words = _block_words(folded_title)
+    if len(words) == BLOCK_WORDS - 1:
+        return ("B:" + " ".join(words),)
+    return title_blocks(folded_title)
 
 
 def title_blocks(folded_title: str) -> tuple[str, ...]:
@@ -694,6 +711,8 @@ class _Writer:
             try:
                 twriter.commit()
                 twriter.wait_merging_threads()
+                self.tindex.reload()
+                write_vocabulary(self.tindex.searcher(), "title", self.root / VOCAB_FILE)
             except BaseException as exc:  # re-raised below in the writer's thread
                 errors.append(exc)
 
@@ -908,11 +927,11 @@ def _never_written_in_place(rel: Path) -> bool:
     Tantivy's segment files are immutable (an update adds segments and ``.del`` files and
     rewrites its ``*.json`` with new files); ``lookup.u64`` and ``lookup.fence`` are written
     beside and moved over (:meth:`LookupWriter.finish`). ``works.sqlite``, ``meta.json`` and
-    the dictionary are written in place.
+    the dictionary are written in place; the vocabulary is written beside and moved over.
     """
     if rel.parts[0] == "tantivy":
         return rel.suffix not in (".json", ".lock") and not rel.name.startswith(".")
-    return rel.name in (LOOKUP_FILE, FENCE_FILE)
+    return rel.name in (LOOKUP_FILE, FENCE_FILE, VOCAB_FILE)
 
 
 def _copy_for_update(index: Path, tmp: Path) -> None:

@@ -28,12 +28,13 @@ from citejudge.index.build import (
     STOPWORDS,
     fold_title,
     key_hash,
+    query_blocks,
     skipping_blocks,
-    title_blocks,
     work_keys,
 )
 from citejudge.index.codec import RecordCodec
 from citejudge.index.lookup import FENCE_FILE, LOOKUP_FILE, LookupFile
+from citejudge.index.vocab import VOCAB_FILE, Vocabulary
 from citejudge.records import Redirect, Work
 
 __all__ = ["EXACT_TITLE_SCORE", "STOPWORDS", "WorldIndex", "query_terms"]
@@ -81,8 +82,10 @@ class WorldIndex:
         meta: dict[str, Any],
         codec: RecordCodec,
         lookup: LookupFile,
+        vocab: Vocabulary | None = None,
     ):
         self.path = path
+        self._vocab = vocab
         self._db = db
         self._lookup = lookup
         self._alias_cache: dict[str, list[str]] = {}
@@ -135,10 +138,12 @@ class WorldIndex:
         try:
             tindex = tantivy.Index.open(str(path / "tantivy"))
             lookup = LookupFile(path / LOOKUP_FILE)
+            # (an index built before the file existed answers every word through Tantivy)
+            vocab = Vocabulary(path / VOCAB_FILE) if (path / VOCAB_FILE).is_file() else None
         except (OSError, ValueError) as exc:
             db.close()
             raise IndexError_(f"index {path}: unreadable: {exc}", hint=hint) from exc
-        return cls(path, db, tindex, meta, codec, lookup)
+        return cls(path, db, tindex, meta, codec, lookup, vocab)
 
     def close(self) -> None:
         """Close the SQLite connection."""
@@ -290,9 +295,9 @@ class WorldIndex:
         scale); when none does, an OR of all the words is run. Never parses ``text`` as a
         query language. ``exact=False`` skips the title-key lookup (BM25 only).
 
-        Before any ranked query, the works sharing a title block (:func:`title_blocks`: windows
-        of three content words at both ends, leave-one-out keys of short titles) are compared
-        with the query; when one is close enough they are the answer, ranked by similarity.
+        Before any ranked query, the works sharing a title block (:func:`query_blocks`: windows
+        of three content words at both ends, leave-one-out keys of short titles, the two words of
+        a two-word query) are compared with the query; when one is close enough they are the answer, ranked by similarity.
         When none is, the query's misspelt words (words no title has) are spelt as known words
         within one edit (:meth:`_respellings`) and the blocks of each respelling tried the same
         way (still compared with the query as written). When none is either, the blocks that skip
@@ -322,7 +327,7 @@ class WorldIndex:
         if out and len(out) >= k:
             self.stages["title_key"] += 1
         if blocks and terms and len(out) < k and len(terms) <= RARE_MAX_TERMS:
-            read = self._block_rows(title_blocks(folded))
+            read = self._block_rows(query_blocks(folded))
             similar = self._similar(read, folded)
             stage = "title_block"
             if not _accepts(similar):
@@ -332,7 +337,7 @@ class WorldIndex:
                 variants = self._respellings(folded)
                 rows: set[int] = set()
                 for variant in variants:
-                    rows |= self._block_rows(title_blocks(variant))
+                    rows |= self._block_rows(query_blocks(variant))
                 kept = similar | self._similar(rows - read, folded)  # the similar works read so far
                 similar = {r: v for r, v in kept.items() if r in rows}
                 read |= rows
@@ -416,10 +421,12 @@ class WorldIndex:
         :data:`SPELL_CHOICES` commonest known words within one edit (delete, transpose,
         replace or insert a character; stopwords never, ties by the word). Returns every
         combination (none when no word needs or finds a correction). The cost is at most
-        :data:`MAX_FUZZY` words of a few hundred term lookups each, whatever the world.
+        :data:`MAX_FUZZY` words of a few hundred candidate strings each, whatever the world: the
+        vocabulary file (:mod:`citejudge.index.vocab`) rules most out, Tantivy counts the rest.
         """
         words = folded.split()
         doc_freq = self._searcher.doc_freq
+        vocab = self._vocab
         fixes: list[tuple[str, list[str]]] = []
         tried = 0
         for w in dict.fromkeys(words):
@@ -428,9 +435,10 @@ class WorldIndex:
             if doc_freq("title", w):
                 continue
             tried += 1
-            known = [
-                (df, c) for c in _edits1(w) if c not in STOPWORDS and (df := doc_freq("title", c))
-            ]
+            edits = [c for c in _edits1(w) if c not in STOPWORDS]
+            if vocab is not None:  # most edits are no word: the vocabulary file rules them out
+                edits = vocab.maybe_words(edits)
+            known = [(df, c) for c in edits if (df := doc_freq("title", c))]
             if known:
                 known.sort(key=lambda t: (-t[0], t[1]))
                 fixes.append((w, [c for _df, c in known[:SPELL_CHOICES]]))
@@ -519,6 +527,8 @@ class WorldIndex:
         parts["title_index"] = sum(
             p.stat().st_size for p in (self.path / "tantivy").rglob("*") if p.is_file()
         )
+        if (self.path / VOCAB_FILE).is_file():
+            parts["title_index"] += (self.path / VOCAB_FILE).stat().st_size
         parts["other"] += max(total - sum(parts.values()), 0)
         return {k: round(v / n, 1) for k, v in parts.items()}
 
