@@ -71,6 +71,35 @@ def test_harvard() -> None:
     assert (w.year, w.title, w.venue, w.pages) == (2015, "Deep learning", "Nature", "436-444")
 
 
+def test_harvard_quoted_title_may_begin_with_a_small_letter() -> None:
+    # Cite Them Right puts the title in curly single quotes; "mTOR", "p53", "de novo" titles
+    # begin with a small letter (the quote follows the year's parenthesis)
+    w = parse_citation_string(
+        "Laplante, M. and Sabatini, D.M. (2012) ‘mTOR signaling in growth control and disease’, "
+        "Cell, 149(2), pp. 274–293."
+    )
+    assert w.authors == ["Laplante, M.", "Sabatini, D.M."]
+    assert (w.year, w.title, w.venue) == (
+        2012,
+        "mTOR signaling in growth control and disease",
+        "Cell",
+    )
+    # ...or with a digit (OpenAlex has such titles: "18–19 November 2008 ...", "2001 ...")
+    w = parse_citation_string(
+        "Lu, C., Liu, X. and Jia, Z. (2020) ‘2019-nCoV transmission through the ocular surface "
+        "must not be ignored’, The Lancet, 395(10224), p. e39."
+    )
+    assert w.title == "2019-nCoV transmission through the ocular surface must not be ignored"
+    assert (w.year, w.venue) == (2020, "The Lancet")
+    # a phrase quoted inside an unquoted title (a word before the quote) is no title
+    w = parse_citation_string(
+        "Okada H, Kuhn C, Feillet H, Bach JF. The ‘hygiene hypothesis’ for autoimmune and "
+        "allergic diseases: an update. Clin Exp Immunol. 2010;160(1):1-9."
+    )
+    assert w.title == "The ‘hygiene hypothesis’ for autoimmune and allergic diseases: an update"
+    assert (w.year, w.venue) == (2010, "Clin Exp Immunol")
+
+
 def test_ieee() -> None:
     w = parse_citation_string(
         '[1] J. Devlin, M.-W. Chang, K. Lee, and K. Toutanova, "BERT: Pre-training of deep bidirectional '

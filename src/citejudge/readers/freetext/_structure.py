@@ -27,9 +27,20 @@ from citejudge.records import CitedWork
 logger = logging.getLogger(__name__)
 
 
+_QUOTE_OPEN = re.compile(
+    r"[“\"«„]|(?<![\w])[‘'](?=[A-Z\[(])|(?:^|(?<=[).,:;])|(?<=[).,:;]\s))‘(?=[a-z0-9])"
+)
+
+
 def _find_quote(s: str) -> tuple[int, int, int] | None:
-    """(open, close, after) of the first quoted span that looks like a title."""
-    for n_tried, m in enumerate(re.finditer(r"[“\"«„]|(?<![\w])[‘'](?=[A-Z\[(])", s)):
+    """(open, close, after) of the first quoted span that looks like a title.
+
+    A single quote opens one before a capital (or a bracket), and a curly one also before a
+    small letter or digit at the start or after punctuation: Harvard's "(2012) ‘mRNA vaccines…’,
+    Venue" (a title may begin with a small letter), never the quoted phrase of a title
+    ("…advancement with ‘floating forehead’ for patients…": a word precedes it).
+    """
+    for n_tried, m in enumerate(re.finditer(_QUOTE_OPEN, s)):
         if n_tried >= 20:
             break
         o = m.start()
