@@ -334,6 +334,52 @@ def test_respellings_are_the_same_without_the_vocabulary(world: Path) -> None:
     with_vocab = [ix._respellings(t) for t in titles]
     fewer, counting.calls = counting.calls, 0
     ix._vocab = None
+    ix._edit_cache.clear()  # (known edits are remembered)
     assert [ix._respellings(t) for t in titles] == with_vocab
     assert sum(map(bool, with_vocab)) >= 20
     assert fewer * 5 < counting.calls
+
+
+def test_a_title_that_left_words_out_is_answered_by_its_block(world: Path) -> None:
+    """A citation that dropped words of the title, however unlike it by edit distance (70 to
+    80), is answered by the block it shares with the record when the record has every one of
+    its content words; the same edit distance without that containment goes on to the
+    ranked query."""
+    from rapidfuzz import fuzz
+
+    ix = WorldIndex.open(world)
+    answered = 0
+    for (data,) in ix._db.execute("SELECT data FROM works ORDER BY rowid LIMIT 3000"):
+        w = ix.decode(data)
+        words = fold_title(w.title or "").split()
+        content = [x for x in words if x not in STOPWORDS]
+        if len(content) < 5:
+            continue
+        # keep the first three content words and the last one: windows are still shared
+        kept = content[:3] + content[-1:]
+        query = " ".join(x for x in words if x not in content or x in kept)
+        if not 70 <= fuzz.ratio(query, " ".join(words)) < 80:
+            continue
+        before = sum(v for s, v in ix.stages.items() if s.startswith("ranked"))
+        top = ix.search_title(query, 10)
+        assert w.id in [wid for wid, _ in top]  # (first, unless a near-duplicate title is closer)
+        answered += before == sum(v for s, v in ix.stages.items() if s.startswith("ranked"))
+    assert answered >= 10
+
+
+def test_the_edits_of_a_word_match_what_tantivys_fuzzy_query_matches(world: Path) -> None:
+    import tantivy
+
+    ix = WorldIndex.open(world)
+    words = [t for t, _n in ix._searcher.terms_with_prefix("title", "") if len(t) >= 5][:300]
+    boost = tantivy.Query.boost_query
+    for word in words[::7]:
+        misspelt = word[0] + word[2] + word[1] + word[3:]  # a transposition
+        fuzzy = boost(tantivy.Query.fuzzy_term_query(ix._schema, "title", misspelt, 1), 2.0)
+        ours = ix._within_one_edit(misspelt)
+        a = ix._searcher.search(fuzzy, 1000)
+        b = ix._searcher.search(ours, 1000)
+        assert a.count == b.count
+        assert sorted((s, d.segment_ord, d.doc) for s, d in a.hits) == sorted(
+            (s, d.segment_ord, d.doc) for s, d in b.hits
+        )

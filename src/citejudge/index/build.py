@@ -276,7 +276,7 @@ _SHORT_TOKEN = MAX_TOKEN // 4
 SHORT_TITLE = 5  # titles of at most this many content words also get leave-one-out blocks
 
 
-def _block_words(folded_title: str) -> list[str]:
+def block_words(folded_title: str) -> list[str]:
     """The content words of a folded title that blocks are made of, in order."""
     # (a word of fewer than MAX_TOKEN / 4 characters is shorter than MAX_TOKEN bytes in UTF-8)
     return [
@@ -295,7 +295,7 @@ def skipping_blocks(folded_title: str) -> tuple[str, ...]:
     the windows there; one of these keys is then the record's window. Sorted, each once;
     none for titles of fewer than four content words.
     """
-    words = _block_words(folded_title)
+    words = block_words(folded_title)
     if len(words) <= BLOCK_WORDS:
         return ()
     spans = set()
@@ -313,7 +313,7 @@ def query_blocks(folded_title: str) -> tuple[str, ...]:
     dropped one of the three finds it there. Query side only: records of two content words
     get no block (the exact title key and the ranked query find them).
     """
-    words = _block_words(folded_title)
+    words = block_words(folded_title)
     if len(words) == BLOCK_WORDS - 1:
         return ("B:" + " ".join(words),)
     return title_blocks(folded_title)
@@ -333,7 +333,7 @@ def title_blocks(folded_title: str) -> tuple[str, ...]:
     A noisy title finds its record among the few works sharing a block, whatever the size of
     the world. Titles of fewer than three content words have none.
     """
-    words = _block_words(folded_title)
+    words = block_words(folded_title)
     n = len(words)
     if n < BLOCK_WORDS:
         return ()

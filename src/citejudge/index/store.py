@@ -26,6 +26,7 @@ from citejudge.index.build import (
     MAX_TOKEN,
     SCHEMA_VERSION,
     STOPWORDS,
+    block_words,
     fold_title,
     key_hash,
     query_blocks,
@@ -55,13 +56,17 @@ BLOCK_MAX = 64  # a title block with more works than this is too common to decid
 BLOCK_PAIR_MAX = 1 << 14  # ...but two such blocks (of at most this many works) may intersect
 BLOCK_ACCEPT = 80.0  # a block answers when its best title is this similar to the query...
 BLOCK_KEEP = 60.0  # ...with every block title at least this similar
+# ...or when a title that has every content word of the query (a citation that left words out)
+# is this similar: "Fair security METL15 in" of "Fair security of METL15 in bioinformatics" (72)
+BLOCK_SUBSET_ACCEPT = 70.0
+EDIT_CACHE = 4096  # misspelt words whose known edits are remembered (then forgotten at once)
 SPELL_CHOICES = 2  # a misspelt word is tried as each of its this many commonest corrections
 _SPELL_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
-def _accepts(similar: dict[int, tuple[str, float]]) -> bool:
+def _accepts(similar: dict[int, tuple[str, float, bool]]) -> bool:
     """Whether a block stage answers: one of the works it read is close enough to the query."""
-    return any(score >= BLOCK_ACCEPT for _wid, score in similar.values())
+    return any(close for _wid, _score, close in similar.values())
 
 
 def query_terms(text: str) -> list[str]:
@@ -86,6 +91,7 @@ class WorldIndex:
     ):
         self.path = path
         self._vocab = vocab
+        self._edit_cache: dict[str, list[tuple[int, str]]] = {}
         self._db = db
         self._lookup = lookup
         self._alias_cache: dict[str, list[str]] = {}
@@ -349,8 +355,8 @@ class WorldIndex:
                         rows |= self._block_rows(skipping_blocks(variant))
                     similar = {r: v for r, v in kept.items() if r in rows}
                     similar |= self._similar(rows - read, folded)
-            near = dict(similar.values())
-            if near and max(near.values()) >= BLOCK_ACCEPT:
+            near = {wid: score for wid, score, _close in similar.values()}
+            if _accepts(similar):
                 self.stages[stage] += 1
                 for wid, score in near.items():
                     out.setdefault(wid, score)
@@ -368,12 +374,7 @@ class WorldIndex:
             term_q = {t: tantivy.Query.term_query(schema, "title", t) for t in known}
             # a word no title has is most likely misspelt: match it within one edit
             fuzzy = [
-                (
-                    should,
-                    tantivy.Query.boost_query(
-                        tantivy.Query.fuzzy_term_query(schema, "title", t, distance=1), FUZZY_BOOST
-                    ),
-                )
+                (should, self._within_one_edit(t))
                 for t in [u for u in terms if not dfs[u] and len(u) >= FUZZY_MIN_LEN][:MAX_FUZZY]
                 if len(terms) <= RARE_MAX_TERMS  # a long query is a citation string, not a title
             ]
@@ -413,6 +414,47 @@ class WorldIndex:
         ranked = sorted(out.items(), key=lambda t: (-t[1], t[0]))
         return ranked[:k]
 
+    def _within_one_edit(self, word: str) -> Any:
+        """A clause for the titles with a word one edit from ``word``, scoring :data:`FUZZY_BOOST`.
+
+        Tantivy's fuzzy term query, boosted; for a word of ASCII letters and digits in an index
+        with a vocabulary file, the same clause built from the words themselves (those of
+        :meth:`_known_edits`, stopwords included, as the fuzzy query has them): a constant-score
+        OR of their terms. Titles fold to ASCII, and words of letters and digits only, so the
+        words one edit from such a word are its ASCII edits (unless a title word mixes a
+        non-Latin letter into Latin ones). The fuzzy query walks every segment's term
+        dictionary and marks every document of every word it finds before it scores any; the
+        OR reads only the postings a gate lets through.
+        """
+        schema = self._schema
+        if self._vocab is None or not (word.isascii() and word.isalnum()) or word != word.lower():
+            fuzzy = tantivy.Query.fuzzy_term_query(schema, "title", word, distance=1)
+            return tantivy.Query.boost_query(fuzzy, FUZZY_BOOST)
+        should = tantivy.Occur.Should
+        words = sorted(c for _df, c in self._known_edits(word))
+        if self._searcher.doc_freq("title", word):  # (within one edit: the word itself too)
+            words.append(word)
+        terms = [(should, tantivy.Query.term_query(schema, "title", c)) for c in words]
+        return tantivy.Query.const_score_query(tantivy.Query.boolean_query(terms), FUZZY_BOOST)
+
+    def _known_edits(self, word: str) -> list[tuple[int, str]]:
+        """(document frequency, word) of the title words one edit away from ``word``.
+
+        Memoised (a misspelt word is asked for by the respelled blocks, then by the ranked
+        query); the vocabulary file, when the index has one, spares Tantivy the non-words.
+        """
+        got = self._edit_cache.get(word)
+        if got is None:
+            edits = list(_edits1(word))
+            if self._vocab is not None:  # most edits are no word: the vocabulary rules them out
+                edits = self._vocab.maybe_words(edits)
+            doc_freq = self._searcher.doc_freq
+            got = [(df, c) for c in edits if (df := doc_freq("title", c))]
+            if len(self._edit_cache) >= EDIT_CACHE:
+                self._edit_cache.clear()
+            self._edit_cache[word] = got
+        return got
+
     def _respellings(self, folded: str) -> list[str]:
         """``folded`` with its misspelt words spelt as words the titles of the index have.
 
@@ -426,7 +468,6 @@ class WorldIndex:
         """
         words = folded.split()
         doc_freq = self._searcher.doc_freq
-        vocab = self._vocab
         fixes: list[tuple[str, list[str]]] = []
         tried = 0
         for w in dict.fromkeys(words):
@@ -435,10 +476,7 @@ class WorldIndex:
             if doc_freq("title", w):
                 continue
             tried += 1
-            edits = [c for c in _edits1(w) if c not in STOPWORDS]
-            if vocab is not None:  # most edits are no word: the vocabulary file rules them out
-                edits = vocab.maybe_words(edits)
-            known = [(df, c) for c in edits if (df := doc_freq("title", c))]
+            known = [(df, c) for df, c in self._known_edits(w) if c not in STOPWORDS]
             if known:
                 known.sort(key=lambda t: (-t[0], t[1]))
                 fixes.append((w, [c for _df, c in known[:SPELL_CHOICES]]))
@@ -472,18 +510,27 @@ class WorldIndex:
                     rowids.update(both.tolist())
         return rowids
 
-    def _similar(self, rowids: set[int], query: str) -> dict[int, tuple[str, float]]:
+    def _similar(self, rowids: set[int], query: str) -> dict[int, tuple[str, float, bool]]:
         """Works of ``rowids`` with a title at least :data:`BLOCK_KEEP` similar to ``query``.
 
-        ``query`` is folded; rowid -> (work id, similarity: ``fuzz.ratio`` of the folded titles).
+        ``query`` is folded; rowid -> (work id, similarity: ``fuzz.ratio`` of the folded titles,
+        whether the title is close enough to answer: :data:`BLOCK_ACCEPT` similar, or
+        :data:`BLOCK_SUBSET_ACCEPT` with every content word of a query of at least two).
         """
-        out: dict[int, tuple[str, float]] = {}
+        out: dict[int, tuple[str, float, bool]] = {}
+        words: set[str] | None = None
         for wid, rowid, data in self._rows("id, rowid, data", sorted(rowids)):
             work = self.decode(data)
             if work.title:
-                score = fuzz.ratio(query, fold_title(work.title), processor=None)
+                title = fold_title(work.title)
+                score = fuzz.ratio(query, title, processor=None)
                 if score >= BLOCK_KEEP:
-                    out[rowid] = (wid, score)
+                    close = score >= BLOCK_ACCEPT
+                    if not close and score >= BLOCK_SUBSET_ACCEPT:
+                        if words is None:
+                            words = set(block_words(query))
+                        close = len(words) >= 2 and words <= set(title.split())
+                    out[rowid] = (wid, score, close)
         return out
 
     # --- about -----------------------------------------------------------------------------
