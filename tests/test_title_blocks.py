@@ -153,6 +153,7 @@ def test_blocks_change_no_verdict(world: Path, monkeypatch: pytest.MonkeyPatch) 
     assert ix.stages["title_block"] >= len(items) // 3  # the stage does answer most noisy titles
     assert ix.stages["title_block_spelled"] >= 5  # ...and, misspellings corrected, some more
     assert ix.stages["title_block_skipping"] >= 3  # ...and, skipping an added word, some more
+    assert ix.stages["ranked_strict"] >= 3  # ...and the three rarest words together, some more
     plain = WorldIndex.search_title
 
     def ranked_only(self: WorldIndex, text: str, k: int = 10, **kw: Any) -> list[tuple[str, float]]:

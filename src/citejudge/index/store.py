@@ -69,6 +69,18 @@ def _accepts(similar: dict[int, tuple[str, float, bool]]) -> bool:
     return any(close for _wid, _score, close in similar.values())
 
 
+def _close(query: str, title: str, words: set[str]) -> tuple[float, bool]:
+    """Similarity of two folded titles, and whether ``title`` is close enough to answer.
+
+    Close: :data:`BLOCK_ACCEPT` similar to ``query``, or :data:`BLOCK_SUBSET_ACCEPT` with every
+    content word (``words``) of a query of at least two.
+    """
+    score = fuzz.ratio(query, title, processor=None)
+    if score >= BLOCK_ACCEPT:
+        return score, True
+    return score, score >= BLOCK_SUBSET_ACCEPT and len(words) >= 2 and words <= set(title.split())
+
+
 def query_terms(text: str) -> list[str]:
     """The terms of a title query: folded words, no stopwords, no repeats (order kept)."""
     words = [w for w in fold_title(text).split() if len(w.encode()) < MAX_TOKEN]
@@ -309,7 +321,10 @@ class WorldIndex:
         way (still compared with the query as written). When none is either, the blocks that skip
         one word near either end (:func:`skipping_blocks`, for a word added there) of the query
         and of its respellings. Their number is bounded, so these stages cost the same in any
-        world; ``blocks=False`` skips them.
+        world. Then, before the ranked query, the works with all three rarest words of the
+        query (one conjunction of three posting lists, a fraction of the pairs' cost) answer
+        when one of them is as close as a block's would have to be. ``blocks=False`` skips
+        these stages.
         """
         if k <= 0:
             return []
@@ -383,7 +398,20 @@ class WorldIndex:
             limit = k + 5
             hits: list[tuple[float, Any]] = []
             words = [t for t in known if not t.isdigit()]  # years, volumes, pages: no gate
-            if len(words) >= RARE_MIN_TERMS and len(terms) <= RARE_MAX_TERMS:
+            stage = ""
+            if blocks and len(words) >= RARE_MUST and len(terms) <= RARE_MAX_TERMS:
+                # the works with all three rarest words (one conjunction, cheaper than the pairs
+                # below) answer when one of them is close to the query, as a block would
+                rare = sorted(words, key=lambda t: (dfs[t], t))[:RARE_MUST]
+                must = tantivy.Occur.Must
+                conj = tantivy.Query.boolean_query([(must, term_q[t]) for t in rare])
+                gate = tantivy.Query.const_score_query(conj, 0.0)
+                clauses = [(must, gate)] + [(should, term_q[t]) for t in known]
+                query = tantivy.Query.boolean_query(clauses + fuzzy)
+                found = searcher.search(query, limit, count=False).hits
+                if found and self._any_close(found, folded):
+                    hits, stage = found, "ranked_strict"
+            if not hits and len(words) >= RARE_MIN_TERMS and len(terms) <= RARE_MAX_TERMS:
                 # rare-term conjunctions first: two of the three rarest words must match (a
                 # typo that makes another real word breaks one pair only), all words score.
                 # BM25 of a document is the same under this query and the broad OR, so a work
@@ -399,7 +427,7 @@ class WorldIndex:
                 clauses = [(must, gate)] + [(should, term_q[t]) for t in known]
                 query = tantivy.Query.boolean_query(clauses + fuzzy)
                 hits = searcher.search(query, limit, count=False).hits
-            self.stages["ranked_rare" if hits else "ranked_all"] += 1
+            self.stages[stage or ("ranked_rare" if hits else "ranked_all")] += 1
             if not hits:
                 query = tantivy.Query.boolean_query([(should, term_q[t]) for t in known] + fuzzy)
                 hits = searcher.search(query, limit, count=False).hits
@@ -510,6 +538,14 @@ class WorldIndex:
                     rowids.update(both.tolist())
         return rowids
 
+    def _any_close(self, hits: list[tuple[float, Any]], query: str) -> bool:
+        """Whether one of the works of ``hits`` (Tantivy's) has a title close to ``query``."""
+        ids = [str(self._searcher.doc(addr)["id"][0]) for _score, addr in hits]
+        words = set(block_words(query))
+        return any(
+            _close(query, fold_title(w.title), words)[1] for w in self.get_many(ids) if w.title
+        )
+
     def _similar(self, rowids: set[int], query: str) -> dict[int, tuple[str, float, bool]]:
         """Works of ``rowids`` with a title at least :data:`BLOCK_KEEP` similar to ``query``.
 
@@ -518,18 +554,12 @@ class WorldIndex:
         :data:`BLOCK_SUBSET_ACCEPT` with every content word of a query of at least two).
         """
         out: dict[int, tuple[str, float, bool]] = {}
-        words: set[str] | None = None
+        words = set(block_words(query))
         for wid, rowid, data in self._rows("id, rowid, data", sorted(rowids)):
             work = self.decode(data)
             if work.title:
-                title = fold_title(work.title)
-                score = fuzz.ratio(query, title, processor=None)
+                score, close = _close(query, fold_title(work.title), words)
                 if score >= BLOCK_KEEP:
-                    close = score >= BLOCK_ACCEPT
-                    if not close and score >= BLOCK_SUBSET_ACCEPT:
-                        if words is None:
-                            words = set(block_words(query))
-                        close = len(words) >= 2 and words <= set(title.split())
                     out[rowid] = (wid, score, close)
         return out
 
