@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import random
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
@@ -32,6 +33,7 @@ from citejudge.index.build import (
 from citejudge.index.store import _SPELL_CHARS, MAX_FUZZY, _edits1
 from citejudge.index.vocab import PREFIXES
 from citejudge.io import Item
+from citejudge.records import Work
 from citejudge.tasks.references import ReferencesTask
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
@@ -259,6 +261,14 @@ def test_respelling_costs_a_bounded_number_of_term_lookups(world: Path) -> None:
     assert any(variant.split().count(word) >= 2 for variant in ix._respellings(noisy))
 
 
+def _titles(ix: WorldIndex, n: int) -> Iterator[tuple[Work, list[str], list[str]]]:
+    """The first ``n`` works of ``ix`` with their folded title's words and content words."""
+    for (data,) in ix._db.execute("SELECT data FROM works ORDER BY rowid LIMIT ?", (n,)):
+        w = ix.decode(data)
+        words = fold_title(w.title or "").split()
+        yield w, words, [x for x in words if x not in STOPWORDS]
+
+
 def test_a_two_word_query_finds_a_three_word_title_by_its_blocks(world: Path) -> None:
     assert query_blocks("deep learning") == ("B:deep learning",)
     assert query_blocks("on the deep learning") == ("B:deep learning",)  # content words only
@@ -269,10 +279,7 @@ def test_a_two_word_query_finds_a_three_word_title_by_its_blocks(world: Path) ->
     assert "B:graph networks" in title_blocks("graph neural networks")
     ix = WorldIndex.open(world)
     found = 0
-    for (data,) in ix._db.execute("SELECT data FROM works ORDER BY rowid LIMIT 3000"):
-        w = ix.decode(data)
-        words = fold_title(w.title or "").split()
-        content = [x for x in words if x not in STOPWORDS]
+    for w, words, content in _titles(ix, 3000):
         if len(content) != 3:
             continue
         dropped = " ".join(x for x in words if x != content[1])
@@ -343,17 +350,13 @@ def test_respellings_are_the_same_without_the_vocabulary(world: Path) -> None:
 
 def test_a_title_that_left_words_out_is_answered_by_its_block(world: Path) -> None:
     """A citation that dropped words of the title, however unlike it by edit distance (70 to
-    80), is answered by the block it shares with the record when the record has every one of
-    its content words; the same edit distance without that containment goes on to the
-    ranked query."""
+    80), is answered by the block it shares with the record, which has every one of its
+    content words (no ranked query)."""
     from rapidfuzz import fuzz
 
     ix = WorldIndex.open(world)
     answered = 0
-    for (data,) in ix._db.execute("SELECT data FROM works ORDER BY rowid LIMIT 3000"):
-        w = ix.decode(data)
-        words = fold_title(w.title or "").split()
-        content = [x for x in words if x not in STOPWORDS]
+    for w, words, content in _titles(ix, 3000):
         if len(content) < 5:
             continue
         # keep the first three content words and the last one: windows are still shared
