@@ -98,6 +98,12 @@ def test_harvard_quoted_title_may_begin_with_a_small_letter() -> None:
     )
     assert w.title == "The ‘hygiene hypothesis’ for autoimmune and allergic diseases: an update"
     assert (w.year, w.venue) == (2010, "Clin Exp Immunol")
+    # ...nor a small-letter phrase opening a title (a word follows its closing quote)
+    w = parse_citation_string(
+        "Jones A, Smith B. ‘omics’ approaches to cancer biology. Nat Rev Cancer. 2010;10:1-9."
+    )
+    assert w.title == "‘omics’ approaches to cancer biology"
+    assert (w.year, w.venue) == (2010, "Nat Rev Cancer")
 
 
 def test_ieee() -> None:

@@ -25,6 +25,7 @@ from rapidfuzz.distance import OSA
 from citejudge.index import WorldIndex, build_index
 from citejudge.index.build import (
     STOPWORDS,
+    build_index_from_works,
     fold_title,
     query_blocks,
     skipping_blocks,
@@ -387,3 +388,66 @@ def test_the_edits_of_a_word_match_what_tantivys_fuzzy_query_matches(world: Path
         assert sorted((s, d.segment_ord, d.doc) for s, d in a.hits) == sorted(
             (s, d.segment_ord, d.doc) for s, d in b.hits
         )
+
+
+# --- small worlds of chosen titles ---------------------------------------------------------
+
+
+def _small_world(tmp: Path, titles: list[str]) -> WorldIndex:
+    fillers = [f"Filler title number {i} about topic{i} things" for i in range(30)]
+    works = [Work(id=f"W{i}", title=t) for i, t in enumerate(titles + fillers)]
+    build_index_from_works(works, tmp / "small.index")
+    return WorldIndex.open(tmp / "small.index")
+
+
+def test_a_two_word_query_does_not_settle_for_a_longer_title(tmp_path: Path) -> None:
+    """A two-word query's block holds only titles of three content words: a title of two (no
+    block) must still be found, so that block answers only when it is close by edit distance."""
+    ix = _small_world(
+        tmp_path, ["The Origin of Species", "The origin of species revisited", "Deep learning"]
+    )
+    top = ix.search_title("On the origin of species", 10)
+    assert top[0][0] == "W0"
+    assert "W1" in [wid for wid, _ in top]
+
+
+def test_edits_reach_words_with_letters_folding_keeps(tmp_path: Path) -> None:
+    """Folding keeps Greek letters (``tnfα``): the vocabulary lists them as its alphabet, and a
+    misspelt ASCII word finds the word one such letter away, as Tantivy's fuzzy query does."""
+    import tantivy
+
+    ix = _small_world(
+        tmp_path,
+        ["TNFα signaling in sepsis", "PPARγ agonists and insulin", "Ppara agonists reduce lipids"],
+    )
+    assert ix._vocab is not None and ix._vocab.alphabet == "αγ"
+    q = tantivy.Query
+    for word in ["tnfb", "ppary", "pparb", "agonist", "sepsiss"]:
+        fuzzy = q.boost_query(q.fuzzy_term_query(ix._schema, "title", word, 1), 2.0)
+        a = ix._searcher.search(fuzzy, 100)
+        b = ix._searcher.search(ix._within_one_edit(word), 100)
+        assert a.count == b.count > 0
+        assert sorted((s, d.doc) for s, d in a.hits) == sorted((s, d.doc) for s, d in b.hits)
+
+
+def test_a_vocabulary_that_meta_does_not_vouch_for_is_not_used(tmp_path: Path) -> None:
+    """An index updated by a version that does not rewrite the vocabulary has a meta.json
+    without its count (every build writes meta.json afresh): the file is then ignored."""
+    import json
+
+    ix = _small_world(tmp_path, ["Graph neural networks explained"])
+    assert ix._vocab is not None
+    meta_path = tmp_path / "small.index" / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    assert meta["vocabulary_entries"] == ix._vocab.entries
+    for stale in (None, ix._vocab.entries + 1):
+        if stale is None:
+            meta.pop("vocabulary_entries")
+        else:
+            meta["vocabulary_entries"] = stale
+        meta_path.write_text(json.dumps(meta))
+        reopened = WorldIndex.open(tmp_path / "small.index")
+        assert reopened._vocab is None
+        assert reopened._respellings("graph neural netwroks explained") == [
+            "graph neural networks explained"
+        ]

@@ -13,7 +13,8 @@ Layout of an index directory::
     vocab.u64      the title words (those of an ASCII first character) as sorted hashes, which
                    rule out misspelt words without asking Tantivy (citejudge.index.vocab)
     records.zdict  the zstd dictionary of the records (absent for worlds too small to train one)
-    meta.json      schema_version, records codec, sources, counts, build time, citejudge version
+    meta.json      schema_version, records codec, sources, counts, build time, citejudge version,
+                   the number of entries of vocab.u64 (which a reader checks before trusting it)
 
 The build is parallel over parts: worker processes parse and convert records, compute the
 lookup keys and number the rows (provisional rowids ``part << 32 | position``, as flat columns,
@@ -118,6 +119,7 @@ class BuildReport:
     since: str | None = None  # an update read only what is dated after this
     skipped_parts: int = 0
     retired: list[str] = field(default_factory=list)  # works an update's merged/deleted ids removed
+    vocabulary_entries: int | None = None  # of vocab.u64 (meta.json vouches for the file)
 
     @property
     def ok(self) -> bool:
@@ -588,6 +590,7 @@ class _Writer:
         self.tindex = tantivy.Index(self.schema, path=str(tdir), reuse=update)
         self._twriter: tantivy.IndexWriter | None = None
         self.added = 0
+        self.vocabulary_entries: int | None = None
 
     @property
     def twriter(self) -> tantivy.IndexWriter:
@@ -712,7 +715,8 @@ class _Writer:
                 twriter.commit()
                 twriter.wait_merging_threads()
                 self.tindex.reload()
-                write_vocabulary(self.tindex.searcher(), "title", self.root / VOCAB_FILE)
+                vocab = self.root / VOCAB_FILE
+                self.vocabulary_entries = write_vocabulary(self.tindex.searcher(), "title", vocab)
             except BaseException as exc:  # re-raised below in the writer's thread
                 errors.append(exc)
 
@@ -982,6 +986,8 @@ def _write_meta(
         "sources": sources,
         "records": codec.describe(),
     }
+    if report.vocabulary_entries is not None:
+        meta["vocabulary_entries"] = report.vocabulary_entries
     (tmp / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
 
 
@@ -1030,6 +1036,7 @@ def _run(
         return_freed_memory()
         nworks, nred, ndup = writer.finish()
         report.retired = writer.retired
+        report.vocabulary_entries = writer.vocabulary_entries
         log.info("resolved upserts and built lookup indexes in %.1fs", time.monotonic() - fed)
         report.works, report.redirects, report.duplicates_overwritten = nworks, nred, ndup
         writer = None

@@ -23,6 +23,7 @@ from rapidfuzz import fuzz
 from citejudge.errors import IndexError_
 from citejudge.ids import norm_arxiv, norm_doi, norm_openalex, norm_pmcid, norm_pmid
 from citejudge.index.build import (
+    BLOCK_WORDS,
     MAX_TOKEN,
     SCHEMA_VERSION,
     STOPWORDS,
@@ -59,6 +60,7 @@ BLOCK_KEEP = 60.0  # ...with every block title at least this similar
 # ...or when a title that has every content word of the query (a citation that left words out)
 # is this similar: "Fair security METL15 in" of "Fair security of METL15 in bioinformatics" (72)
 BLOCK_SUBSET_ACCEPT = 70.0
+MAX_ALPHABET = 64  # letters other than ASCII that edits try, at most (else: Tantivy's fuzzy query)
 EDIT_CACHE = 4096  # misspelt words whose known edits are remembered (then forgotten at once)
 SPELL_CHOICES = 2  # a misspelt word is tried as each of its this many commonest corrections
 _SPELL_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789"
@@ -69,16 +71,32 @@ def _accepts(similar: dict[int, tuple[str, float, bool]]) -> bool:
     return any(close for _wid, _score, close in similar.values())
 
 
+def _vocabulary(path: Path, meta: dict[str, Any]) -> Vocabulary | None:
+    """The index's vocabulary file, if ``meta.json`` vouches for it (same number of entries).
+
+    None for an index built before the file existed, and for one that a version which does not
+    write it has updated since (its meta.json has no count): every word goes to Tantivy then.
+    """
+    entries = meta.get("vocabulary_entries")
+    if entries is None or not (path / VOCAB_FILE).is_file():
+        return None
+    vocab = Vocabulary(path / VOCAB_FILE)
+    return vocab if vocab.entries == entries else None
+
+
 def _close(query: str, title: str, words: set[str]) -> tuple[float, bool]:
     """Similarity of two folded titles, and whether ``title`` is close enough to answer.
 
     Close: :data:`BLOCK_ACCEPT` similar to ``query``, or :data:`BLOCK_SUBSET_ACCEPT` with every
-    content word (``words``) of a query of at least two.
+    content word (``words``) of a query of at least three.
     """
     score = fuzz.ratio(query, title, processor=None)
     if score >= BLOCK_ACCEPT:
         return score, True
-    return score, score >= BLOCK_SUBSET_ACCEPT and len(words) >= 2 and words <= set(title.split())
+    # (three words at least: a two-word query's block holds only titles of three content
+    # words, and "On the origin of species" must not settle for "...of species revisited")
+    subset = len(words) >= BLOCK_WORDS and words <= set(title.split())
+    return score, score >= BLOCK_SUBSET_ACCEPT and subset
 
 
 def query_terms(text: str) -> list[str]:
@@ -156,8 +174,7 @@ class WorldIndex:
         try:
             tindex = tantivy.Index.open(str(path / "tantivy"))
             lookup = LookupFile(path / LOOKUP_FILE)
-            # (an index built before the file existed answers every word through Tantivy)
-            vocab = Vocabulary(path / VOCAB_FILE) if (path / VOCAB_FILE).is_file() else None
+            vocab = _vocabulary(path, meta)
         except (OSError, ValueError) as exc:
             db.close()
             raise IndexError_(f"index {path}: unreadable: {exc}", hint=hint) from exc
@@ -446,23 +463,34 @@ class WorldIndex:
         """A clause for the titles with a word one edit from ``word``, scoring :data:`FUZZY_BOOST`.
 
         Tantivy's fuzzy term query, boosted; for a word of ASCII letters and digits in an index
-        with a vocabulary file, the same clause built from the words themselves (those of
-        :meth:`_known_edits`, stopwords included, as the fuzzy query has them): a constant-score
-        OR of their terms. Titles fold to ASCII, and words of letters and digits only, so the
-        words one edit from such a word are its ASCII edits (unless a title word mixes a
-        non-Latin letter into Latin ones). The fuzzy query walks every segment's term
-        dictionary and marks every document of every word it finds before it scores any; the
-        OR reads only the postings a gate lets through.
+        with a vocabulary file, the same clause built from the words themselves: a
+        constant-score OR of the terms one edit away (:meth:`_known_edits`, stopwords
+        included, as the fuzzy query has them, and the spellings that put a letter of the
+        vocabulary's alphabet in, ``tnfb`` -> ``tnfα``). The fuzzy query walks every segment's
+        term dictionary and marks every document of every word it finds before it scores any;
+        the OR reads only the postings a gate lets through. The two differ only for a word one
+        edit away that begins with a letter no listed word contains; past
+        :data:`MAX_ALPHABET` such letters the fuzzy query is used.
         """
         schema = self._schema
-        if self._vocab is None or not (word.isascii() and word.isalnum()) or word != word.lower():
+        vocab = self._vocab
+        if (
+            vocab is None
+            or len(vocab.alphabet) > MAX_ALPHABET
+            or not (word.isascii() and word.isalnum())
+            or word != word.lower()
+        ):
             fuzzy = tantivy.Query.fuzzy_term_query(schema, "title", word, distance=1)
             return tantivy.Query.boost_query(fuzzy, FUZZY_BOOST)
+        doc_freq = self._searcher.doc_freq
+        words = {c for _df, c in self._known_edits(word)}
+        if vocab.alphabet:
+            more = _edits1(word, vocab.alphabet) - _edits1(word)
+            words.update(c for c in vocab.maybe_words(sorted(more)) if doc_freq("title", c))
+        if doc_freq("title", word):  # (within one edit: the word itself too)
+            words.add(word)
         should = tantivy.Occur.Should
-        words = sorted(c for _df, c in self._known_edits(word))
-        if self._searcher.doc_freq("title", word):  # (within one edit: the word itself too)
-            words.append(word)
-        terms = [(should, tantivy.Query.term_query(schema, "title", c)) for c in words]
+        terms = [(should, tantivy.Query.term_query(schema, "title", c)) for c in sorted(words)]
         return tantivy.Query.const_score_query(tantivy.Query.boolean_query(terms), FUZZY_BOOST)
 
     def _known_edits(self, word: str) -> list[tuple[int, str]]:
@@ -550,8 +578,7 @@ class WorldIndex:
         """Works of ``rowids`` with a title at least :data:`BLOCK_KEEP` similar to ``query``.
 
         ``query`` is folded; rowid -> (work id, similarity: ``fuzz.ratio`` of the folded titles,
-        whether the title is close enough to answer: :data:`BLOCK_ACCEPT` similar, or
-        :data:`BLOCK_SUBSET_ACCEPT` with every content word of a query of at least two).
+        whether the title is close enough to answer: :func:`_close`).
         """
         out: dict[int, tuple[str, float, bool]] = {}
         words = set(block_words(query))
@@ -610,9 +637,12 @@ class WorldIndex:
         return {k: round(v / n, 1) for k, v in parts.items()}
 
 
-def _edits1(word: str) -> set[str]:
-    """Every string one edit away from ``word`` (Damerau: delete, transpose, replace, insert)."""
-    chars = _SPELL_CHARS + "".join(sorted(set(word) - set(_SPELL_CHARS)))
+def _edits1(word: str, extra: str = "") -> set[str]:
+    """Every string one edit away from ``word`` (Damerau: delete, transpose, replace, insert).
+
+    Inserted and replacing characters: ASCII letters and digits, those of ``word``, ``extra``.
+    """
+    chars = _SPELL_CHARS + "".join(sorted(set(word + extra) - set(_SPELL_CHARS)))
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
     out = {a + b[1:] for a, b in splits if b}
     out.update(a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1)

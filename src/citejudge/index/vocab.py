@@ -14,6 +14,13 @@ vectorised binary search over a memory map tells which strings may be words; onl
 Tantivy, which still gives every frequency. A string whose entry is absent is no word (every
 word of those first characters is in the file), so answers are those of Tantivy alone.
 Strings of any other first character always go to Tantivy.
+
+After the words, entries ``len(PREFIXES) << 32 | code point`` list the letters other than ASCII
+that the listed words contain (``tnfα``, ``pparγ``: folding keeps Greek and other scripts), the
+alphabet a one-edit spelling of an ASCII word may need besides ASCII letters and digits.
+The build records the number of entries in ``meta.json`` (``vocabulary_entries``); a reader
+trusts the file only when they agree, so that an index updated by a version that did not
+rewrite the file answers through Tantivy alone.
 """
 
 from __future__ import annotations
@@ -36,23 +43,29 @@ _CHUNK = {c: i for i, c in enumerate(PREFIXES)}
 
 
 def write_vocabulary(searcher: Any, field: str, path: Path) -> int:
-    """Write the vocabulary file of ``field`` of the searcher's index to ``path``; return its size.
+    """Write the vocabulary file of ``field`` of the searcher's index to ``path``; return its entries.
 
     Walks the term dictionary one first character at a time (``terms_with_prefix``), so memory
     holds one chunk of it, and replaces ``path`` at the end (written beside, then moved).
     """
     tmp = path.with_name(path.name + ".tmp")
     n = 0
+    letters: set[str] = set()
     with open(tmp, "wb") as out:
         for i, c in enumerate(PREFIXES):
             terms = searcher.terms_with_prefix(field, c)
             crcs = np.fromiter(
                 (zlib.crc32(t.encode()) for t, _count in terms), dtype=np.uint64, count=len(terms)
             )
+            letters.update(ch for t, _count in terms if not t.isascii() for ch in t)
             del terms
             entries = np.unique(crcs) | np.uint64(i << 32)
             out.write(entries.astype("<u8").tobytes())
             n += len(entries)
+        alphabet = sorted(ord(ch) for ch in letters if not ch.isascii())
+        entries = np.array(alphabet, dtype=np.uint64) | np.uint64(len(PREFIXES) << 32)
+        out.write(entries.astype("<u8").tobytes())
+        n += len(entries)
     os.replace(tmp, path)
     return n
 
@@ -64,9 +77,16 @@ class Vocabulary:
         size = path.stat().st_size
         if size % 8:
             raise ValueError(f"{path}: {size} bytes, not a whole number of entries")
-        self._a = np.memmap(path, dtype="<u8", mode="r") if size else np.zeros(0, "<u8")
+        a = np.memmap(path, dtype="<u8", mode="r") if size else np.zeros(0, "<u8")
+        #: every entry of the file (words, then the alphabet)
+        self.entries = len(a)
+        split = int(np.searchsorted(a, np.uint64(len(PREFIXES) << 32)))
+        self._a = a[:split]
+        #: the letters other than ASCII that listed words contain, in code point order
+        self.alphabet = "".join(chr(int(e) & 0xFFFFFFFF) for e in a[split:])
 
     def __len__(self) -> int:
+        """Number of words listed."""
         return len(self._a)
 
     def maybe_words(self, strings: Sequence[str]) -> list[str]:

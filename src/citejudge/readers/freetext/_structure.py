@@ -31,14 +31,19 @@ _QUOTE_OPEN = re.compile(
     r"[“\"«„]|(?<![\w])[‘'](?=[A-Z\[(])|(?:^|(?<=[).,:;])|(?<=[).,:;]\s))‘(?=[a-z0-9])"
 )
 
+_QUOTE_TITLE_START = re.compile(r"[A-Z\[(]")
+_AFTER_QUOTED_TITLE = re.compile(r"\s*(?:[,.;:]|$)")
+
 
 def _find_quote(s: str) -> tuple[int, int, int] | None:
     """(open, close, after) of the first quoted span that looks like a title.
 
     A single quote opens one before a capital (or a bracket), and a curly one also before a
-    small letter or digit at the start or after punctuation: Harvard's "(2012) ‘mRNA vaccines…’,
-    Venue" (a title may begin with a small letter), never the quoted phrase of a title
-    ("…advancement with ‘floating forehead’ for patients…": a word precedes it).
+    small letter or digit at the start or after punctuation when punctuation (or the end)
+    follows its closing quote: Harvard's "(2012) ‘mRNA vaccines…’, Venue" (a title may begin
+    with a small letter), never the quoted phrase of a title ("…advancement with ‘floating
+    forehead’ for patients…": a word precedes it; "Jones A. ‘omics’ approaches to…": a word
+    follows it).
     """
     for n_tried, m in enumerate(re.finditer(_QUOTE_OPEN, s)):
         if n_tried >= 20:
@@ -55,6 +60,9 @@ def _find_quote(s: str) -> tuple[int, int, int] | None:
             if s[k] in closers and (ch not in "‘'" or k + 1 >= len(s) or not s[k + 1].isalpha()):
                 close = k
                 break
+        small = ch == "‘" and not _QUOTE_TITLE_START.match(s, o + 1)
+        if small and not _AFTER_QUOTED_TITLE.match(s, close + 1):
+            continue  # a small letter's quote opens a title only when punctuation follows it
         if close > o + 3:
             return o, close, close + 1
     return None
