@@ -325,10 +325,11 @@ class WorldIndex:
 
         Works whose exact title key matches come first (score :data:`EXACT_TITLE_SCORE`), then
         BM25 over the title words (stopwords left out), ordered by score descending then id.
-        Words no title contains (typos) match within one edit. For a title-length query the
-        first pass only considers works containing two of its three rarest words (fast at
-        scale); when none does, an OR of all the words is run. Never parses ``text`` as a
-        query language. ``exact=False`` skips the title-key lookup (BM25 only).
+        Words no title contains (typos) match within one edit. For a title-length query of four
+        known words or more, the first pass only considers works containing two of its three
+        rarest words (fast at scale); when none does, an OR of all the words is run. Never
+        parses ``text`` as a query language. ``exact=False`` skips the title-key lookup (BM25
+        only).
 
         Before any ranked query, the works sharing a title block (:func:`query_blocks`: windows
         of three content words at both ends, leave-one-out keys of short titles, the two words of
@@ -338,10 +339,10 @@ class WorldIndex:
         way (still compared with the query as written). When none is either, the blocks that skip
         one word near either end (:func:`skipping_blocks`, for a word added there) of the query
         and of its respellings. Their number is bounded, so these stages cost the same in any
-        world. Then, before the ranked query, the works with all three rarest words of the
-        query (one conjunction of three posting lists, a fraction of the pairs' cost) answer
-        when one of them is as close as a block's would have to be. ``blocks=False`` skips
-        these stages.
+        world. Then, before the ranked query, for a query of three known words or more, the
+        works with all three rarest words (one conjunction of three posting lists, a fraction
+        of the pairs' cost) answer when one of them is as close as a block's would have to be
+        (:func:`_close`). ``blocks=False`` skips these stages.
         """
         if k <= 0:
             return []
