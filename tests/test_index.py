@@ -518,6 +518,7 @@ def test_batches_encode_each_record_as_encode_does(monkeypatch: pytest.MonkeyPat
         assert ids == [w.id for w in works[:30]]
         assert blobs == [codec.encode(w) for w in works[:30]]
         assert [codec.decode(x).id for x in blobs] == ids
+        assert [codec.decode_title(x) for x in blobs] == [w.title for w in works[:30]]
     exact = build_mod._Batcher(plain.encode_all, 0)
     assert sum(b is not None for b in map(exact.add, works[:28])) == 4
     assert exact.rest() is None and exact.pending() == 0
@@ -767,3 +768,16 @@ def test_an_update_links_the_files_it_never_writes_into(tmp_path: Path) -> None:
     # written in place by an update: copies
     assert not linked & {"works.sqlite", "meta.json", "records.zdict"}
     assert not any(n.endswith(".json") for n in linked)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    title=st.one_of(st.none(), st.text(max_size=80)), fields=st.sampled_from(["all", "matching"])
+)
+def test_a_records_title_reads_alone_as_in_the_whole_record(title: str | None, fields: str) -> None:
+    codec = RecordCodec(fields)  # type: ignore[arg-type]
+    work = Work(
+        id="W1", title=title, authors=[Author(name="Ada Lovelace")], abstract="An abstract."
+    )
+    data = codec.encode(work)
+    assert codec.decode_title(data) == codec.decode(data).title == title

@@ -583,10 +583,11 @@ class WorldIndex:
         """
         out: dict[int, tuple[str, float, bool]] = {}
         words = set(block_words(query))
+        decode_title = self.codec.decode_title
         for wid, rowid, data in self._rows("id, rowid, data", sorted(rowids)):
-            work = self.decode(data)
-            if work.title:
-                score, close = _close(query, fold_title(work.title), words)
+            title = decode_title(data)
+            if title:
+                score, close = _close(query, fold_title(title), words)
                 if score >= BLOCK_KEEP:
                     out[rowid] = (wid, score, close)
         return out
