@@ -332,9 +332,9 @@ class WorldIndex:
         only).
 
         Before any ranked query, the works sharing a title block (:func:`query_blocks`: windows
-        of three content words at both ends, leave-one-out keys of short titles, the two words of
-        a two-word query) are compared with the query; when one is close enough they are the answer, ranked by similarity.
-        When none is, the query's misspelt words (words no title has) are spelt as known words
+        of three content words at both ends, leave-one-out keys of short titles, the two words
+        of a two-word query) are compared with the query; when one is close enough they are the
+        answer, ranked by similarity. When none is, the query's misspelt words (words no title has) are spelt as known words
         within one edit (:meth:`_respellings`) and the blocks of each respelling tried the same
         way (still compared with the query as written). When none is either, the blocks that skip
         one word near either end (:func:`skipping_blocks`, for a word added there) of the query
@@ -416,17 +416,21 @@ class WorldIndex:
             limit = k + 5
             hits: list[tuple[float, Any]] = []
             words = [t for t in known if not t.isdigit()]  # years, volumes, pages: no gate
+            rare = sorted(words, key=lambda t: (dfs[t], t))[:RARE_MUST]
+            must = tantivy.Occur.Must
+            scoring = [(should, term_q[t]) for t in known] + fuzzy
+
+            def gated(gate: Any) -> list[tuple[float, Any]]:
+                """The works ``gate`` lets through (it scores 0), ranked by all the words."""
+                only = tantivy.Query.const_score_query(gate, 0.0)
+                query = tantivy.Query.boolean_query([(must, only), *scoring])
+                return list(searcher.search(query, limit, count=False).hits)
+
             stage = ""
             if blocks and len(words) >= RARE_MUST and len(terms) <= RARE_MAX_TERMS:
                 # the works with all three rarest words (one conjunction, cheaper than the pairs
                 # below) answer when one of them is close to the query, as a block would
-                rare = sorted(words, key=lambda t: (dfs[t], t))[:RARE_MUST]
-                must = tantivy.Occur.Must
-                conj = tantivy.Query.boolean_query([(must, term_q[t]) for t in rare])
-                gate = tantivy.Query.const_score_query(conj, 0.0)
-                clauses = [(must, gate)] + [(should, term_q[t]) for t in known]
-                query = tantivy.Query.boolean_query(clauses + fuzzy)
-                found = searcher.search(query, limit, count=False).hits
+                found = gated(tantivy.Query.boolean_query([(must, term_q[t]) for t in rare]))
                 if found and self._any_close(found, folded):
                     hits, stage = found, "ranked_strict"
             if not hits and len(words) >= RARE_MIN_TERMS and len(terms) <= RARE_MAX_TERMS:
@@ -434,21 +438,17 @@ class WorldIndex:
                 # typo that makes another real word breaks one pair only), all words score.
                 # BM25 of a document is the same under this query and the broad OR, so a work
                 # found here ranks no lower than it would there; fall back when none match.
-                rare = sorted(words, key=lambda t: (dfs[t], t))[:RARE_MUST]
-                must = tantivy.Occur.Must
                 pairs = [
                     (should, tantivy.Query.boolean_query([(must, term_q[a]), (must, term_q[b])]))
                     for i, a in enumerate(rare)
                     for b in rare[i + 1 :]
                 ]
-                gate = tantivy.Query.const_score_query(tantivy.Query.boolean_query(pairs), 0.0)
-                clauses = [(must, gate)] + [(should, term_q[t]) for t in known]
-                query = tantivy.Query.boolean_query(clauses + fuzzy)
-                hits = searcher.search(query, limit, count=False).hits
+                hits = gated(tantivy.Query.boolean_query(pairs))
             self.stages[stage or ("ranked_rare" if hits else "ranked_all")] += 1
             if not hits:
-                query = tantivy.Query.boolean_query([(should, term_q[t]) for t in known] + fuzzy)
-                hits = searcher.search(query, limit, count=False).hits
+                hits = searcher.search(
+                    tantivy.Query.boolean_query(scoring), limit, count=False
+                ).hits
             scored: list[tuple[float, str]] = []
             for score, addr in hits:
                 wid = searcher.doc(addr)["id"][0]

@@ -43,15 +43,22 @@ _CHUNK = {c: i for i, c in enumerate(PREFIXES)}
 
 
 def write_vocabulary(searcher: Any, field: str, path: Path) -> int:
-    """Write the vocabulary file of ``field`` of the searcher's index to ``path``; return its entries.
+    """Write the vocabulary file of ``field`` of the searcher's index to ``path``.
 
     Walks the term dictionary one first character at a time (``terms_with_prefix``), so memory
     holds one chunk of it, and replaces ``path`` at the end (written beside, then moved).
+    Returns the number of entries written.
     """
     tmp = path.with_name(path.name + ".tmp")
     n = 0
     letters: set[str] = set()
     with open(tmp, "wb") as out:
+
+        def put(chunk: int, low: Any) -> None:
+            nonlocal n
+            out.write((low | np.uint64(chunk << 32)).astype("<u8").tobytes())
+            n += len(low)
+
         for i, c in enumerate(PREFIXES):
             terms = searcher.terms_with_prefix(field, c)
             crcs = np.fromiter(
@@ -59,13 +66,9 @@ def write_vocabulary(searcher: Any, field: str, path: Path) -> int:
             )
             letters.update(ch for t, _count in terms if not t.isascii() for ch in t)
             del terms
-            entries = np.unique(crcs) | np.uint64(i << 32)
-            out.write(entries.astype("<u8").tobytes())
-            n += len(entries)
+            put(i, np.unique(crcs))
         alphabet = sorted(ord(ch) for ch in letters if not ch.isascii())
-        entries = np.array(alphabet, dtype=np.uint64) | np.uint64(len(PREFIXES) << 32)
-        out.write(entries.astype("<u8").tobytes())
-        n += len(entries)
+        put(len(PREFIXES), np.array(alphabet, dtype=np.uint64))
     os.replace(tmp, path)
     return n
 
