@@ -2,12 +2,14 @@
 PYTHON ?= python3.11
 VENV   := .venv
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.setup-$(shell cat pyproject.toml | sha256sum | cut -c1-12)
+# (what the install builds from: a change to any of these installs again)
+BUILD  := pyproject.toml setup.py src/citejudge/_native.c
+STAMP  := $(VENV)/.setup-$(shell cat $(BUILD) | sha256sum | cut -c1-12)
 DEMO   := .demo
 
 .PHONY: setup demo test lint clean bench-quick
 
-$(STAMP): pyproject.toml
+$(STAMP): $(BUILD)
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) (set PYTHON=...)"; exit 2; }
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip

@@ -1,4 +1,8 @@
-"""Build hook: a wheel carries the model cards, prompts and calibrations (see citejudge.resources).
+"""Build hooks: the model cards, prompts and calibrations in a wheel, and a C module.
+
+A wheel carries the data folders (see citejudge.resources). ``citejudge._native`` is the
+snapshot reader's C module, optional: without a C compiler the install goes on, and the reader
+takes its Python path (reading abstracts twice as slow).
 
 Everything else about the build is in pyproject.toml.
 """
@@ -8,7 +12,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
@@ -33,4 +37,11 @@ class BuildPyWithData(build_py):
             )
 
 
-setup(cmdclass={"build_py": BuildPyWithData})
+NATIVE = Extension(
+    "citejudge._native",
+    sources=["src/citejudge/_native.c"],
+    extra_compile_args=["-O2", "-std=c99"],
+    optional=True,
+)
+
+setup(cmdclass={"build_py": BuildPyWithData}, ext_modules=[NATIVE])

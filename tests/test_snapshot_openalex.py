@@ -186,6 +186,10 @@ def test_inverted_index_as_json_string_and_v3() -> None:
     assert abstract_from_inverted_index("") is None
     assert abstract_from_inverted_index("{not json") is None
     assert abstract_from_inverted_index({"gap": [0], "here": [5]}) == "gap here"
+    # absurd positions are skipped (they made a list that long, or raised OverflowError)
+    far = {"kept": [0], "far": [oa.MAX_POSITION], "huge": [2**70], "negative": [-1]}
+    assert abstract_from_inverted_index(far) == "kept"
+    assert convert_openalex(base(abstract_inverted_index=far)).abstract == "kept"
 
 
 def test_retracted_and_author_without_display_name() -> None:
@@ -207,6 +211,12 @@ def test_record_without_id_and_bad_types_raise() -> None:
         decode_openalex_line(b"{not json")
     with pytest.raises(OpenAlexRecordError):
         decode_openalex_line(b"[1, 2]")
+
+
+def test_the_c_reader_is_built() -> None:
+    # setup.py builds citejudge._native where a C compiler is at hand (every machine this
+    # project installs on has one); without it, reading abstracts is twice as slow.
+    assert oa._inverted_abstract is not None, "citejudge._native was not built (no C compiler?)"
 
 
 def test_numeric_strings_are_accepted() -> None:

@@ -17,6 +17,7 @@ which is what makes snapshot ingest fast. Every schema generation seen 2022–20
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from typing import Any
@@ -155,7 +156,27 @@ class _OAWork(_OAWorkMeta, forbid_unknown_fields=False, gc=False):
     abstract: str | None = None
 
 
+_RAW_NULL = msgspec.Raw(b"null")
+
+
+class _OAWorkRaw(_OAWorkMeta, forbid_unknown_fields=False, gc=False):
+    """:class:`_OAWork` with the inverted index kept as its JSON text, for the C reader."""
+
+    abstract_inverted_index: msgspec.Raw = _RAW_NULL
+    abstract_inverted_index_v3: dict[str, Any] | str | None = None
+    abstract: str | None = None
+
+
+_inverted_abstract: Callable[[bytes], str | None] | None
+try:  # the C reader (setup.py builds it when a compiler is at hand)
+    from citejudge._native import inverted_abstract as _inverted_abstract
+except ImportError:  # pragma: no cover - an install without a C compiler
+    _inverted_abstract = None
+if os.environ.get("CITEJUDGE_NO_NATIVE"):  # the Python path alone (benchmarks, debugging)
+    _inverted_abstract = None
+
 _LINE_DECODER = msgspec.json.Decoder(_OAWork, strict=False)
+_RAW_DECODER = msgspec.json.Decoder(_OAWorkRaw, strict=False)
 _META_DECODER = msgspec.json.Decoder(_OAWorkMeta, strict=False)
 _JSON_DECODER = msgspec.json.Decoder()
 _WS = re.compile(r"\s+")
@@ -244,13 +265,19 @@ def _pmcid(value: str | int | None) -> str | None:
     return norm_pmcid(value)
 
 
+#: Inverted-index positions from here on are malformed (abstracts are thousands of words long).
+MAX_POSITION = 1 << 20
+
+
 def abstract_from_inverted_index(
     index: dict[str, list[int]] | dict[str, Any] | str | None,
 ) -> str | None:
     """Rebuild an abstract from an OpenAlex inverted index (dict or JSON string); None if empty.
 
     Accepts ``{"word": [positions]}`` and the MAG form ``{"IndexLength": n, "InvertedIndex": {...}}``.
-    Malformed entries are skipped rather than failing the record.
+    Malformed entries are skipped rather than failing the record, positions from
+    :data:`MAX_POSITION` on among them (one such position would otherwise make the text that
+    long, or stop the reading of its file with an OverflowError).
     """
     if index is None:
         return None
@@ -279,13 +306,13 @@ def abstract_from_inverted_index(
             else:
                 for p in places:
                     words[p] = word
-    except (IndexError, TypeError):
+    except (IndexError, TypeError, OverflowError):
         words = [None] * size
         for word, places in index.items():
             if not isinstance(places, list):
                 continue
             for p in places:
-                if type(p) is not int or p < 0:
+                if type(p) is not int or p < 0 or p >= MAX_POSITION:
                     continue
                 if p >= len(words):
                     words.extend([None] * (p + 1 - len(words)))
@@ -294,6 +321,11 @@ def abstract_from_inverted_index(
         text = " ".join(words)  # type: ignore[arg-type]
     except TypeError:  # gaps (None) in the positions
         text = " ".join([w for w in words if w is not None])
+    return _abstract_text(text)
+
+
+def _abstract_text(text: str) -> str | None:
+    """The clean-up of an abstract's words joined in position order."""
     if "<" in text or "&" in text or "\n" in text or "  " in text:
         return _clean(text)
     return text.strip() or None
@@ -336,10 +368,12 @@ def _orcid(value: str | None) -> str | None:
 _NO_IDS = _Ids()
 
 
-def _convert(rec: _OAWorkMeta, source: str | None) -> Work:
+def _convert(rec: _OAWorkMeta, source: str | None, inverted: str | None = None) -> Work:
     # Hot path of snapshot ingest: each location's cleaned names are computed once and reused,
     # the record's DOI URL is normalised once (locations usually repeat it), and the usual
     # OpenAlex URL forms of ids take fast paths that agree with citejudge.ids.
+    # ``inverted``: for an _OAWorkRaw, the words of its inverted index as the C reader joined
+    # them.
     ids = rec.ids
     wid = _openalex(rec.id) or (_openalex(ids.openalex) if ids is not None else None)
     if wid is None:
@@ -452,23 +486,16 @@ def _convert(rec: _OAWorkMeta, source: str | None) -> Work:
             Author(name=name, raw_name=raw if raw and raw != name else None, orcid=orcid)
         )
 
-    abstract = (
-        (
-            (
-                abstract_from_inverted_index(rec.abstract_inverted_index)
-                if rec.abstract_inverted_index is not None
-                else None
-            )
-            or (
-                abstract_from_inverted_index(rec.abstract_inverted_index_v3)
-                if rec.abstract_inverted_index_v3 is not None
-                else None
-            )
-            or _clean(rec.abstract)
-        )
-        if isinstance(rec, _OAWork)
-        else None
-    )
+    abstract: str | None = None
+    if isinstance(rec, _OAWork | _OAWorkRaw):
+        if isinstance(rec, _OAWorkRaw):
+            abstract = _abstract_text(inverted) if inverted is not None else None
+        elif rec.abstract_inverted_index is not None:
+            abstract = abstract_from_inverted_index(rec.abstract_inverted_index)
+        if abstract is None and rec.abstract_inverted_index_v3 is not None:
+            abstract = abstract_from_inverted_index(rec.abstract_inverted_index_v3)
+        if abstract is None:
+            abstract = _clean(rec.abstract)
     updated = rec.updated_date[:10] if rec.updated_date else None
 
     return Work(
@@ -504,6 +531,18 @@ def decode_openalex_line(
     :class:`OpenAlexAbstractError` (with the Work without its abstract) when only the abstract
     is malformed. ``abstract=False`` neither reads nor checks the abstract.
     """
+    if abstract and _inverted_abstract is not None:
+        # The C reader joins the inverted index's words from its JSON text, without the dict
+        # of lists decoding it makes (a third of reading a record with an abstract). Any shape
+        # it leaves alone, and any record msgspec rejects, takes the general path below, so
+        # the Works and the errors are the same.
+        try:
+            raw = _RAW_DECODER.decode(line)
+            inverted = _inverted_abstract(raw.abstract_inverted_index)
+        except (ValueError, msgspec.DecodeError):  # (msgspec's errors are ValueErrors too)
+            pass
+        else:
+            return _convert(raw, source, inverted)
     try:
         rec = (_LINE_DECODER if abstract else _META_DECODER).decode(line)
     except msgspec.ValidationError as exc:

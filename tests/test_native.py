@@ -1,0 +1,181 @@
+"""The C reader of inverted indexes (citejudge._native) against the Python reader.
+
+``decode_openalex_line`` takes the C path when the module is built and falls back to msgspec
+and Python for any shape the C reader leaves alone; these tests check that the two paths give
+the same Works and the same errors, on hand-made shapes, random indexes and the real records.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from citejudge.readers import openalex as oa
+from citejudge.snapshot import OpenAlexRecordError, decode_openalex_line
+
+try:
+    from citejudge._native import inverted_abstract
+except ImportError:  # reported by test_the_c_reader_is_built
+    inverted_abstract = None
+
+pytestmark = pytest.mark.skipif(inverted_abstract is None, reason="citejudge._native not built")
+WORKS_JSONL = Path(__file__).parents[2] / "shared" / "data" / "openalex" / "works.jsonl"
+
+
+def _outcome(line: bytes) -> tuple[str, Any]:
+    """What decoding ``line`` gives: the Work, or the error's type, message and kept Work."""
+    try:
+        return "work", decode_openalex_line(line, "part_000.gz")
+    except OpenAlexRecordError as exc:
+        return type(exc).__name__, (str(exc), getattr(exc, "work", None))
+
+
+def _both(line: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
+    with_c = _outcome(line)
+    monkeypatch.setattr(oa, "_inverted_abstract", None)
+    try:
+        plain = _outcome(line)
+    finally:
+        monkeypatch.undo()
+    return with_c, plain
+
+
+def _line(abstract_json: str, **over: Any) -> bytes:
+    head = json.dumps({"id": "https://openalex.org/W7", "title": "T", **over})
+    return (head[:-1] + ', "abstract_inverted_index": ' + abstract_json + "}").encode()
+
+
+# --- the C function itself -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "text"),
+    [
+        (b"null", None),
+        (b" null ", None),
+        (b"{}", None),
+        (b'{"a": []}', None),
+        (b'{"b": [1], "a": [0]}', "a b"),
+        (b'{"gap": [0], "here": [5]}', "gap here"),  # positions past the count (real records)
+        (b'{"x": [0, 2], "y": [1], "z": [2]}', "x y z"),  # a later word takes a position
+        (b'{\n  "a" : [ 0 ] ,\t"b":[1]\r\n}', "a b"),
+        (b'{"caf\\u00e9": [0], "\\ud83d\\ude00": [1], "q\\"\\\\\\/": [2]}', 'café 😀 q"\\/'),
+        ('{"naïve": [0], "Ωmega": [1]}'.encode(), "naïve Ωmega"),
+        (b'{"tab\\there": [0]}', "tab\there"),
+        (b'{"": [0], "b": [1]}', " b"),
+    ],
+)
+def test_rebuilds_the_usual_shapes(raw: bytes, text: str | None) -> None:
+    assert inverted_abstract(raw) == text
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'"{\\"a\\": [0]}"',  # the index as a JSON string
+        b'{"IndexLength": 1, "InvertedIndex": {"a": [0]}}',  # the MAG form
+        b'{"a": [-1]}',
+        b'{"a": [1.0]}',
+        b'{"a": [1e2]}',
+        b'{"a": [01]}',
+        b'{"a": ["1"]}',
+        b'{"a": [true]}',
+        b'{"a": [1000000]}',  # far past the count
+        b'{"a": [0], "a": [1]}',  # a key twice (a dict keeps one)
+        b'{"a": [0], "\\u0061": [1]}',  # the same key spelt another way
+        b'{"\\ud800": [0]}',  # a lone surrogate
+        b'{"\\udc00x": [0]}',
+        b'{"\xff": [0]}',  # not UTF-8
+        b'{"\xed\xa0\x80": [0]}',  # an encoded surrogate
+        b'{"\xc0\xaf": [0]}',  # overlong
+        b'{"a\x01": [0]}',  # a raw control character
+        b'{"a": [0],}',
+        b'{"a": [0]',
+        b'{"a" [0]}',
+        b'{"a": [0 1]}',
+        b'{"a": [0]} x',
+        b'{"\\x": [0]}',
+        b'{"\\u12": [0]}',
+        b"[]",
+        b"",
+    ],
+)
+def test_leaves_other_shapes_to_the_general_reader(raw: bytes) -> None:
+    with pytest.raises(ValueError):
+        inverted_abstract(raw)
+
+
+# --- the record reader with and without it -------------------------------------------------
+
+_TEXT = st.text(
+    alphabet=st.sampled_from(list('abcXYZ019 <>&;"\\\n\t\xa0é_-./')) | st.characters(codec="utf-8"),
+    max_size=8,
+)
+_POSITION = st.integers(min_value=-3, max_value=60) | st.sampled_from([10**6, 2**70])
+_INVERTED = st.dictionaries(_TEXT, st.lists(_POSITION, max_size=4), max_size=25)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_INVERTED, st.booleans(), st.sampled_from([None, 1, 2]))
+@example({"gap": [0], "here": [5]}, True, None)
+@example({"IndexLength": [0], "InvertedIndex": [1]}, True, None)
+def test_reader_agrees_with_the_python_path(
+    index: dict[str, list[int]], ascii_only: bool, indent: int | None
+) -> None:
+    raw = json.dumps(index, ensure_ascii=ascii_only, indent=indent)
+    mp = pytest.MonkeyPatch()
+    with_c, plain = _both(_line(raw), mp)
+    assert with_c == plain
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '{"a": [0], "a": [1]}',
+        '{"a": ["x"]}',
+        '{"a": "not a list"}',
+        "[1, 2]",
+        "7",
+        '"{\\"s\\": [0]}"',
+        '{"a": [0]',
+        '{"IndexLength": 2, "InvertedIndex": {"v": [0], "w": [1]}}',
+        '{"a": [-1], "b": [0]}',
+        '{"a": [2.5]}',
+    ],
+)
+def test_odd_abstracts_give_the_same_work_or_error(
+    raw: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with_c, plain = _both(_line(raw), monkeypatch)
+    assert with_c == plain
+    # and with another field bad too (the record is rejected either way, with one message)
+    with_c, plain = _both(_line(raw, publication_year=[1]), monkeypatch)
+    assert with_c == plain
+    assert with_c[0] == "OpenAlexRecordError"
+
+
+def test_abstract_v3_and_plain_abstract_still_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    v3 = {"IndexLength": 2, "InvertedIndex": {"v3": [0], "text": [1]}}
+    line = _line("null", abstract_inverted_index_v3=v3)
+    with_c, plain = _both(line, monkeypatch)
+    assert with_c == plain
+    assert with_c[1].abstract == "v3 text"
+    with_c, plain = _both(_line("{}", abstract="  Plain  text "), monkeypatch)
+    assert with_c == plain
+    assert with_c[1].abstract == "Plain text"
+
+
+@pytest.mark.shared
+@pytest.mark.skipif(not WORKS_JSONL.exists(), reason="../shared data absent")
+def test_real_records_read_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = [ln for ln in WORKS_JSONL.read_bytes().splitlines() if ln.strip()]
+    fast = [decode_openalex_line(ln, "works.jsonl") for ln in lines]
+    monkeypatch.setattr(oa, "_inverted_abstract", None)
+    plain = [decode_openalex_line(ln, "works.jsonl") for ln in lines]
+    assert fast == plain
+    assert sum(w.abstract is not None for w in fast) == 446
