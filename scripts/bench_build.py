@@ -50,7 +50,7 @@ secs = time.perf_counter() - t
 me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 print(json.dumps({"works": rep.works, "seconds": secs, "cpu": cpu,
-                  "native": oa._inverted_abstract is not None, "errors": len(rep.errors)}))
+                  "native": oa._inverted_abstract is not None, "issues": len(rep.issues)}))
 """
 
 

@@ -15,7 +15,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from citejudge.index import build
+from citejudge.index.lookup import key_hash
 from citejudge.readers import openalex as oa
+from citejudge.records import Version, Work
 from citejudge.snapshot import OpenAlexRecordError, decode_openalex_line
 
 try:
@@ -86,6 +89,7 @@ def test_rebuilds_the_usual_shapes(raw: bytes, text: str | None) -> None:
         b'{"a": ["1"]}',
         b'{"a": [true]}',
         b'{"a": [1000000]}',  # far past the count
+        b'{"a": [1048576]}',  # past MAX_POSITION (which the Python path skips)
         b'{"a": [0], "a": [1]}',  # a key twice (a dict keeps one)
         b'{"a": [0], "\\u0061": [1]}',  # the same key spelt another way
         b'{"\\ud800": [0]}',  # a lone surrogate
@@ -123,6 +127,7 @@ _INVERTED = st.dictionaries(_TEXT, st.lists(_POSITION, max_size=4), max_size=25)
 @settings(max_examples=400, deadline=None)
 @given(_INVERTED, st.booleans(), st.sampled_from([None, 1, 2]))
 @example({"gap": [0], "here": [5]}, True, None)
+@example({"w": list(range(300_000)), "far": [oa.MAX_POSITION + 5]}, True, None)
 @example({"IndexLength": [0], "InvertedIndex": [1]}, True, None)
 def test_reader_agrees_with_the_python_path(
     index: dict[str, list[int]], ascii_only: bool, indent: int | None
@@ -179,3 +184,70 @@ def test_real_records_read_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     plain = [decode_openalex_line(ln, "works.jsonl") for ln in lines]
     assert fast == plain
     assert sum(w.abstract is not None for w in fast) == 446
+
+
+# --- title block hashes ----------------------------------------------------------------------
+
+_TITLE_WORD = (
+    st.sampled_from(sorted(build.STOPWORDS))
+    | st.text(alphabet=st.sampled_from(list("abcxyz019éωß")), min_size=1, max_size=12)
+    | st.text(alphabet="ab", min_size=9, max_size=45)  # about MAX_TOKEN bytes and past it
+    | st.text(alphabet="é", min_size=9, max_size=25)  # two bytes a character
+    | st.characters(codec="utf-8", exclude_categories=["Zs", "Zl", "Zp", "Cc", "Cs"])
+)
+_SEPARATOR = st.sampled_from(
+    [" ", " ", " ", "  ", "\t", "\xa0", "\u3000", "\n", "\x1f", "\x85", "\u2028"]
+)
+
+
+@st.composite
+def _titles(draw: st.DrawFn) -> str:
+    words = draw(st.lists(_TITLE_WORD, max_size=12))
+    out = draw(st.sampled_from(["", " "]))
+    for w in words:
+        out += w + draw(_SEPARATOR)
+    return out
+
+
+@settings(max_examples=600, deadline=None)
+@given(_titles())
+@example("deep learning for the masses")
+@example("the of and")
+@example("x" * 40 + " alpha beta gamma")
+@example("alpha beta gamma delta epsilon zeta")
+def test_block_hashes_equal_the_hashed_keys(title: str) -> None:
+    assert build._title_block_hashes is not None
+    assert build._title_block_hashes(title) == [key_hash(k) for k in build.title_blocks(title)]
+
+
+def test_block_hashes_of_a_very_long_title_fall_back() -> None:
+    assert build._title_block_hashes is not None
+    title = " ".join(f"word{i}" for i in range(600))
+    with pytest.raises(ValueError):
+        build._title_block_hashes(title)
+    work = Work(id="W1", title=title)
+    folded = build.fold_title(title)
+    assert build.key_hashes(work, folded) == [key_hash(k) for k in build.work_keys(work, folded)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from([None, "", "A study of things", "Deep learning for the masses: a survey"]),
+    st.sampled_from([None, "10.1/x"]),
+    st.sampled_from([None, "2101.00001"]),
+    st.sampled_from([None, "123"]),
+    st.lists(st.sampled_from([None, "10.48550/arxiv.2101.00002", "10.2/y"]), max_size=2),
+)
+def test_key_hashes_equal_the_hashed_work_keys(
+    title: str | None, doi: str | None, arxiv: str | None, pmid: str | None, vdois: list[str | None]
+) -> None:
+    work = Work(
+        id="W1",
+        title=title,
+        doi=doi,
+        arxiv=arxiv,
+        pmid=pmid,
+        versions=[Version(doi=d) for d in vdois],
+    )
+    folded = build.fold_title(title) if title else ""
+    assert build.key_hashes(work, folded) == [key_hash(k) for k in build.work_keys(work, folded)]

@@ -20,6 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define FAIL (-1) /* a shape left to the general reader */
+#define MAX_SPAN_FACTOR 4
+#define MAX_SPAN_SLACK 4096
+#define MAX_POSITION (1 << 20) /* as readers/openalex.py: the Python path skips positions past it */
+#define NOMEM (-2)
+
 typedef struct {
     char *buf; /* decoded keys, back to back */
     size_t len, cap;
@@ -41,22 +47,35 @@ static void parsed_free(Parsed *p) {
     free(p->pos);
 }
 
-static int grow(void **ptr, size_t *cap, size_t need, size_t item) {
-    if (need <= *cap) return 0;
-    size_t cap2 = *cap ? *cap : 16;
-    while (cap2 < need) cap2 *= 2;
-    void *q = realloc(*ptr, cap2 * item);
-    if (!q) return -1;
-    *ptr = q;
-    *cap = cap2;
-    return 0;
-}
-
 static int put_bytes(Parsed *p, const char *s, size_t k) {
-    if (grow((void **)&p->buf, &p->cap, p->len + k, 1)) return -1;
+    /* (the buffer is as long as the raw text, which no decoded key is longer than) */
     memcpy(p->buf + p->len, s, k);
     p->len += k;
     return 0;
+}
+
+/* Reserve what a raw text of n bytes can need: its keys decode to at most n bytes, it holds
+ * at most n / 2 positions and n / 6 entries ("":[]). */
+static int reserve(Parsed *p, size_t n) {
+    p->cap = n + 4;
+    p->buf = malloc(p->cap);
+    p->poscap = n / 2 + 1;
+    p->pos = malloc(p->poscap * sizeof(int64_t));
+    p->ncap = n / 6 + 1;
+    p->key_off = malloc(p->ncap * sizeof(size_t));
+    p->key_len = malloc(p->ncap * sizeof(size_t));
+    p->pos_start = malloc(p->ncap * sizeof(size_t));
+    p->pos_end = malloc(p->ncap * sizeof(size_t));
+    if (!p->buf || !p->pos || !p->key_off || !p->key_len || !p->pos_start || !p->pos_end)
+        return NOMEM;
+    return 0;
+}
+
+/* Bytes a JSON string copies as they are: printable ASCII but the quote and the backslash. */
+static unsigned char plain[256];
+
+static void plain_init(void) {
+    for (int c = 0x20; c < 0x80; c++) plain[c] = (c != '"' && c != '\\');
 }
 
 static int put_utf8(Parsed *p, uint32_t c) {
@@ -83,11 +102,6 @@ static int put_utf8(Parsed *p, uint32_t c) {
     }
     return put_bytes(p, out, k);
 }
-
-#define FAIL (-1) /* a shape left to the general reader */
-#define MAX_SPAN_FACTOR 4
-#define MAX_SPAN_SLACK 4096
-#define NOMEM (-2)
 
 static const char *skip_ws(const char *s, const char *end) {
     while (s < end && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')) s++;
@@ -139,9 +153,7 @@ static int parse_string(Parsed *p, const char **ps, const char *end) {
     const char *s = *ps + 1;
     for (;;) {
         const char *run = s;
-        while (s < end && *s != '"' && *s != '\\' && (unsigned char)*s >= 0x20 &&
-               (unsigned char)*s < 0x80)
-            s++;
+        while (s < end && plain[(unsigned char)*s]) s++;
         if (s > run && put_bytes(p, run, (size_t)(s - run))) return NOMEM;
         if (s >= end) return FAIL;
         unsigned char c = (unsigned char)*s;
@@ -212,8 +224,7 @@ static int parse_positions(Parsed *p, const char **ps, const char *end) {
             s++;
         }
         if (s < end && (*s == '.' || *s == 'e' || *s == 'E')) return FAIL;
-        if (grow((void **)&p->pos, &p->poscap, p->npos + 1, sizeof(int64_t))) return NOMEM;
-        p->pos[p->npos++] = v;
+        p->pos[p->npos++] = v; /* (reserved) */
         s = skip_ws(s, end);
         if (s >= end) return FAIL;
         if (*s == ']') {
@@ -226,22 +237,7 @@ static int parse_positions(Parsed *p, const char **ps, const char *end) {
 }
 
 static int add_entry(Parsed *p, size_t koff, size_t klen, size_t pstart) {
-    if (p->n == p->ncap) {
-        size_t cap = p->ncap ? p->ncap * 2 : 64;
-        size_t *a = realloc(p->key_off, cap * sizeof(size_t));
-        if (!a) return NOMEM;
-        p->key_off = a;
-        a = realloc(p->key_len, cap * sizeof(size_t));
-        if (!a) return NOMEM;
-        p->key_len = a;
-        a = realloc(p->pos_start, cap * sizeof(size_t));
-        if (!a) return NOMEM;
-        p->pos_start = a;
-        a = realloc(p->pos_end, cap * sizeof(size_t));
-        if (!a) return NOMEM;
-        p->pos_end = a;
-        p->ncap = cap;
-    }
+    if (p->n == p->ncap) return FAIL; /* (cannot happen: reserved) */
     p->key_off[p->n] = koff;
     p->key_len[p->n] = klen;
     p->pos_start[p->n] = pstart;
@@ -333,7 +329,8 @@ static PyObject *inverted_abstract(PyObject *self, PyObject *arg) {
     Parsed p;
     memset(&p, 0, sizeof p);
     PyObject *result = NULL;
-    int r = parse_object(&p, s, end);
+    int r = reserve(&p, (size_t)view.len);
+    if (r == 0) r = parse_object(&p, s, end);
     PyBuffer_Release(&view);
     if (r == 0 && p.n > 1) r = has_duplicate_key(&p) ? FAIL : 0;
     if (r == NOMEM) {
@@ -357,7 +354,7 @@ static PyObject *inverted_abstract(PyObject *self, PyObject *arg) {
     for (size_t j = 0; j < size; j++) {
         if ((size_t)p.pos[j] >= span) span = (size_t)p.pos[j] + 1;
     }
-    if (span > MAX_SPAN_FACTOR * size + MAX_SPAN_SLACK) {
+    if (span > size && (span > MAX_SPAN_FACTOR * size + MAX_SPAN_SLACK || span > MAX_POSITION)) {
         unhandled();
         goto done;
     }
@@ -406,11 +403,227 @@ done:
     return result;
 }
 
+
+/* --- title blocks ------------------------------------------------------------------------
+ *
+ * title_block_hashes(folded) is [crc32(k.encode()) for k in title_blocks(folded)] (see
+ * citejudge.index.build: the window and leave-one-out blocks of a folded title), without the
+ * key strings: the build stores only the keys' hashes. configure_blocks() gives it the
+ * stopwords and sizes of build.py once; a differential test checks the two agree. */
+
+static uint32_t crc_table[256];
+
+static void crc_init(void) {
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++) c = (c & 1) ? 0xEDB88320U ^ (c >> 1) : c >> 1;
+        crc_table[i] = c;
+    }
+}
+
+static uint32_t crc_update(uint32_t c, const unsigned char *s, size_t n) {
+    for (size_t i = 0; i < n; i++) c = crc_table[(c ^ s[i]) & 0xFF] ^ (c >> 8);
+    return c;
+}
+
+#define MAX_STOP 256
+#define MAX_WORDS 512
+static char stop_buf[4096];
+static size_t stop_off[MAX_STOP], stop_len[MAX_STOP], n_stop = 0;
+static Py_ssize_t cfg_block = 0, cfg_short = 0, cfg_max_token = 0; /* 0: not configured */
+
+static PyObject *configure_blocks(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *words;
+    Py_ssize_t block, short_title, max_token;
+    if (!PyArg_ParseTuple(args, "Onnn", &words, &block, &short_title, &max_token)) return NULL;
+    PyObject *seq = PySequence_Fast(words, "stopwords must be a sequence of str");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    size_t used = 0;
+    if (n > MAX_STOP || block < 1 || short_title < block || max_token < 1) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "too many stopwords or bad sizes");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t k;
+        const char *w = PyUnicode_AsUTF8AndSize(PySequence_Fast_GET_ITEM(seq, i), &k);
+        if (!w) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        if (used + (size_t)k > sizeof stop_buf) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_ValueError, "stopwords too long");
+            return NULL;
+        }
+        memcpy(stop_buf + used, w, (size_t)k);
+        stop_off[i] = used;
+        stop_len[i] = (size_t)k;
+        used += (size_t)k;
+    }
+    Py_DECREF(seq);
+    n_stop = (size_t)n;
+    cfg_block = block;
+    cfg_short = short_title;
+    cfg_max_token = max_token;
+    Py_RETURN_NONE;
+}
+
+static int is_stopword(const char *w, size_t k) {
+    for (size_t i = 0; i < n_stop; i++) {
+        if (stop_len[i] == k && memcmp(stop_buf + stop_off[i], w, k) == 0) return 1;
+    }
+    return 0;
+}
+
+typedef struct {
+    const char *p;
+    size_t n;
+} Slice;
+
+typedef struct {
+    size_t off, len;
+} Span;
+
+static int span_cmp_buf(const char *buf, Span a, Span b) {
+    size_t m = a.len < b.len ? a.len : b.len;
+    int c = memcmp(buf + a.off, buf + b.off, m);
+    if (c) return c;
+    return (a.len > b.len) - (a.len < b.len);
+}
+
+static PyObject *title_block_hashes(PyObject *self, PyObject *arg) {
+    (void)self;
+    if (!cfg_block) {
+        PyErr_SetString(PyExc_RuntimeError, "configure_blocks() was not called");
+        return NULL;
+    }
+    Py_ssize_t len;
+    const char *s = PyUnicode_AsUTF8AndSize(arg, &len);
+    if (!s) return NULL;
+    const unsigned char *u = (const unsigned char *)s, *end = u + len;
+    /* str.split(): runs of Unicode whitespace separate words */
+    Slice words[MAX_WORDS];
+    size_t n = 0;
+    const unsigned char *start = NULL;
+    while (u <= end) {
+        uint32_t cp = 0;
+        size_t k = 1;
+        int space;
+        if (u == end) {
+            space = 1;
+        } else {
+            unsigned char c = *u;
+            if (c < 0x80) cp = c;
+            else if (c < 0xE0) { cp = c & 0x1F; k = 2; }
+            else if (c < 0xF0) { cp = c & 0x0F; k = 3; }
+            else { cp = c & 0x07; k = 4; }
+            for (size_t i = 1; i < k; i++) cp = (cp << 6) | (u[i] & 0x3F);
+            space = Py_UNICODE_ISSPACE(cp);
+        }
+        if (space) {
+            if (start) {
+                size_t wl = (size_t)(u - start);
+                if (!is_stopword((const char *)start, wl) && wl < (size_t)cfg_max_token) {
+                    if (n == MAX_WORDS) {
+                        PyErr_SetString(PyExc_ValueError, "title too long");
+                        return NULL;
+                    }
+                    words[n].p = (const char *)start;
+                    words[n].n = wl;
+                    n++;
+                }
+                start = NULL;
+            }
+        } else if (!start) {
+            start = u;
+        }
+        u += k;
+    }
+    size_t b = (size_t)cfg_block;
+    if (n < b) return PyList_New(0);
+    /* the spans, as [from, to) ranges of words with one word possibly left out */
+    size_t from[MAX_WORDS + 8], to[MAX_WORDS + 8], skip[MAX_WORDS + 8];
+    size_t ns = 0;
+    from[ns] = 0, to[ns] = b, skip[ns++] = SIZE_MAX;
+    from[ns] = n - b, to[ns] = n, skip[ns++] = SIZE_MAX;
+    if (n > b) {
+        from[ns] = 1, to[ns] = b + 1, skip[ns++] = SIZE_MAX;
+        from[ns] = n - b - 1, to[ns] = n - 1, skip[ns++] = SIZE_MAX;
+    }
+    if (n <= (size_t)cfg_short) {
+        from[ns] = 0, to[ns] = n, skip[ns++] = SIZE_MAX;
+        for (size_t i = 0; i < n; i++) from[ns] = 0, to[ns] = n, skip[ns++] = i;
+    }
+    /* their keys, "B:" and the words joined by a space, back to back */
+    size_t cap = 0;
+    for (size_t i = 0; i < n; i++) cap += words[i].n + 1;
+    cap = (cap + 2) * ns;
+    char *buf = malloc(cap ? cap : 1);
+    Span *spans = malloc(ns * sizeof(Span));
+    if (!buf || !spans) {
+        free(buf);
+        free(spans);
+        return PyErr_NoMemory();
+    }
+    size_t used = 0, nk = 0;
+    for (size_t j = 0; j < ns; j++) {
+        size_t off = used;
+        buf[used++] = 'B';
+        buf[used++] = ':';
+        int first = 1;
+        for (size_t i = from[j]; i < to[j]; i++) {
+            if (i == skip[j]) continue;
+            if (!first) buf[used++] = ' ';
+            first = 0;
+            memcpy(buf + used, words[i].p, words[i].n);
+            used += words[i].n;
+        }
+        Span sp = {off, used - off};
+        int seen = 0; /* each key once */
+        for (size_t i = 0; i < nk && !seen; i++) seen = span_cmp_buf(buf, spans[i], sp) == 0;
+        if (seen) {
+            used = off;
+            continue;
+        }
+        /* insertion into sorted order (the keys' str order is their UTF-8 bytes' order) */
+        size_t at = nk;
+        while (at > 0 && span_cmp_buf(buf, spans[at - 1], sp) > 0) {
+            spans[at] = spans[at - 1];
+            at--;
+        }
+        spans[at] = sp;
+        nk++;
+    }
+    PyObject *out = PyList_New((Py_ssize_t)nk);
+    for (size_t i = 0; out && i < nk; i++) {
+        uint32_t c = crc_update(0xFFFFFFFFU, (const unsigned char *)buf + spans[i].off,
+                                spans[i].len) ^ 0xFFFFFFFFU;
+        PyObject *h = PyLong_FromUnsignedLong(c);
+        if (!h) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, (Py_ssize_t)i, h);
+    }
+    free(buf);
+    free(spans);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"inverted_abstract", inverted_abstract, METH_O,
      "inverted_abstract(raw: bytes) -> str | None\n\n"
      "The abstract an OpenAlex inverted index (its raw JSON) spells; ValueError for a shape\n"
      "other than {\"word\": [positions]} with every position in place."},
+    {"configure_blocks", configure_blocks, METH_VARARGS,
+     "configure_blocks(stopwords, block_words, short_title, max_token) -> None\n\n"
+     "The title-block parameters of citejudge.index.build, for title_block_hashes()."},
+    {"title_block_hashes", title_block_hashes, METH_O,
+     "title_block_hashes(folded_title: str) -> list[int]\n\n"
+     "CRC-32 of each title block key of a folded title, in the keys' sorted order."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -419,4 +632,8 @@ static struct PyModuleDef module = {
     "The snapshot reader's hot path in C (see citejudge.readers.openalex).", -1, methods,
 };
 
-PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__native(void) {
+    crc_init();
+    plain_init();
+    return PyModule_Create(&module);
+}

@@ -17,13 +17,13 @@ which is what makes snapshot ingest fast. Every schema generation seen 2022–20
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
+from citejudge import native
 from citejudge.ids import (
     arxiv_from_doi,
     extract_arxiv,
@@ -167,13 +167,11 @@ class _OAWorkRaw(_OAWorkMeta, forbid_unknown_fields=False, gc=False):
     abstract: str | None = None
 
 
-_inverted_abstract: Callable[[bytes], str | None] | None
-try:  # the C reader (setup.py builds it when a compiler is at hand)
-    from citejudge._native import inverted_abstract as _inverted_abstract
-except ImportError:  # pragma: no cover - an install without a C compiler
-    _inverted_abstract = None
-if os.environ.get("CITEJUDGE_NO_NATIVE"):  # the Python path alone (benchmarks, debugging)
-    _inverted_abstract = None
+_NATIVE = native.load()
+#: the C reader of inverted indexes (None: the Python path alone; see citejudge.native)
+_inverted_abstract: Callable[[bytes], str | None] | None = (
+    _NATIVE.inverted_abstract if _NATIVE is not None else None
+)
 
 _LINE_DECODER = msgspec.json.Decoder(_OAWork, strict=False)
 _RAW_DECODER = msgspec.json.Decoder(_OAWorkRaw, strict=False)

@@ -1,0 +1,25 @@
+"""The C module ``citejudge._native``, when it is built and wanted.
+
+``setup.py`` builds it where a C compiler is at hand; an install without one goes on, and the
+callers take their Python paths, which give the same results (differential tests check it).
+Setting ``CITEJUDGE_NO_NATIVE`` (to anything) makes a process take the Python paths alone:
+for benchmarks and for ruling the module out when looking for a fault.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+__all__ = ["load"]
+
+
+def load() -> ModuleType | None:
+    """The C module, or None when it is not built or ``CITEJUDGE_NO_NATIVE`` is set."""
+    if os.environ.get("CITEJUDGE_NO_NATIVE"):
+        return None
+    try:
+        from citejudge import _native
+    except ImportError:  # pragma: no cover - an install without a C compiler
+        return None
+    return _native
