@@ -38,9 +38,14 @@ def _outcome(line: bytes) -> tuple[str, Any]:
         return type(exc).__name__, (str(exc), getattr(exc, "work", None))
 
 
+def _python_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(oa, "_inverted_abstract", None)
+    monkeypatch.setattr(oa, "_clean_spaces", oa._clean_spaces_py)
+
+
 def _both(line: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
     with_c = _outcome(line)
-    monkeypatch.setattr(oa, "_inverted_abstract", None)
+    _python_only(monkeypatch)
     try:
         plain = _outcome(line)
     finally:
@@ -180,7 +185,7 @@ def test_abstract_v3_and_plain_abstract_still_read(monkeypatch: pytest.MonkeyPat
 def test_real_records_read_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     lines = [ln for ln in WORKS_JSONL.read_bytes().splitlines() if ln.strip()]
     fast = [decode_openalex_line(ln, "works.jsonl") for ln in lines]
-    monkeypatch.setattr(oa, "_inverted_abstract", None)
+    _python_only(monkeypatch)
     plain = [decode_openalex_line(ln, "works.jsonl") for ln in lines]
     assert fast == plain
     assert sum(w.abstract is not None for w in fast) == 446
@@ -251,3 +256,42 @@ def test_key_hashes_equal_the_hashed_work_keys(
     )
     folded = build.fold_title(title) if title else ""
     assert build.key_hashes(work, folded) == [key_hash(k) for k in build.work_keys(work, folded)]
+
+
+# --- whitespace clean-up -----------------------------------------------------------------------
+
+_SPACES = [" ", "  ", "\t", "\n", "\r", "\xa0", "\u2028", "\u3000", "\x0b", "\x1c", "\x85"]
+_NOT_PRINTABLE = ["\x00", "\x7f", "\u200b", "\ufeff", "\U000e0001", "\ud800"]
+
+
+@settings(max_examples=800, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(_SPACES + _NOT_PRINTABLE)
+        | st.text(alphabet=st.sampled_from(list("ab é<&;ω")), max_size=5)
+        | st.text(max_size=4),
+        max_size=12,
+    ).map("".join)
+)
+@example("")
+@example("  ")
+@example("a  b")
+@example("a\tb")
+@example("a\x00\tb")
+@example("\u2028a\u2028")
+@example("a\u2028\u2028b")
+@example("é  ω\U0001f600")
+def test_clean_spaces_equals_the_python_clean_up(text: str) -> None:
+    from citejudge._native import clean_spaces
+
+    assert clean_spaces(text) == oa._clean_spaces_py(text)
+
+
+def test_clean_spaces_keeps_a_clean_string_as_is() -> None:
+    from citejudge._native import clean_spaces
+
+    text = "Already clean"
+    assert clean_spaces(text) is text
+    assert clean_spaces(" x ") == "x"
+    with pytest.raises(TypeError):
+        clean_spaces(b"bytes")  # type: ignore[arg-type]

@@ -613,11 +613,76 @@ static PyObject *title_block_hashes(PyObject *self, PyObject *arg) {
     return out;
 }
 
+
+/* --- whitespace clean-up -------------------------------------------------------------------
+ *
+ * clean_spaces(s) is the second half of readers/openalex.py's _clean (after markup is
+ * stripped): runs of whitespace become one space when the text has a double space or a
+ * character that is not printable, and a double space, a line break, a tab, a carriage
+ * return or a no-break space; then the text is stripped, and None stands for an empty one.
+ * Whitespace is what str.isspace() and re's \s call so (Py_UNICODE_ISSPACE). */
+
+static PyObject *clean_spaces(PyObject *self, PyObject *arg) {
+    (void)self;
+    if (!PyUnicode_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "clean_spaces() takes a str");
+        return NULL;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+    int kind = PyUnicode_KIND(arg);
+    const void *data = PyUnicode_DATA(arg);
+    int dbl = 0, nonprint = 0, special = 0;
+    Py_UCS4 prev = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        if (ch < 0x7F && ch >= 0x20) { /* printable ASCII: only a double space counts */
+            if (ch == ' ' && prev == ' ') dbl = 1;
+        } else {
+            if (ch == '\n' || ch == '\t' || ch == '\r' || ch == 0xA0) special = 1;
+            if (!nonprint && !Py_UNICODE_ISPRINTABLE(ch)) nonprint = 1;
+        }
+        prev = ch;
+    }
+    if ((dbl || nonprint) && (dbl || special)) {
+        Py_UCS4 *buf = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_UCS4));
+        if (!buf) return PyErr_NoMemory();
+        Py_ssize_t m = 0;
+        int in_space = 1; /* (leading whitespace is dropped) */
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+            if (Py_UNICODE_ISSPACE(ch)) {
+                if (!in_space) buf[m++] = ' ';
+                in_space = 1;
+            } else {
+                buf[m++] = ch;
+                in_space = 0;
+            }
+        }
+        if (m && buf[m - 1] == ' ') m--; /* (trailing whitespace too) */
+        PyObject *out = m ? PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, m) : NULL;
+        PyMem_Free(buf);
+        if (!m) Py_RETURN_NONE;
+        return out;
+    }
+    Py_ssize_t a = 0, b = n;
+    while (a < b && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a))) a++;
+    while (b > a && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b - 1))) b--;
+    if (a == b) Py_RETURN_NONE;
+    if (a == 0 && b == n) {
+        Py_INCREF(arg);
+        return arg;
+    }
+    return PyUnicode_Substring(arg, a, b);
+}
+
 static PyMethodDef methods[] = {
     {"inverted_abstract", inverted_abstract, METH_O,
      "inverted_abstract(raw: bytes) -> str | None\n\n"
      "The abstract an OpenAlex inverted index (its raw JSON) spells; ValueError for a shape\n"
      "other than {\"word\": [positions]} with every position in place."},
+    {"clean_spaces", clean_spaces, METH_O,
+     "clean_spaces(text: str) -> str | None\n\n"
+     "The whitespace clean-up of readers/openalex.py's _clean (markup already stripped)."},
     {"configure_blocks", configure_blocks, METH_VARARGS,
      "configure_blocks(stopwords, block_words, short_title, max_token) -> None\n\n"
      "The title-block parameters of citejudge.index.build, for title_block_hashes()."},

@@ -192,7 +192,11 @@ _VERSION_KIND = {
 def _clean(text: str | None) -> str | None:
     if not text:
         return None
-    s = strip_markup(text) if ("<" in text or "&" in text) else text
+    return _clean_spaces(strip_markup(text) if ("<" in text or "&" in text) else text)
+
+
+def _clean_spaces_py(s: str) -> str | None:
+    """Runs of whitespace as one space (in the strings that need it), stripped; None if empty."""
     # isprintable() is False for every whitespace character but " ", so this one pass rules out
     # the rare strings that need whitespace collapsing.
     if ("  " in s or not s.isprintable()) and (
@@ -200,6 +204,13 @@ def _clean(text: str | None) -> str | None:
     ):
         s = _WS.sub(" ", s)
     return s.strip() or None
+
+
+#: :func:`_clean_spaces_py`, in C when the module is built (one pass; a long abstract's
+#: ``isprintable()`` and ``re.sub`` took tens of microseconds)
+_clean_spaces: Callable[[str], str | None] = (
+    _NATIVE.clean_spaces if _NATIVE is not None else _clean_spaces_py
+)
 
 
 # Fast paths for the URL forms OpenAlex writes; anything else goes to citejudge.ids. Property
