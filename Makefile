@@ -36,4 +36,4 @@ test: setup lint
 	$(VENV)/bin/pytest -q
 
 clean:
-	rm -rf $(DEMO) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(DEMO) build dist src/*.egg-info src/citejudge/*.so .pytest_cache .mypy_cache .ruff_cache
