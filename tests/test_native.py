@@ -295,3 +295,28 @@ def test_clean_spaces_keeps_a_clean_string_as_is() -> None:
     assert clean_spaces(" x ") == "x"
     with pytest.raises(TypeError):
         clean_spaces(b"bytes")  # type: ignore[arg-type]
+
+
+def test_a_repeated_index_is_read_from_its_last_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The one known difference (see decode_openalex_line): with an ill-typed earlier copy, the
+    # general path keeps the work without its abstract; the C path reads the last copy.
+    line = _line('5, "abstract_inverted_index": {"a": [0]}')
+    with_c, plain = _both(line, monkeypatch)
+    assert with_c[0] == "work"
+    assert with_c[1].abstract == "a"
+    assert plain[0] == "OpenAlexAbstractError"
+    # two well-typed copies: both read the last one
+    with_c, plain = _both(_line('{"b": [0]}, "abstract_inverted_index": {"a": [0]}'), monkeypatch)
+    assert with_c == plain
+    assert with_c[1].abstract == "a"
+
+
+def test_a_failed_configuration_keeps_the_last_one() -> None:
+    from citejudge import _native
+
+    title = "alpha an beta gamma"
+    before = _native.title_block_hashes(title)
+    with pytest.raises(ValueError):
+        _native.configure_blocks(["zzzz"] * 5 + ["x" * 5000], 3, 5, 40)
+    assert _native.title_block_hashes(title) == before
+    assert before == [key_hash(k) for k in build.title_blocks(title)]

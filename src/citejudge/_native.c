@@ -446,6 +446,9 @@ static PyObject *configure_blocks(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "too many stopwords or bad sizes");
         return NULL;
     }
+    /* (read into a copy first: a failed call leaves the configuration as it was) */
+    char buf[sizeof stop_buf];
+    size_t off[MAX_STOP], len[MAX_STOP];
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_ssize_t k;
         const char *w = PyUnicode_AsUTF8AndSize(PySequence_Fast_GET_ITEM(seq, i), &k);
@@ -453,16 +456,19 @@ static PyObject *configure_blocks(PyObject *self, PyObject *args) {
             Py_DECREF(seq);
             return NULL;
         }
-        if (used + (size_t)k > sizeof stop_buf) {
+        if (used + (size_t)k > sizeof buf) {
             Py_DECREF(seq);
             PyErr_SetString(PyExc_ValueError, "stopwords too long");
             return NULL;
         }
-        memcpy(stop_buf + used, w, (size_t)k);
-        stop_off[i] = used;
-        stop_len[i] = (size_t)k;
+        memcpy(buf + used, w, (size_t)k);
+        off[i] = used;
+        len[i] = (size_t)k;
         used += (size_t)k;
     }
+    memcpy(stop_buf, buf, used);
+    memcpy(stop_off, off, (size_t)n * sizeof(size_t));
+    memcpy(stop_len, len, (size_t)n * sizeof(size_t));
     Py_DECREF(seq);
     n_stop = (size_t)n;
     cfg_block = block;

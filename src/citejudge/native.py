@@ -2,7 +2,7 @@
 
 ``setup.py`` builds it where a C compiler is at hand; an install without one goes on, and the
 callers take their Python paths, which give the same results (differential tests check it).
-Setting ``CITEJUDGE_NO_NATIVE`` (to anything) makes a process take the Python paths alone:
+Setting ``CITEJUDGE_NO_NATIVE`` to a non-empty value makes a process take the Python paths alone:
 for benchmarks and for ruling the module out when looking for a fault.
 """
 

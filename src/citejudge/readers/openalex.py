@@ -544,7 +544,10 @@ def decode_openalex_line(
         # The C reader joins the inverted index's words from its JSON text, without the dict
         # of lists decoding it makes (a third of reading a record with an abstract). Any shape
         # it leaves alone, and any record msgspec rejects, takes the general path below, so
-        # the Works and the errors are the same.
+        # the Works and the errors are the same, but for one malformed shape: a record that
+        # gives the index twice is read from its last copy here (as msgspec reads any repeated
+        # key), while the general path drops the abstract when an earlier copy is ill-typed.
+        # No real record repeats a key; finding one would cost a scan of every line.
         try:
             raw = _RAW_DECODER.decode(line)
             inverted = _inverted_abstract(raw.abstract_inverted_index)
