@@ -35,7 +35,8 @@ LAYERS: list[set[str]] = [
         "hashing",
         "resources",
         "schemas",
-    },  # leaves: import no other part
+        "native",
+    },  # leaves: import no other part (native: the C module's loader)
 ]
 
 
