@@ -320,3 +320,21 @@ def test_a_failed_configuration_keeps_the_last_one() -> None:
         _native.configure_blocks(["zzzz"] * 5 + ["x" * 5000], 3, 5, 40)
     assert _native.title_block_hashes(title) == before
     assert before == [key_hash(k) for k in build.title_blocks(title)]
+
+
+def test_a_build_without_the_module_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from citejudge.index import build_index
+
+    world = tmp_path / "works.jsonl"
+    world.write_bytes(_line('{"a": [0]}') + b"\n")
+    with caplog.at_level("WARNING", logger="citejudge.index.build"):
+        assert build_index([world], tmp_path / "on.index").works == 1
+    assert "Python speed" not in caplog.text
+    monkeypatch.setenv("CITEJUDGE_NO_NATIVE", "1")  # (as a process started with it has)
+    monkeypatch.setattr(build, "_title_block_hashes", None)
+    _python_only(monkeypatch)
+    with caplog.at_level("WARNING", logger="citejudge.index.build"):
+        assert build_index([world], tmp_path / "off.index").works == 1
+    assert "turned off (CITEJUDGE_NO_NATIVE)" in caplog.text

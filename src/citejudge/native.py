@@ -12,7 +12,7 @@ import importlib
 import os
 from types import ModuleType
 
-__all__ = ["load"]
+__all__ = ["load", "why_not"]
 
 
 def load() -> ModuleType | None:
@@ -23,3 +23,10 @@ def load() -> ModuleType | None:
         return importlib.import_module("citejudge._native")
     except ImportError:  # pragma: no cover - an install without a C compiler
         return None
+
+
+def why_not() -> str:
+    """Why :func:`load` gives None (for a build's warning)."""
+    if os.environ.get("CITEJUDGE_NO_NATIVE"):
+        return "the C module is turned off (CITEJUDGE_NO_NATIVE)"
+    return "the C module citejudge._native is not built (install the package with a C compiler)"

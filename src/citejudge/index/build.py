@@ -1206,6 +1206,8 @@ def build_index(
 
     index = Path(index)
     report = BuildReport(index=str(index))
+    if _title_block_hashes is None:  # (the module, as this process loaded it at start)
+        log.warning("%s: records are read at Python speed (same results)", native.why_not())
     if update and since is None:
         since = _newest_snapshot_date(index)
     plans: list[tuple[Path, Any]] = []
