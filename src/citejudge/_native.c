@@ -28,14 +28,14 @@
 
 typedef struct {
     char *buf; /* decoded keys, back to back */
-    size_t len, cap;
+    size_t len;
     size_t *key_off; /* per entry: its key in buf */
     size_t *key_len;
     size_t *pos_start; /* per entry: its positions in pos */
     size_t *pos_end;
     size_t n, ncap;
     int64_t *pos;
-    size_t npos, poscap;
+    size_t npos;
 } Parsed;
 
 static void parsed_free(Parsed *p) {
@@ -47,20 +47,17 @@ static void parsed_free(Parsed *p) {
     free(p->pos);
 }
 
-static int put_bytes(Parsed *p, const char *s, size_t k) {
+static void put_bytes(Parsed *p, const char *s, size_t k) {
     /* (the buffer is as long as the raw text, which no decoded key is longer than) */
     memcpy(p->buf + p->len, s, k);
     p->len += k;
-    return 0;
 }
 
 /* Reserve what a raw text of n bytes can need: its keys decode to at most n bytes, it holds
  * at most n / 2 positions and n / 6 entries ("":[]). */
 static int reserve(Parsed *p, size_t n) {
-    p->cap = n + 4;
-    p->buf = malloc(p->cap);
-    p->poscap = n / 2 + 1;
-    p->pos = malloc(p->poscap * sizeof(int64_t));
+    p->buf = malloc(n + 4);
+    p->pos = malloc((n / 2 + 1) * sizeof(int64_t));
     p->ncap = n / 6 + 1;
     p->key_off = malloc(p->ncap * sizeof(size_t));
     p->key_len = malloc(p->ncap * sizeof(size_t));
@@ -78,7 +75,7 @@ static void plain_init(void) {
     for (int c = 0x20; c < 0x80; c++) plain[c] = (c != '"' && c != '\\');
 }
 
-static int put_utf8(Parsed *p, uint32_t c) {
+static void put_utf8(Parsed *p, uint32_t c) {
     char out[4];
     size_t k;
     if (c < 0x80) {
@@ -100,7 +97,7 @@ static int put_utf8(Parsed *p, uint32_t c) {
         out[3] = (char)(0x80 | (c & 0x3F));
         k = 4;
     }
-    return put_bytes(p, out, k);
+    put_bytes(p, out, k);
 }
 
 static const char *skip_ws(const char *s, const char *end) {
@@ -154,7 +151,7 @@ static int parse_string(Parsed *p, const char **ps, const char *end) {
     for (;;) {
         const char *run = s;
         while (s < end && plain[(unsigned char)*s]) s++;
-        if (s > run && put_bytes(p, run, (size_t)(s - run))) return NOMEM;
+        if (s > run) put_bytes(p, run, (size_t)(s - run));
         if (s >= end) return FAIL;
         unsigned char c = (unsigned char)*s;
         if (c == '"') {
@@ -165,7 +162,7 @@ static int parse_string(Parsed *p, const char **ps, const char *end) {
         if (c >= 0x80) {
             size_t k = utf8_len((const unsigned char *)s, (const unsigned char *)end);
             if (!k) return FAIL;
-            if (put_bytes(p, s, k)) return NOMEM;
+            put_bytes(p, s, k);
             s += k;
             continue;
         }
@@ -197,12 +194,12 @@ static int parse_string(Parsed *p, const char **ps, const char *end) {
                 } else if (u >= 0xDC00 && u <= 0xDFFF) {
                     return FAIL;
                 }
-                if (put_utf8(p, u)) return NOMEM;
+                put_utf8(p, u);
                 continue;
             }
             default: return FAIL;
         }
-        if (put_bytes(p, &lit, 1)) return NOMEM;
+        put_bytes(p, &lit, 1);
     }
 }
 

@@ -551,7 +551,7 @@ def decode_openalex_line(
         try:
             raw = _RAW_DECODER.decode(line)
             inverted = _inverted_abstract(raw.abstract_inverted_index)
-        except (ValueError, msgspec.DecodeError):  # (msgspec's errors are ValueErrors too)
+        except ValueError:  # (msgspec's DecodeError and ValidationError are ValueErrors)
             pass
         else:
             return _convert(raw, source, inverted)
