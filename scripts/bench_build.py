@@ -1,10 +1,12 @@
 #!/usr/bin/env python
-"""Build speed with and without the C reader of abstracts, on synthetic and real-shaped worlds.
+"""Build speed with and without the C reader, on synthetic and real-shaped worlds.
 
-Builds the same world in turns, in child processes, with ``citejudge._native`` and with the
-Python path alone (``CITEJUDGE_NO_NATIVE=1``), and prints per world and reader the best
-works/s and CPU microseconds a work (the builder, its Tantivy threads and its workers) of
-``--rounds`` builds, then the ratio of the two readers' best rates, measured in this one run.
+Builds the same world in turns, in child processes, three ways: with ``citejudge._native``
+whole; with it but for its record converter (the reader of abstracts, the whitespace clean-up
+and the title-block hashes in C, the conversion of a record in Python); and with the Python
+paths alone (``CITEJUDGE_NO_NATIVE=1``). It prints per world and way the best works/s and CPU
+microseconds a work (the builder, its Tantivy threads and its workers) of ``--rounds`` builds,
+then the ratios of the best rates to the Python paths', measured in this one run.
 
 Two worlds:
 
@@ -44,8 +46,10 @@ import json, resource, sys, time
 from pathlib import Path
 from citejudge.index import build_index
 import citejudge.readers.openalex as oa
+if sys.argv[3] == "no-convert":  # (the workers are forked from this process: they inherit it)
+    oa._native_convert = None
 t = time.perf_counter()
-rep = build_index([Path(p) for p in sys.argv[3:]], Path(sys.argv[1]), workers=int(sys.argv[2]))
+rep = build_index([Path(p) for p in sys.argv[4:]], Path(sys.argv[1]), workers=int(sys.argv[2]))
 secs = time.perf_counter() - t
 me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
@@ -72,14 +76,20 @@ def real_shaped(out: Path, copies: int) -> list[Path]:
     return paths
 
 
-def build(sources: list[Path], index: Path, workers: int, native: bool) -> dict[str, Any]:
+#: the ways of building compared: the whole C module, it but for its converter, Python alone
+WAYS = ("C", "no-convert", "Python")
+LABELS = {"C": "C module", "no-convert": "C but the converter", "Python": "Python paths"}
+
+
+def build(sources: list[Path], index: Path, workers: int, way: str) -> dict[str, Any]:
     shutil.rmtree(index, ignore_errors=True)
+    native = way != "Python"
     env = dict(os.environ)
     env.pop("CITEJUDGE_NO_NATIVE", None)
     if not native:
         env["CITEJUDGE_NO_NATIVE"] = "1"
     out = subprocess.run(
-        [sys.executable, "-c", _BUILD, str(index), str(workers), *map(str, sources)],
+        [sys.executable, "-c", _BUILD, str(index), str(workers), way, *map(str, sources)],
         capture_output=True,
         text=True,
         env=env,
@@ -121,47 +131,42 @@ def main() -> int:
                 worlds["real-shaped"] = real_shaped(tmp / "real", args.copies)
         rows = []
         for world, sources in worlds.items():
-            runs: dict[bool, list[dict[str, Any]]] = {True: [], False: []}
+            runs: dict[str, list[dict[str, Any]]] = {way: [] for way in WAYS}
             for r in range(args.rounds):
-                for native in (True, False):
-                    res = build(sources, tmp / "index", args.workers, native)
-                    runs[native].append(res)
+                for way in WAYS:
+                    res = build(sources, tmp / "index", args.workers, way)
+                    runs[way].append(res)
                     print(
-                        f"{world} round {r + 1} {'C' if native else 'Python'}: "
+                        f"{world} round {r + 1} {LABELS[way]}: "
                         f"{res['works'] / res['seconds']:,.0f} works/s, "
                         f"{res['cpu'] / res['works'] * 1e6:.0f} CPU us a work",
                         file=sys.stderr,
                     )
-            best = {
-                native: (
-                    max(x["works"] / x["seconds"] for x in rs),
-                    min(x["cpu"] / x["works"] * 1e6 for x in rs),
-                    rs[0]["works"],
-                )
-                for native, rs in runs.items()
-            }
-            rows.append(
-                {
-                    "world": world,
-                    "works": best[True][2],
-                    "c_works_per_s": round(best[True][0]),
-                    "python_works_per_s": round(best[False][0]),
-                    "ratio": round(best[True][0] / best[False][0], 2),
-                    "c_cpu_us_per_work": round(best[True][1], 1),
-                    "python_cpu_us_per_work": round(best[False][1], 1),
-                    "cpu_ratio": round(best[False][1] / best[True][1], 2),
+            row: dict[str, Any] = {"world": world, "works": runs["C"][0]["works"]}
+            for way, rs in runs.items():
+                row[way] = {
+                    "works_per_s": round(max(x["works"] / x["seconds"] for x in rs)),
+                    "cpu_us_per_work": round(min(x["cpu"] / x["works"] * 1e6 for x in rs), 1),
+                    "rounds_works_per_s": [round(x["works"] / x["seconds"]) for x in rs],
                 }
-            )
+            for way in WAYS:
+                row[way]["ratio"] = round(row[way]["works_per_s"] / row["Python"]["works_per_s"], 2)
+            rows.append(row)
         print(
-            "| world | works | C reader works/s | Python works/s | ratio | CPU us a work (C / Python) |"
+            "| world | works | "
+            + " | ".join(f"{LABELS[w]}: works/s, CPU us a work" for w in WAYS)
+            + " | ratios to the Python paths |"
         )
-        print("|---|---|---|---|---|---|")
+        print("|---|---|" + "---|" * len(WAYS) + "---|")
         for row in rows:
             print(
-                f"| {row['world']} | {row['works']:,} | {row['c_works_per_s']:,} | "
-                f"{row['python_works_per_s']:,} | {row['ratio']:.2f}x | "
-                f"{row['c_cpu_us_per_work']} / {row['python_cpu_us_per_work']} "
-                f"({row['cpu_ratio']:.2f}x) |"
+                f"| {row['world']} | {row['works']:,} | "
+                + " | ".join(
+                    f"{row[w]['works_per_s']:,}, {row[w]['cpu_us_per_work']}" for w in WAYS
+                )
+                + " | "
+                + ", ".join(f"{row[w]['ratio']:.2f}x" for w in WAYS[:-1])
+                + " |"
             )
         print(json.dumps(rows))
     finally:

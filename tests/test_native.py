@@ -40,6 +40,7 @@ def _outcome(line: bytes) -> tuple[str, Any]:
 
 def _python_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(oa, "_inverted_abstract", None)
+    monkeypatch.setattr(oa, "_native_convert", None)
     monkeypatch.setattr(oa, "_clean_spaces", oa._clean_spaces_py)
 
 
@@ -281,6 +282,9 @@ _NOT_PRINTABLE = ["\x00", "\x7f", "\u200b", "\ufeff", "\U000e0001", "\ud800"]
 @example("\u2028a\u2028")
 @example("a\u2028\u2028b")
 @example("é  ω\U0001f600")
+@example("caf\xe9  \x80 x\xad")  # one byte a character, not ASCII (the fast first pass)
+@example("\xa0\x85 na\xefve\x85")
+@example("\u2013 \u2013  x")  # two bytes a character
 def test_clean_spaces_equals_the_python_clean_up(text: str) -> None:
     from citejudge._native import clean_spaces
 
@@ -338,3 +342,242 @@ def test_a_build_without_the_module_says_so(
     with caplog.at_level("WARNING", logger="citejudge.index.build"):
         assert build_index([world], tmp_path / "off.index").works == 1
     assert "turned off (CITEJUDGE_NO_NATIVE)" in caplog.text
+
+
+# --- record conversion -------------------------------------------------------------------------
+# The C converter runs _convert's plain steps and calls its Python helpers for the rest; these
+# records mix the usual forms with every one that takes a helper or a different branch.
+
+_TEXT = st.sampled_from(
+    [
+        "Nature",
+        "  Nature  ",
+        "Cell\nReports",
+        "A &amp; B",
+        "<i>E. coli</i> growth",
+        "",
+        "  ",
+        "Revue d\u2019\xe9conomie",
+        "Zeitschrift f\xfcr  Physik",
+        "\u0391\u03b2 \u03b3",
+        "arXiv",
+        "bioRxiv (Cold Spring Harbor Laboratory)",
+        "Same Name",
+    ]
+) | st.text(alphabet=st.sampled_from(list("ab \t\n<&;é\xa0ω")), max_size=8)
+_MAYBE_TEXT = st.none() | _TEXT
+_DOIS = st.sampled_from(
+    [
+        "https://doi.org/10.1038/nature12373",
+        "https://doi.org/10.1038/NATURE12373",
+        "https://doi.org/10.1101/2020.03.01.123456v2.full.pdf",
+        "https://doi.org/10.3389/x.1/full",
+        "https://doi.org/10.1000/x.png",
+        "https://doi.org/10.1000/a%2Fb",
+        "https://doi.org/10.1000/a.",
+        "https://doi.org/10.48550/arxiv.2310.01362",
+        "https://doi.org/10.123/short",
+        "https://doi.org/10.1234567890/long",
+        "https://doi.org/10.1000/",
+        "https://doi.org/",
+        "https://doi.org/10.1000/x?via=y",
+        "https://doi.org/10.1371/a&type=printable",
+        "http://dx.doi.org/10.1000/xyz",
+        "10.1000/bare",
+        "https://doi.org/10.1000/caf\xe9",
+        "https://doi.org/10.1000/a b",
+        "",
+        "not a doi",
+    ]
+)
+_IDS = st.sampled_from(
+    [
+        "https://openalex.org/W2741809807",
+        "https://openalex.org/W",
+        "https://openalex.org/w12",
+        "W123",
+        "https://openalex.org/W12x",
+        "https://openalex.org/W\u0661\u0662",
+        "",
+        "nonsense",
+    ]
+)
+_URLS = st.none() | st.sampled_from(
+    [
+        "https://doi.org/10.1038/nature12373",
+        "https://arxiv.org/abs/2310.01362v2",
+        "http://ARXIV.ORG/pdf/1411.5279",
+        "https://example.org/paper.pdf",
+        "https://doi.org/10.1000/other",
+        "https://DOI.ORG/10.1000/Other",
+        "https://dоi.org/10.1000/cyrillic",
+        "https://www.biorxiv.org/content/10.1101/2020.01.01.1",
+        "https://x.org/arxiv-mirror/1411.5279",
+        "",
+    ]
+)
+_SOURCE = st.none() | st.fixed_dictionaries(
+    {},
+    optional={
+        "display_name": _MAYBE_TEXT | st.just("arXiv (Cornell University)"),
+        "host_organization_name": _MAYBE_TEXT,
+        "abbreviated_title": _MAYBE_TEXT,
+        "type": st.sampled_from(["journal", "repository", None]),
+    },
+)
+_LOCATION = st.fixed_dictionaries(
+    {},
+    optional={
+        "id": st.none() | st.sampled_from(["pmh:oai:arXiv.org:1411.5279", "doi:10.1/x", ""]),
+        "source": _SOURCE,
+        "landing_page_url": _URLS,
+        "pdf_url": _URLS,
+        "version": st.none()
+        | st.sampled_from(["publishedVersion", "submittedVersion", "acceptedVersion", "", "x"]),
+        "raw_source_name": _MAYBE_TEXT,
+    },
+)
+_ORCIDS = st.none() | st.sampled_from(
+    [
+        "https://orcid.org/0000-0002-1825-0097",
+        "0000-0002-1825-009x",
+        "0000-0002-1825-009",
+        "x 0000-0002-1825-0097 0000-0001-0000-000X",
+        "\u0660\u0660\u0660\u0660-0002-1825-0097",
+        "",
+    ]
+)
+_AUTHORSHIP = st.fixed_dictionaries(
+    {},
+    optional={
+        "author": st.none()
+        | st.fixed_dictionaries({}, optional={"display_name": _MAYBE_TEXT, "orcid": _ORCIDS}),
+        "raw_author_name": _MAYBE_TEXT,
+    },
+)
+_RECORD = st.fixed_dictionaries(
+    {"id": _IDS},
+    optional={
+        "doi": st.none() | _DOIS,
+        "title": _MAYBE_TEXT,
+        "display_name": _MAYBE_TEXT,
+        "publication_year": st.none() | st.integers(1900, 2030),
+        "ids": st.none()
+        | st.fixed_dictionaries(
+            {},
+            optional={
+                "openalex": _IDS,
+                "doi": st.none() | _DOIS,
+                "pmid": st.none()
+                | st.sampled_from(["https://pubmed.ncbi.nlm.nih.gov/31415", "0012", 31415, ""]),
+                "pmcid": st.none()
+                | st.sampled_from(["https://www.ncbi.nlm.nih.gov/pmc/articles/7", "PMC12", 12]),
+                "mag": st.none() | st.sampled_from(["2741809807", 2741809807, " 12 ", "x"]),
+            },
+        ),
+        "language": st.none() | st.sampled_from(["en", ""]),
+        "type": st.none() | st.sampled_from(["article", "preprint", ""]),
+        "primary_location": st.none() | _LOCATION,
+        "locations": st.none() | st.lists(_LOCATION, max_size=3),
+        "host_venue": st.none()
+        | st.fixed_dictionaries(
+            {},
+            optional={
+                "display_name": _MAYBE_TEXT,
+                "publisher": _MAYBE_TEXT,
+                "url": _URLS,
+                "abbreviated_title": _MAYBE_TEXT,
+            },
+        ),
+        "authorships": st.none() | st.lists(_AUTHORSHIP, max_size=4),
+        "is_retracted": st.none() | st.booleans(),
+        "updated_date": st.none() | st.sampled_from(["2024-01-15T10:00:00", "2024", ""]),
+        "abstract_inverted_index": st.none()
+        | st.sampled_from([{"A": [0], "study": [1]}, {"x<b>": [0]}, {"a": [0, 2], "b": [1]}]),
+        "abstract_inverted_index_v3": st.none()
+        | st.sampled_from([{"IndexLength": 1, "InvertedIndex": {"V3": [0]}}, "{}"]),
+        "abstract": _MAYBE_TEXT,
+    },
+)
+
+
+def _converted(record: dict[str, Any]) -> tuple[Any, Any]:
+    """(C, Python) conversions of the record, each a Work or the error's type and message."""
+    raw = oa._RAW_DECODER.decode(json.dumps(record).encode())
+    inverted = oa._inverted_abstract(raw.abstract_inverted_index)
+
+    def run(convert: Any) -> Any:
+        try:
+            return convert(raw, "part_000.gz", inverted)
+        except Exception as exc:
+            return type(exc).__name__, str(exc)
+
+    return run(oa._native_convert), run(oa._convert)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_RECORD)
+def test_the_c_converter_gives_the_python_work(record: dict[str, Any]) -> None:
+    with_c, plain = _converted(record)
+    if with_c is None:  # no id of the usual form: the Python path says what is wrong
+        assert plain == ("OpenAlexRecordError", plain[1])
+    else:
+        assert with_c == plain
+
+
+def test_the_c_converter_on_a_preprint_with_a_published_twin() -> None:
+    """The shape of a real record: arXiv location, journal location, DOI given twice."""
+    record = {
+        "id": "https://openalex.org/W3",
+        "doi": "https://doi.org/10.1038/S41586-021-03819-2",
+        "title": "Highly  accurate protein structure prediction with <i>AlphaFold</i>",
+        "publication_year": 2021,
+        "ids": {
+            "openalex": "https://openalex.org/W3",
+            "pmid": "https://pubmed.ncbi.nlm.nih.gov/34265844",
+        },
+        "primary_location": {
+            "landing_page_url": "https://doi.org/10.1038/s41586-021-03819-2",
+            "source": {"display_name": "Nature", "host_organization_name": "Springer Nature"},
+            "version": "publishedVersion",
+        },
+        "locations": [
+            {
+                "landing_page_url": "https://doi.org/10.1038/s41586-021-03819-2",
+                "source": {"display_name": "Nature", "host_organization_name": "Springer Nature"},
+                "version": "publishedVersion",
+            },
+            {
+                "landing_page_url": "https://arxiv.org/abs/2107.00001",
+                "source": {"display_name": "arXiv (Cornell University)"},
+                "version": "submittedVersion",
+            },
+        ],
+        "authorships": [
+            {
+                "author": {
+                    "display_name": "John Jumper",
+                    "orcid": "https://orcid.org/0000-0001-6169-6580",
+                },
+                "raw_author_name": "John  Jumper",
+            },
+            {"author": None, "raw_author_name": "Richard Evans"},
+        ],
+        "updated_date": "2024-03-01T00:00:00.000000",
+    }
+    with_c, plain = _converted(record)
+    assert with_c == plain
+    assert isinstance(with_c, Work)
+    assert with_c.title == "Highly accurate protein structure prediction with AlphaFold"
+    assert with_c.arxiv == "2107.00001"
+    assert [v.kind for v in with_c.versions] == ["published", "preprint"]
+    assert with_c.authors[0].raw_name is None  # (the same name once its spaces are cleaned)
+    assert with_c.authors[0].orcid == "0000-0001-6169-6580"
+    assert with_c.venue_alt == ["arXiv (Cornell University)", "Springer Nature"]
+
+
+def test_the_c_converter_leaves_a_record_without_an_id_to_python() -> None:
+    raw = oa._RAW_DECODER.decode(b'{"id": "nonsense", "title": "T"}')
+    assert oa._native_convert(raw, None, None) is None
+    with pytest.raises(OpenAlexRecordError, match="without a valid OpenAlex id"):
+        decode_openalex_line(b'{"id": "nonsense", "title": "T"}')

@@ -13,6 +13,10 @@
  * Returns None for ``null`` and for an index without positions; otherwise the words joined
  * by one space in position order, positions that no word fills left out (the caller applies
  * the usual clean-up to the text).
+ *
+ * Further down: the whitespace clean-up of a string (clean_spaces), the hashes of a title's
+ * block keys (title_block_hashes) and the conversion of a decoded record into a Work
+ * (convert), each the twin of a Python function that differential tests hold it to.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -625,6 +629,41 @@ static PyObject *title_block_hashes(PyObject *self, PyObject *arg) {
  * return or a no-break space; then the text is stripped, and None stands for an empty one.
  * Whitespace is what str.isspace() and re's \s call so (Py_UNICODE_ISSPACE). */
 
+/* a double space in one-byte text */
+static int ucs1_double_space(const Py_UCS1 *d, Py_ssize_t n) {
+    const Py_UCS1 *end = d + n, *p = d;
+    while ((p = memchr(p, ' ', (size_t)(end - p))) != NULL && p + 1 < end) {
+        if (p[1] == ' ') return 1;
+        p += 1;
+    }
+    return 0;
+}
+
+/* whitespace runs of text (kind, data, n) as one space, ends stripped: a new str or None */
+#define COLLAPSE(T, KIND)                                                                    \
+    do {                                                                                     \
+        const T *src = (const T *)data;                                                      \
+        T *buf = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(T));                              \
+        if (!buf) return PyErr_NoMemory();                                                   \
+        Py_ssize_t m = 0;                                                                    \
+        int in_space = 1; /* (leading whitespace is dropped) */                              \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                 \
+            T ch = src[i];                                                                   \
+            if (Py_UNICODE_ISSPACE(ch)) {                                                    \
+                if (!in_space) buf[m++] = ' ';                                               \
+                in_space = 1;                                                                \
+            } else {                                                                         \
+                buf[m++] = ch;                                                               \
+                in_space = 0;                                                                \
+            }                                                                                \
+        }                                                                                    \
+        if (m && buf[m - 1] == ' ') m--; /* (trailing whitespace too) */                     \
+        PyObject *out = m ? PyUnicode_FromKindAndData(KIND, buf, m) : NULL;                  \
+        PyMem_Free(buf);                                                                     \
+        if (!m) Py_RETURN_NONE;                                                              \
+        return out;                                                                          \
+    } while (0)
+
 static PyObject *clean_spaces(PyObject *self, PyObject *arg) {
     (void)self;
     if (!PyUnicode_Check(arg)) {
@@ -635,37 +674,32 @@ static PyObject *clean_spaces(PyObject *self, PyObject *arg) {
     int kind = PyUnicode_KIND(arg);
     const void *data = PyUnicode_DATA(arg);
     int dbl = 0, nonprint = 0, special = 0;
-    Py_UCS4 prev = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
-        if (ch < 0x7F && ch >= 0x20) { /* printable ASCII: only a double space counts */
-            if (ch == ' ' && prev == ' ') dbl = 1;
-        } else {
+    if (kind == PyUnicode_1BYTE_KIND) { /* (most text: one pass of a cheap test a character) */
+        const Py_UCS1 *d = data;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_UCS1 ch = d[i];
+            if ((Py_UCS1)(ch - 0x20) < 0x5F) continue; /* printable ASCII */
             if (ch == '\n' || ch == '\t' || ch == '\r' || ch == 0xA0) special = 1;
             if (!nonprint && !Py_UNICODE_ISPRINTABLE(ch)) nonprint = 1;
         }
-        prev = ch;
-    }
-    if ((dbl || nonprint) && (dbl || special)) {
-        Py_UCS4 *buf = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Py_UCS4));
-        if (!buf) return PyErr_NoMemory();
-        Py_ssize_t m = 0;
-        int in_space = 1; /* (leading whitespace is dropped) */
+        dbl = ucs1_double_space(d, n);
+    } else {
+        Py_UCS4 prev = 0;
         for (Py_ssize_t i = 0; i < n; i++) {
             Py_UCS4 ch = PyUnicode_READ(kind, data, i);
-            if (Py_UNICODE_ISSPACE(ch)) {
-                if (!in_space) buf[m++] = ' ';
-                in_space = 1;
+            if (ch < 0x7F && ch >= 0x20) { /* printable ASCII: only a double space counts */
+                if (ch == ' ' && prev == ' ') dbl = 1;
             } else {
-                buf[m++] = ch;
-                in_space = 0;
+                if (ch == '\n' || ch == '\t' || ch == '\r' || ch == 0xA0) special = 1;
+                if (!nonprint && !Py_UNICODE_ISPRINTABLE(ch)) nonprint = 1;
             }
+            prev = ch;
         }
-        if (m && buf[m - 1] == ' ') m--; /* (trailing whitespace too) */
-        PyObject *out = m ? PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, m) : NULL;
-        PyMem_Free(buf);
-        if (!m) Py_RETURN_NONE;
-        return out;
+    }
+    if ((dbl || nonprint) && (dbl || special)) {
+        if (kind == PyUnicode_1BYTE_KIND) COLLAPSE(Py_UCS1, PyUnicode_1BYTE_KIND);
+        if (kind == PyUnicode_2BYTE_KIND) COLLAPSE(Py_UCS2, PyUnicode_2BYTE_KIND);
+        COLLAPSE(Py_UCS4, PyUnicode_4BYTE_KIND);
     }
     Py_ssize_t a = 0, b = n;
     while (a < b && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a))) a++;
@@ -676,6 +710,753 @@ static PyObject *clean_spaces(PyObject *self, PyObject *arg) {
         return arg;
     }
     return PyUnicode_Substring(arg, a, b);
+}
+
+/* --- record conversion ---------------------------------------------------------------------
+ *
+ * convert(rec, source, inverted) is readers/openalex.py's _convert for a record decoded as an
+ * _OAWorkRaw, statement for statement, without the interpreter's cost of running it (a third
+ * of a worker's time a record). It does in C what is plain (attribute reads, the location,
+ * venue, version and author loops, the OpenAlex id, DOI URL and ORCID forms OpenAlex writes,
+ * the whitespace clean-up) and calls the Python helpers that configure_convert() gave it for
+ * everything else: markup, arXiv locations, DOIs and ids of any other form, PMIDs, PMCIDs, MAG
+ * ids, abstracts needing a clean-up. It returns None when the record has no id of the usual
+ * form: the caller then takes the Python path, which says why. A differential test checks that
+ * both give the same Work for hand-made, random and real records. */
+
+enum {
+    H_CLEAN,
+    H_DOI,
+    H_STRIP_LANDING,
+    H_OPENALEX,
+    H_ARXIV_OF_LOCATION,
+    H_ORCID,
+    H_PMID,
+    H_PMCID,
+    H_MAG,
+    H_ARXIV_FROM_DOI,
+    H_ABSTRACT_TEXT,
+    H_ABSTRACT_FROM_INDEX,
+    H_WORK,
+    H_AUTHOR,
+    H_VERSION,
+    H_VERSION_KIND,
+    H_NO_IDS,
+    H_UPDATED,
+    N_HELPERS
+};
+static const char *helper_names[N_HELPERS] = {
+    "clean", "doi", "strip_landing_suffix", "openalex", "arxiv_of_location", "orcid", "pmid",
+    "pmcid", "mag", "arxiv_from_doi", "abstract_text", "abstract_from_inverted_index", "Work",
+    "Author", "Version", "version_kind", "no_ids", "updated",
+};
+static PyObject *helpers[N_HELPERS];
+
+enum {
+    A_ID, A_DOI, A_TITLE, A_DISPLAY_NAME, A_PUBLICATION_YEAR, A_IDS, A_LANGUAGE, A_TYPE,
+    A_PRIMARY_LOCATION, A_LOCATIONS, A_HOST_VENUE, A_AUTHORSHIPS, A_IS_RETRACTED,
+    A_UPDATED_DATE, A_OPENALEX, A_PMID, A_PMCID, A_MAG, A_SOURCE, A_LANDING_PAGE_URL,
+    A_PDF_URL, A_VERSION, A_RAW_SOURCE_NAME, A_HOST_ORGANIZATION_NAME, A_ABBREVIATED_TITLE,
+    A_PUBLISHER, A_URL, A_AUTHOR, A_RAW_AUTHOR_NAME, A_ORCID, A_ABSTRACT_INVERTED_INDEX_V3,
+    A_ABSTRACT, N_ATTRS
+};
+static const char *attr_names[N_ATTRS] = {
+    "id", "doi", "title", "display_name", "publication_year", "ids", "language", "type",
+    "primary_location", "locations", "host_venue", "authorships", "is_retracted",
+    "updated_date", "openalex", "pmid", "pmcid", "mag", "source", "landing_page_url",
+    "pdf_url", "version", "raw_source_name", "host_organization_name", "abbreviated_title",
+    "publisher", "url", "author", "raw_author_name", "orcid", "abstract_inverted_index_v3",
+    "abstract",
+};
+static PyObject *attrs[N_ATTRS];
+static PyObject *str_empty, *str_submitted, *str_preprint, *str_doi_org, *str_arxiv_doi;
+static PyObject *str_two_spaces;
+
+static PyObject *configure_convert(PyObject *self, PyObject *arg) {
+    (void)self;
+    if (!PyDict_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "configure_convert() takes a dict of helpers");
+        return NULL;
+    }
+    PyObject *got[N_HELPERS];
+    for (int i = 0; i < N_HELPERS; i++) {
+        got[i] = PyDict_GetItemString(arg, helper_names[i]); /* borrowed */
+        if (got[i] == NULL) {
+            PyErr_Format(PyExc_KeyError, "configure_convert(): no helper %s", helper_names[i]);
+            return NULL;
+        }
+    }
+    if (!PyDict_Check(got[H_VERSION_KIND])) {
+        PyErr_SetString(PyExc_TypeError, "configure_convert(): version_kind must be a dict");
+        return NULL;
+    }
+    for (int i = 0; i < N_HELPERS; i++) {
+        Py_INCREF(got[i]);
+        Py_XSETREF(helpers[i], got[i]);
+    }
+    return Py_NewRef(Py_None);
+}
+
+static int convert_init(void) {
+    for (int i = 0; i < N_ATTRS; i++)
+        if (!(attrs[i] = PyUnicode_InternFromString(attr_names[i]))) return -1;
+    if (!(str_empty = PyUnicode_InternFromString(""))) return -1;
+    if (!(str_submitted = PyUnicode_InternFromString("submitted"))) return -1;
+    if (!(str_preprint = PyUnicode_InternFromString("preprint"))) return -1;
+    if (!(str_doi_org = PyUnicode_InternFromString("doi.org/"))) return -1;
+    if (!(str_arxiv_doi = PyUnicode_InternFromString("10.48550/arxiv."))) return -1;
+    if (!(str_two_spaces = PyUnicode_InternFromString("  "))) return -1;
+    return 0;
+}
+
+#define GET(obj, a) PyObject_GetAttr((obj), attrs[a])
+
+static PyObject *call1(int h, PyObject *arg) { return PyObject_CallOneArg(helpers[h], arg); }
+
+/* a str of at least one character */
+static int nonempty_str(PyObject *s) { return PyUnicode_Check(s) && PyUnicode_GET_LENGTH(s) > 0; }
+
+/* truthiness of what msgspec decoded (str, int, bool, list, Struct or None) */
+static int truthy(PyObject *o) {
+    if (o == Py_None) return 0;
+    if (PyUnicode_Check(o)) return PyUnicode_GET_LENGTH(o) > 0;
+    return PyObject_IsTrue(o);
+}
+
+static int has_char(PyObject *s, Py_UCS4 c) {
+    return PyUnicode_FindChar(s, c, 0, PyUnicode_GET_LENGTH(s), 1) >= 0;
+}
+
+/* ASCII text of an ASCII str contains needle (lower-case ASCII), ignoring case */
+static int ascii_icontains(PyObject *s, const char *needle) {
+    const unsigned char *d = PyUnicode_1BYTE_DATA(s);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s), k = (Py_ssize_t)strlen(needle);
+    for (Py_ssize_t i = 0; i + k <= n; i++) {
+        Py_ssize_t j = 0;
+        while (j < k) {
+            unsigned char c = d[i + j];
+            if (c >= 'A' && c <= 'Z') c = (unsigned char)(c - 'A' + 'a');
+            if (c != (unsigned char)needle[j]) break;
+            j++;
+        }
+        if (j == k) return 1;
+    }
+    return 0;
+}
+
+/* an ASCII str that starts with prefix */
+static int ascii_starts_with(PyObject *s, const char *prefix) {
+    Py_ssize_t k = (Py_ssize_t)strlen(prefix);
+    if (!PyUnicode_IS_ASCII(s) || PyUnicode_GET_LENGTH(s) < k) return 0;
+    return memcmp(PyUnicode_1BYTE_DATA(s), prefix, (size_t)k) == 0;
+}
+
+/* _clean: None for None or "", markup through the Python helper, else clean_spaces */
+static PyObject *c_clean(PyObject *s) {
+    if (s == Py_None || (PyUnicode_Check(s) && PyUnicode_GET_LENGTH(s) == 0))
+        return Py_NewRef(Py_None);
+    if (!PyUnicode_Check(s) || has_char(s, '<') || has_char(s, '&')) return call1(H_CLEAN, s);
+    return clean_spaces(NULL, s);
+}
+
+/* str.strip(), None for an empty result */
+static PyObject *strip_or_none(PyObject *s) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s), a = 0, b = n;
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    while (a < b && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a))) a++;
+    while (b > a && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b - 1))) b--;
+    if (a == b) return Py_NewRef(Py_None);
+    if (a == 0 && b == n) return Py_NewRef(s);
+    return PyUnicode_Substring(s, a, b);
+}
+
+/* a double space in the text of a str (-1 on error) */
+static int has_double_space(PyObject *s) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    if (PyUnicode_KIND(s) == PyUnicode_1BYTE_KIND)
+        return ucs1_double_space(PyUnicode_1BYTE_DATA(s), n);
+    Py_ssize_t at = PyUnicode_Find(s, str_two_spaces, 0, n, 1);
+    return at == -2 ? -1 : at >= 0;
+}
+
+/* _abstract_text: the text stripped, or the Python helper when it needs a clean-up (markup,
+ * a line break or a double space); each test is one fast scan, as in Python */
+static PyObject *c_abstract_text(PyObject *s) {
+    if (!PyUnicode_Check(s) || has_char(s, '<') || has_char(s, '&') || has_char(s, '\n'))
+        return call1(H_ABSTRACT_TEXT, s);
+    int dbl = has_double_space(s);
+    if (dbl < 0) return NULL;
+    if (dbl) return call1(H_ABSTRACT_TEXT, s);
+    return strip_or_none(s);
+}
+
+/* _openalex: "https://openalex.org/W<digits>" -> "W<digits>", else the Python helper */
+static PyObject *c_openalex(PyObject *v) {
+    static const char prefix[] = "https://openalex.org/W";
+    const Py_ssize_t k = (Py_ssize_t)sizeof prefix - 1;
+    if (PyUnicode_Check(v) && ascii_starts_with(v, prefix) && PyUnicode_GET_LENGTH(v) > k) {
+        const unsigned char *d = PyUnicode_1BYTE_DATA(v);
+        Py_ssize_t n = PyUnicode_GET_LENGTH(v), i = k;
+        while (i < n && d[i] >= '0' && d[i] <= '9') i++;
+        if (i == n) return PyUnicode_Substring(v, k - 1, n);
+    }
+    return call1(H_OPENALEX, v);
+}
+
+/* _doi: the fast path for a plain "https://doi.org/10..." URL, else the Python helper */
+static PyObject *c_doi(PyObject *v) {
+    static const char prefix[] = "https://doi.org/";
+    static const char *images[] = {".svg", ".png", ".gif", ".jpg", ".jpeg"};
+    const Py_ssize_t k = (Py_ssize_t)sizeof prefix - 1;
+    if (v == Py_None || (PyUnicode_Check(v) && PyUnicode_GET_LENGTH(v) == 0))
+        return Py_NewRef(Py_None);
+    if (!PyUnicode_Check(v) || !ascii_starts_with(v, prefix)) return call1(H_DOI, v);
+    const unsigned char *d = PyUnicode_1BYTE_DATA(v);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(v);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (d[i] < 0x21 || d[i] > 0x7E || d[i] == '%') return call1(H_DOI, v);
+    if (strchr(".,;:)]}>'\"", d[n - 1]) != NULL) return call1(H_DOI, v);
+    Py_ssize_t m = n - k;
+    char *low = PyMem_Malloc((size_t)m + 1);
+    if (!low) return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < m; i++) {
+        unsigned char c = d[k + i];
+        low[i] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    }
+    low[m] = 0;
+    for (size_t e = 0; e < sizeof images / sizeof *images; e++) {
+        size_t el = strlen(images[e]);
+        if ((size_t)m >= el && memcmp(low + m - (Py_ssize_t)el, images[e], el) == 0) {
+            PyMem_Free(low);
+            return call1(H_DOI, v);
+        }
+    }
+    PyObject *s = PyUnicode_FromStringAndSize(low, m);
+    int tail = m > 0 && (strchr(low, '?') || strchr(low, '#') || strstr(low, "&type=") ||
+                         (low[m - 1] >= 'a' && low[m - 1] <= 'z') ||
+                         strncmp(low, "10.1101/", 8) == 0);
+    PyMem_Free(low);
+    if (!s) return NULL;
+    if (tail || m == 0) { /* a landing-page tail to strip (strip_landing_suffix) */
+        PyObject *t = call1(H_STRIP_LANDING, s);
+        Py_DECREF(s);
+        if (!t) return NULL;
+        if (!PyUnicode_Check(t) || !PyUnicode_IS_ASCII(t)) { /* (it only cuts: never) */
+            Py_DECREF(t);
+            return call1(H_DOI, v);
+        }
+        s = t;
+    }
+    /* ^10\.\d{4,9}/\S+$ on printable ASCII without spaces */
+    const unsigned char *b = PyUnicode_1BYTE_DATA(s);
+    Py_ssize_t sl = PyUnicode_GET_LENGTH(s), j = 3;
+    int ok = sl > 3 && memcmp(b, "10.", 3) == 0;
+    if (ok) {
+        while (j < sl && b[j] >= '0' && b[j] <= '9') j++;
+        ok = j - 3 >= 4 && j - 3 <= 9 && j < sl && b[j] == '/' && j + 1 < sl;
+    }
+    if (ok) return s;
+    Py_DECREF(s);
+    return Py_NewRef(Py_None);
+}
+
+/* _orcid: the first dddd-dddd-dddd-ddd[dX] in an ASCII value, upper-cased */
+static PyObject *c_orcid(PyObject *v) {
+    if (!truthy(v)) return Py_NewRef(Py_None);
+    if (!PyUnicode_Check(v) || !PyUnicode_IS_ASCII(v)) return call1(H_ORCID, v);
+    const unsigned char *d = PyUnicode_1BYTE_DATA(v);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(v);
+    static const char shape[] = "dddd-dddd-dddd-dddx";
+    for (Py_ssize_t i = 0; i + 19 <= n; i++) {
+        int j = 0;
+        for (; j < 19; j++) {
+            unsigned char c = d[i + j];
+            char want = shape[j];
+            if (want == 'd' ? !(c >= '0' && c <= '9')
+                : want == '-' ? c != '-'
+                              : !((c >= '0' && c <= '9') || c == 'X' || c == 'x'))
+                break;
+        }
+        if (j == 19) {
+            char out[19];
+            memcpy(out, d + i, 19);
+            if (out[18] == 'x') out[18] = 'X';
+            return PyUnicode_FromStringAndSize(out, 19);
+        }
+    }
+    return Py_NewRef(Py_None);
+}
+
+/* _arxiv_of_location: None when nothing of the location can name arXiv, else the helper */
+static PyObject *c_arxiv_of_location(PyObject *loc) {
+    int maybe = 0;
+    const int url_attrs[2] = {A_LANDING_PAGE_URL, A_PDF_URL};
+    for (int u = 0; u < 2 && !maybe; u++) {
+        PyObject *url = GET(loc, url_attrs[u]);
+        if (!url) return NULL;
+        if (nonempty_str(url))
+            maybe = !PyUnicode_IS_ASCII(url) || ascii_icontains(url, "arxiv.org/");
+        else if (url != Py_None)
+            maybe = 1;
+        Py_DECREF(url);
+    }
+    if (!maybe) {
+        PyObject *id = GET(loc, A_ID);
+        if (!id) return NULL;
+        if (nonempty_str(id))
+            maybe = !PyUnicode_IS_ASCII(id) || ascii_icontains(id, "arxiv");
+        else if (id != Py_None)
+            maybe = 1;
+        Py_DECREF(id);
+    }
+    if (!maybe) {
+        PyObject *src = GET(loc, A_SOURCE);
+        if (!src) return NULL;
+        if (src != Py_None) {
+            PyObject *dn = GET(src, A_DISPLAY_NAME);
+            if (!dn) {
+                Py_DECREF(src);
+                return NULL;
+            }
+            if (nonempty_str(dn))
+                maybe = !PyUnicode_IS_ASCII(dn) || ascii_icontains(dn, "arxiv");
+            else if (dn != Py_None)
+                maybe = 1;
+            Py_DECREF(dn);
+        }
+        Py_DECREF(src);
+    }
+    if (maybe) return call1(H_ARXIV_OF_LOCATION, loc);
+    return Py_NewRef(Py_None);
+}
+
+/* value, or the Python helper h of it when it is not None */
+static PyObject *unless_none(int h, PyObject *v) {
+    if (v == Py_None) return Py_NewRef(Py_None);
+    return call1(h, v);
+}
+
+/* `value in seq` for a list: -1 on error */
+static int in_list(PyObject *list, PyObject *v) { return PySequence_Contains(list, v); }
+
+/* _add(seq, value, exclude): append value when truthy, not in seq and not exclude; steals value */
+static int add_unless(PyObject *seq, PyObject *value, PyObject *exclude) {
+    if (!value) return -1;
+    int r = 0;
+    if (truthy(value)) {
+        int in = in_list(seq, value);
+        int ex = in ? 0 : (exclude ? PyObject_RichCompareBool(value, exclude, Py_EQ) : 0);
+        if (in < 0 || ex < 0)
+            r = -1;
+        else if (!in && !ex)
+            r = PyList_Append(seq, value);
+    }
+    Py_DECREF(value);
+    return r;
+}
+
+static PyObject *convert(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *rec, *source, *inverted;
+    if (!PyArg_UnpackTuple(args, "convert", 3, 3, &rec, &source, &inverted)) return NULL;
+    if (helpers[H_WORK] == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "convert(): configure_convert() was not called");
+        return NULL;
+    }
+    PyObject *result = NULL;
+    PyObject *ids = NULL, *wid = NULL, *title = NULL, *raw_doi = NULL, *rec_doi = NULL;
+    PyObject *doi = NULL, *arxiv = NULL, *primary = NULL, *locations = NULL;
+    PyObject *src_names = NULL, *raw_names = NULL, *venue = NULL, *hv = NULL;
+    PyObject *venue_alt = NULL, *first_src = NULL, *versions = NULL, *urls = NULL;
+    PyObject *authors = NULL, *abstract = NULL, *updated = NULL, *year = NULL, *tmp = NULL;
+    PyObject *pmid = NULL, *pmcid = NULL, *mag = NULL, *type = NULL, *language = NULL;
+    PyObject *is_retracted = NULL;
+
+    if (!(ids = GET(rec, A_IDS))) goto done;
+    if (!(tmp = GET(rec, A_ID))) goto done;
+    wid = c_openalex(tmp);
+    Py_CLEAR(tmp);
+    if (!wid) goto done;
+    if (wid == Py_None && ids != Py_None) {
+        Py_CLEAR(wid);
+        if (!(tmp = GET(ids, A_OPENALEX))) goto done;
+        wid = c_openalex(tmp);
+        Py_CLEAR(tmp);
+        if (!wid) goto done;
+    }
+    if (!truthy(wid)) { /* the Python path raises the record's error */
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    if (ids == Py_None) Py_SETREF(ids, Py_NewRef(helpers[H_NO_IDS]));
+
+    if (!(tmp = GET(rec, A_TITLE))) goto done;
+    title = c_clean(tmp);
+    Py_CLEAR(tmp);
+    if (!title) goto done;
+    if (!truthy(title)) {
+        Py_CLEAR(title);
+        if (!(tmp = GET(rec, A_DISPLAY_NAME))) goto done;
+        title = c_clean(tmp);
+        Py_CLEAR(tmp);
+        if (!title) goto done;
+    }
+    if (!(raw_doi = GET(rec, A_DOI))) goto done;
+    if (!(rec_doi = c_doi(raw_doi))) goto done;
+    if (rec_doi != Py_None) {
+        doi = Py_NewRef(rec_doi);
+    } else {
+        if (!(tmp = GET(ids, A_DOI))) goto done;
+        doi = c_doi(tmp);
+        Py_CLEAR(tmp);
+        if (!doi) goto done;
+    }
+    if (PyUnicode_Check(doi) && PyUnicode_Tailmatch(doi, str_arxiv_doi, 0, PY_SSIZE_T_MAX, -1) == 1)
+        arxiv = call1(H_ARXIV_FROM_DOI, doi);
+    else
+        arxiv = Py_NewRef(Py_None);
+    if (!arxiv) goto done;
+
+    if (!(primary = GET(rec, A_PRIMARY_LOCATION))) goto done;
+    if (!(locations = PyList_New(0))) goto done;
+    if (primary != Py_None && PyList_Append(locations, primary) < 0) goto done;
+    if (!(tmp = GET(rec, A_LOCATIONS))) goto done;
+    if (tmp != Py_None) {
+        int t = truthy(tmp);
+        if (t < 0) goto done;
+        if (t) {
+            PyObject *seq = PySequence_Fast(tmp, "locations must be a list");
+            if (!seq) goto done;
+            for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+                PyObject *loc = PySequence_Fast_GET_ITEM(seq, i);
+                if (loc == primary) continue;
+                int in = in_list(locations, loc);
+                if (in < 0 || (!in && PyList_Append(locations, loc) < 0)) {
+                    Py_DECREF(seq);
+                    goto done;
+                }
+            }
+            Py_DECREF(seq);
+        }
+    }
+    Py_CLEAR(tmp);
+    Py_ssize_t nloc = PyList_GET_SIZE(locations);
+
+    /* cleaned source name and raw source name of every location */
+    if (!(src_names = PyList_New(nloc)) || !(raw_names = PyList_New(nloc))) goto done;
+    for (Py_ssize_t i = 0; i < nloc; i++) { /* (filled with None first: safe to free) */
+        PyList_SET_ITEM(src_names, i, Py_NewRef(Py_None));
+        PyList_SET_ITEM(raw_names, i, Py_NewRef(Py_None));
+    }
+    for (Py_ssize_t i = 0; i < nloc; i++) {
+        PyObject *loc = PyList_GET_ITEM(locations, i);
+        PyObject *src = GET(loc, A_SOURCE);
+        if (!src) goto done;
+        if (src != Py_None) {
+            PyObject *dn = GET(src, A_DISPLAY_NAME);
+            PyObject *name = dn ? c_clean(dn) : NULL;
+            Py_XDECREF(dn);
+            Py_DECREF(src);
+            if (!name) goto done;
+            PyList_SetItem(src_names, i, name);
+        } else {
+            Py_DECREF(src);
+        }
+        PyObject *rsn = GET(loc, A_RAW_SOURCE_NAME);
+        if (!rsn) goto done;
+        int t = truthy(rsn);
+        if (t < 0) {
+            Py_DECREF(rsn);
+            goto done;
+        }
+        if (t) {
+            PyObject *name = c_clean(rsn);
+            Py_DECREF(rsn);
+            if (!name) goto done;
+            PyList_SetItem(raw_names, i, name);
+        } else {
+            Py_DECREF(rsn);
+        }
+    }
+
+    /* venue and alternatives */
+    for (Py_ssize_t i = 0; i < nloc && !venue; i++)
+        if (truthy(PyList_GET_ITEM(src_names, i))) venue = Py_NewRef(PyList_GET_ITEM(src_names, i));
+    if (!(hv = GET(rec, A_HOST_VENUE))) goto done;
+    if (!venue && hv != Py_None) {
+        if (!(tmp = GET(hv, A_DISPLAY_NAME))) goto done;
+        venue = c_clean(tmp);
+        Py_CLEAR(tmp);
+        if (!venue) goto done;
+        if (venue == Py_None) Py_CLEAR(venue);
+    }
+    for (Py_ssize_t i = 0; i < nloc && !venue; i++)
+        if (truthy(PyList_GET_ITEM(raw_names, i))) venue = Py_NewRef(PyList_GET_ITEM(raw_names, i));
+    if (!venue) venue = Py_NewRef(Py_None);
+
+    if (!(venue_alt = PyList_New(0))) goto done;
+    for (Py_ssize_t i = 0; i < nloc; i++) {
+        PyObject *loc = PyList_GET_ITEM(locations, i);
+        PyObject *src_name = PyList_GET_ITEM(src_names, i);
+        PyObject *raw_name = PyList_GET_ITEM(raw_names, i);
+        PyObject *src = GET(loc, A_SOURCE);
+        if (!src) goto done;
+        if (src != Py_None) {
+            if (!first_src) first_src = Py_NewRef(src);
+            if (truthy(src_name)) {
+                int ne = PyObject_RichCompareBool(src_name, venue, Py_NE);
+                int in = ne > 0 ? in_list(venue_alt, src_name) : 0;
+                if (ne < 0 || in < 0 || (ne && !in && PyList_Append(venue_alt, src_name) < 0)) {
+                    Py_DECREF(src);
+                    goto done;
+                }
+            }
+            PyObject *abbr = GET(src, A_ABBREVIATED_TITLE);
+            if (!abbr) {
+                Py_DECREF(src);
+                goto done;
+            }
+            int t = truthy(abbr);
+            int r = t > 0 ? add_unless(venue_alt, c_clean(abbr), venue) : t;
+            Py_DECREF(abbr);
+            if (r < 0) {
+                Py_DECREF(src);
+                goto done;
+            }
+        }
+        Py_DECREF(src);
+        if (truthy(raw_name)) {
+            int ne = PyObject_RichCompareBool(raw_name, venue, Py_NE);
+            int in = ne > 0 ? in_list(venue_alt, raw_name) : 0;
+            if (ne < 0 || in < 0 || (ne && !in && PyList_Append(venue_alt, raw_name) < 0))
+                goto done;
+        }
+    }
+    if (hv != Py_None) {
+        const int hv_attrs[3] = {A_DISPLAY_NAME, A_ABBREVIATED_TITLE, A_PUBLISHER};
+        for (int a = 0; a < 3; a++) {
+            if (!(tmp = GET(hv, hv_attrs[a]))) goto done;
+            int r = add_unless(venue_alt, c_clean(tmp), venue);
+            Py_CLEAR(tmp);
+            if (r < 0) goto done;
+        }
+    }
+    if (first_src) {
+        if (!(tmp = GET(first_src, A_HOST_ORGANIZATION_NAME))) goto done;
+        int t = truthy(tmp);
+        int r = t > 0 ? add_unless(venue_alt, c_clean(tmp), venue) : t;
+        Py_CLEAR(tmp);
+        if (r < 0) goto done;
+    }
+
+    /* versions, urls, arXiv from locations */
+    if (!(versions = PyList_New(0)) || !(urls = PyList_New(0))) goto done;
+    if (!(year = GET(rec, A_PUBLICATION_YEAR))) goto done;
+    for (Py_ssize_t i = 0; i < nloc; i++) {
+        PyObject *loc = PyList_GET_ITEM(locations, i);
+        PyObject *a = NULL, *landing = NULL, *pdf = NULL, *version = NULL, *kind = NULL;
+        PyObject *ldoi = NULL, *v = NULL;
+        int ok = 0;
+        if (!(a = c_arxiv_of_location(loc))) goto loc_done;
+        if (truthy(a) && arxiv == Py_None) Py_SETREF(arxiv, Py_NewRef(a));
+        if (!(landing = GET(loc, A_LANDING_PAGE_URL)) || !(pdf = GET(loc, A_PDF_URL))) goto loc_done;
+        if (truthy(landing)) {
+            int in = in_list(urls, landing);
+            if (in < 0 || (!in && PyList_Append(urls, landing) < 0)) goto loc_done;
+        }
+        if (truthy(pdf)) {
+            int in = in_list(urls, pdf);
+            if (in < 0 || (!in && PyList_Append(urls, pdf) < 0)) goto loc_done;
+        }
+        if (!(version = GET(loc, A_VERSION))) goto loc_done;
+        kind = PyDict_GetItemWithError(helpers[H_VERSION_KIND], truthy(version) ? version : str_empty);
+        if (!kind && PyErr_Occurred()) goto loc_done;
+        kind = Py_NewRef(kind ? kind : version);
+        ldoi = Py_NewRef(Py_None);
+        if (truthy(landing)) {
+            int has;
+            if (PyUnicode_IS_ASCII(landing)) {
+                has = ascii_icontains(landing, "doi.org/");
+            } else {
+                PyObject *low = PyObject_CallMethod(landing, "lower", NULL);
+                if (!low) goto loc_done;
+                has = PySequence_Contains(low, str_doi_org);
+                Py_DECREF(low);
+                if (has < 0) goto loc_done;
+            }
+            if (has) {
+                int same = PyObject_RichCompareBool(landing, raw_doi, Py_EQ);
+                if (same < 0) goto loc_done;
+                Py_SETREF(ldoi, same ? Py_NewRef(rec_doi) : c_doi(landing));
+                if (!ldoi) goto loc_done;
+            }
+        }
+        PyObject *src = GET(loc, A_SOURCE);
+        if (!src) goto loc_done;
+        PyObject *lvenue = PyList_GET_ITEM(src != Py_None ? src_names : raw_names, i);
+        Py_DECREF(src);
+        int ta = truthy(a);
+        if (ta) {
+            int sub = kind == Py_None ? 1 : PyObject_RichCompareBool(kind, str_submitted, Py_EQ);
+            if (sub < 0) goto loc_done;
+            if (sub) Py_SETREF(kind, Py_NewRef(str_preprint));
+        }
+        int tk = truthy(kind);
+        if (tk < 0) goto loc_done;
+        if (!(tk || ta || truthy(ldoi))) {
+            ok = 1;
+            goto loc_done;
+        }
+        PyObject *vargs[5] = {i == 0 && primary != Py_None ? year : Py_None, lvenue, ldoi, a, kind};
+        if (!(v = PyObject_Vectorcall(helpers[H_VERSION], vargs, 5, NULL))) goto loc_done;
+        int in = in_list(versions, v);
+        if (in < 0 || (!in && PyList_Append(versions, v) < 0)) goto loc_done;
+        ok = 1;
+    loc_done:
+        Py_XDECREF(a);
+        Py_XDECREF(landing);
+        Py_XDECREF(pdf);
+        Py_XDECREF(version);
+        Py_XDECREF(kind);
+        Py_XDECREF(ldoi);
+        Py_XDECREF(v);
+        if (!ok) goto done;
+    }
+    if (hv != Py_None) {
+        if (!(tmp = GET(hv, A_URL))) goto done;
+        int r = add_unless(urls, Py_NewRef(tmp), NULL);
+        Py_CLEAR(tmp);
+        if (r < 0) goto done;
+    }
+
+    if (!(authors = PyList_New(0))) goto done;
+    if (!(tmp = GET(rec, A_AUTHORSHIPS))) goto done;
+    if (truthy(tmp)) {
+        PyObject *seq = PySequence_Fast(tmp, "authorships must be a list");
+        if (!seq) goto done;
+        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+            PyObject *au = PySequence_Fast_GET_ITEM(seq, i);
+            PyObject *ref = NULL, *raw = NULL, *name = NULL, *orcid = NULL, *x = NULL;
+            PyObject *author = NULL;
+            int ok = 0;
+            if (!(ref = GET(au, A_AUTHOR)) || !(x = GET(au, A_RAW_AUTHOR_NAME))) goto au_done;
+            if (!(raw = c_clean(x))) goto au_done;
+            Py_CLEAR(x);
+            if (ref == Py_None) {
+                name = Py_NewRef(raw);
+                orcid = Py_NewRef(Py_None);
+            } else {
+                if (!(x = GET(ref, A_DISPLAY_NAME)) || !(name = c_clean(x))) goto au_done;
+                Py_CLEAR(x);
+                if (!truthy(name)) Py_SETREF(name, Py_NewRef(raw));
+                if (!(x = GET(ref, A_ORCID)) || !(orcid = c_orcid(x))) goto au_done;
+                Py_CLEAR(x);
+            }
+            if (!truthy(name)) {
+                ok = 1;
+                goto au_done;
+            }
+            int ne = truthy(raw) ? PyObject_RichCompareBool(raw, name, Py_NE) : 0;
+            if (ne < 0) goto au_done;
+            PyObject *aargs[3] = {name, ne ? raw : Py_None, orcid};
+            if (!(author = PyObject_Vectorcall(helpers[H_AUTHOR], aargs, 3, NULL))) goto au_done;
+            if (PyList_Append(authors, author) < 0) goto au_done;
+            ok = 1;
+        au_done:
+            Py_XDECREF(ref);
+            Py_XDECREF(raw);
+            Py_XDECREF(name);
+            Py_XDECREF(orcid);
+            Py_XDECREF(x);
+            Py_XDECREF(author);
+            if (!ok) {
+                Py_DECREF(seq);
+                goto done;
+            }
+        }
+        Py_DECREF(seq);
+    }
+    Py_CLEAR(tmp);
+
+    if (inverted != Py_None) {
+        if (!(abstract = c_abstract_text(inverted))) goto done;
+    } else {
+        abstract = Py_NewRef(Py_None);
+    }
+    if (abstract == Py_None) {
+        if (!(tmp = GET(rec, A_ABSTRACT_INVERTED_INDEX_V3))) goto done;
+        if (tmp != Py_None) Py_SETREF(abstract, call1(H_ABSTRACT_FROM_INDEX, tmp));
+        Py_CLEAR(tmp);
+        if (!abstract) goto done;
+    }
+    if (abstract == Py_None) {
+        if (!(tmp = GET(rec, A_ABSTRACT))) goto done;
+        Py_SETREF(abstract, c_clean(tmp));
+        Py_CLEAR(tmp);
+        if (!abstract) goto done;
+    }
+    if (!(tmp = GET(rec, A_UPDATED_DATE))) goto done;
+    if (truthy(tmp))
+        updated = PyUnicode_Check(tmp) ? PyUnicode_Substring(tmp, 0, 10) : call1(H_UPDATED, tmp);
+    else
+        updated = Py_NewRef(Py_None);
+    Py_CLEAR(tmp);
+    if (!updated) goto done;
+
+    if (!(tmp = GET(ids, A_PMID)) || !(pmid = unless_none(H_PMID, tmp))) goto done;
+    Py_CLEAR(tmp);
+    if (!(tmp = GET(ids, A_PMCID)) || !(pmcid = unless_none(H_PMCID, tmp))) goto done;
+    Py_CLEAR(tmp);
+    if (!(tmp = GET(ids, A_MAG)) || !(mag = unless_none(H_MAG, tmp))) goto done;
+    Py_CLEAR(tmp);
+    if (!(type = GET(rec, A_TYPE))) goto done;
+    if (!truthy(type)) Py_SETREF(type, Py_NewRef(Py_None));
+    if (!(language = GET(rec, A_LANGUAGE))) goto done;
+    if (!truthy(language)) Py_SETREF(language, Py_NewRef(Py_None));
+    if (!(tmp = GET(rec, A_IS_RETRACTED))) goto done;
+    {
+        int t = PyObject_IsTrue(tmp);
+        Py_CLEAR(tmp);
+        if (t < 0) goto done;
+        is_retracted = Py_NewRef(t ? Py_True : Py_False);
+    }
+    {
+        PyObject *wargs[19] = {wid,     title,  authors,   year,   venue, venue_alt, type,
+                               doi,     pmid,   pmcid,     arxiv,  mag,   urls,      abstract,
+                               is_retracted, versions, language, updated, source};
+        result = PyObject_Vectorcall(helpers[H_WORK], wargs, 19, NULL);
+    }
+done:
+    Py_XDECREF(tmp);
+    Py_XDECREF(ids);
+    Py_XDECREF(wid);
+    Py_XDECREF(title);
+    Py_XDECREF(raw_doi);
+    Py_XDECREF(rec_doi);
+    Py_XDECREF(doi);
+    Py_XDECREF(arxiv);
+    Py_XDECREF(primary);
+    Py_XDECREF(locations);
+    Py_XDECREF(src_names);
+    Py_XDECREF(raw_names);
+    Py_XDECREF(venue);
+    Py_XDECREF(hv);
+    Py_XDECREF(venue_alt);
+    Py_XDECREF(first_src);
+    Py_XDECREF(versions);
+    Py_XDECREF(urls);
+    Py_XDECREF(authors);
+    Py_XDECREF(abstract);
+    Py_XDECREF(updated);
+    Py_XDECREF(year);
+    Py_XDECREF(pmid);
+    Py_XDECREF(pmcid);
+    Py_XDECREF(mag);
+    Py_XDECREF(type);
+    Py_XDECREF(language);
+    Py_XDECREF(is_retracted);
+    return result;
 }
 
 static PyMethodDef methods[] = {
@@ -689,6 +1470,12 @@ static PyMethodDef methods[] = {
     {"configure_blocks", configure_blocks, METH_VARARGS,
      "configure_blocks(stopwords, block_words, short_title, max_token) -> None\n\n"
      "The title-block parameters of citejudge.index.build, for title_block_hashes()."},
+    {"configure_convert", configure_convert, METH_O,
+     "configure_convert(helpers: dict) -> None\n\n"
+     "The Python helpers and types of readers/openalex.py that convert() calls."},
+    {"convert", convert, METH_VARARGS,
+     "convert(rec, source, inverted) -> Work | None\n\n"
+     "readers/openalex.py's _convert of an _OAWorkRaw; None: take the Python path."},
     {"title_block_hashes", title_block_hashes, METH_O,
      "title_block_hashes(folded_title: str) -> list[int]\n\n"
      "CRC-32 of each title block key of a folded title, in the keys' sorted order."},
@@ -703,5 +1490,6 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__native(void) {
     crc_init();
     plain_init();
+    if (convert_init() < 0) return NULL;
     return PyModule_Create(&module);
 }

@@ -530,6 +530,58 @@ def _convert(rec: _OAWorkMeta, source: str | None, inverted: str | None = None) 
     )
 
 
+#: The fields of Work in order (the C converter passes them by position).
+_WORK_FIELDS = (
+    "id", "title", "authors", "year", "venue", "venue_alt", "type", "doi", "pmid", "pmcid",
+    "arxiv", "mag", "urls", "abstract", "is_retracted", "versions", "language", "updated",
+    "source",
+)  # fmt: skip
+
+
+def _configure_native_convert() -> (
+    Callable[[_OAWorkRaw, str | None, str | None], Work | None] | None
+):
+    """The C module's :func:`_convert` of an :class:`_OAWorkRaw`, given the helpers it calls.
+
+    It runs the conversion's plain steps in C and calls these for the rest; it returns None for
+    a record without an OpenAlex id of the usual form (``_convert`` then says what is wrong).
+    """
+    if _NATIVE is None:
+        return None
+    if (
+        Work.__struct_fields__ != _WORK_FIELDS
+        or Author.__struct_fields__ != ("name", "raw_name", "orcid")
+        or Version.__struct_fields__ != ("year", "venue", "doi", "arxiv", "kind")
+    ):  # pragma: no cover - a guard for whoever reorders the record types
+        raise RuntimeError("citejudge.records changed: update the C converter's field order")
+    _NATIVE.configure_convert(
+        {
+            "clean": _clean,
+            "doi": _doi,
+            "strip_landing_suffix": strip_landing_suffix,
+            "openalex": _openalex,
+            "arxiv_of_location": _arxiv_of_location,
+            "orcid": _orcid,
+            "pmid": _pmid,
+            "pmcid": _pmcid,
+            "mag": norm_mag,
+            "arxiv_from_doi": arxiv_from_doi,
+            "abstract_text": _abstract_text,
+            "abstract_from_inverted_index": abstract_from_inverted_index,
+            "Work": Work,
+            "Author": Author,
+            "Version": Version,
+            "version_kind": _VERSION_KIND,
+            "no_ids": _NO_IDS,
+            "updated": lambda value: value[:10],
+        }
+    )
+    return _NATIVE.convert  # type: ignore[no-any-return]
+
+
+_native_convert = _configure_native_convert()
+
+
 def decode_openalex_line(
     line: bytes | str, source: str | None = None, *, abstract: bool = True
 ) -> Work:
@@ -554,6 +606,10 @@ def decode_openalex_line(
         except ValueError:  # (msgspec's DecodeError and ValidationError are ValueErrors)
             pass
         else:
+            if _native_convert is not None:
+                work = _native_convert(raw, source, inverted)
+                if work is not None:
+                    return work
             return _convert(raw, source, inverted)
     try:
         rec = (_LINE_DECODER if abstract else _META_DECODER).decode(line)
