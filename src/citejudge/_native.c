@@ -813,8 +813,6 @@ static int convert_init(void) {
 
 static PyObject *call1(int h, PyObject *arg) { return PyObject_CallOneArg(helpers[h], arg); }
 
-/* a str of at least one character */
-static int nonempty_str(PyObject *s) { return PyUnicode_Check(s) && PyUnicode_GET_LENGTH(s) > 0; }
 
 /* truthiness of what msgspec decoded (str, int, bool, list, Struct or None) */
 static int truthy(PyObject *o) {
@@ -988,47 +986,31 @@ static PyObject *c_orcid(PyObject *v) {
     return Py_NewRef(Py_None);
 }
 
+/* 1 when attribute a of obj is text that may contain needle (lower-case ASCII) whatever its
+ * case (any text not ASCII may: its lower() can differ), 0 when not, -1 on error */
+static int may_contain(PyObject *obj, int a, const char *needle) {
+    PyObject *v = GET(obj, a);
+    if (!v) return -1;
+    int r = PyUnicode_Check(v) ? PyUnicode_GET_LENGTH(v) > 0 &&
+                                     (!PyUnicode_IS_ASCII(v) || ascii_icontains(v, needle))
+                               : v != Py_None;
+    Py_DECREF(v);
+    return r;
+}
+
 /* _arxiv_of_location: None when nothing of the location can name arXiv, else the helper */
 static PyObject *c_arxiv_of_location(PyObject *loc) {
-    int maybe = 0;
-    const int url_attrs[2] = {A_LANDING_PAGE_URL, A_PDF_URL};
-    for (int u = 0; u < 2 && !maybe; u++) {
-        PyObject *url = GET(loc, url_attrs[u]);
-        if (!url) return NULL;
-        if (nonempty_str(url))
-            maybe = !PyUnicode_IS_ASCII(url) || ascii_icontains(url, "arxiv.org/");
-        else if (url != Py_None)
-            maybe = 1;
-        Py_DECREF(url);
-    }
-    if (!maybe) {
-        PyObject *id = GET(loc, A_ID);
-        if (!id) return NULL;
-        if (nonempty_str(id))
-            maybe = !PyUnicode_IS_ASCII(id) || ascii_icontains(id, "arxiv");
-        else if (id != Py_None)
-            maybe = 1;
-        Py_DECREF(id);
-    }
-    if (!maybe) {
+    int maybe = may_contain(loc, A_LANDING_PAGE_URL, "arxiv.org/");
+    if (maybe == 0) maybe = may_contain(loc, A_PDF_URL, "arxiv.org/");
+    if (maybe == 0) maybe = may_contain(loc, A_ID, "arxiv");
+    if (maybe == 0) {
         PyObject *src = GET(loc, A_SOURCE);
         if (!src) return NULL;
-        if (src != Py_None) {
-            PyObject *dn = GET(src, A_DISPLAY_NAME);
-            if (!dn) {
-                Py_DECREF(src);
-                return NULL;
-            }
-            if (nonempty_str(dn))
-                maybe = !PyUnicode_IS_ASCII(dn) || ascii_icontains(dn, "arxiv");
-            else if (dn != Py_None)
-                maybe = 1;
-            Py_DECREF(dn);
-        }
+        maybe = src == Py_None ? 0 : may_contain(src, A_DISPLAY_NAME, "arxiv");
         Py_DECREF(src);
     }
-    if (maybe) return call1(H_ARXIV_OF_LOCATION, loc);
-    return Py_NewRef(Py_None);
+    if (maybe < 0) return NULL;
+    return maybe ? call1(H_ARXIV_OF_LOCATION, loc) : Py_NewRef(Py_None);
 }
 
 /* value, or the Python helper h of it when it is not None */
