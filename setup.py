@@ -2,7 +2,7 @@
 
 A wheel carries the data folders (see citejudge.resources). ``citejudge._native`` is the
 snapshot reader's C module, optional: without a C compiler the install goes on, and the reader
-takes its Python path (reading abstracts twice as slow).
+takes its Python paths (reading records about half as fast).
 
 Everything else about the build is in pyproject.toml.
 """
