@@ -146,10 +146,12 @@ def test_placeholder() -> None:
 
 
 _given = st.text(alphabet="abcdefghijklmnoprstuvwyz", min_size=2, max_size=9).map(str.capitalize)
+# generational suffixes the name parser reads as such, never as a family name ("Junior, A.")
+_SUFFIX_WORDS = {"ii", "iii", "iv", "jr", "sr", "v", "junior", "senior"}
 _family = (
     st.text(alphabet="abcdefghijklmnoprstuvwyzéöñ", min_size=2, max_size=11)
     .map(str.capitalize)
-    .filter(lambda f: f.lower() not in {"ii", "iii", "iv", "jr", "sr", "v"})
+    .filter(lambda f: f.lower() not in _SUFFIX_WORDS)
 )
 
 
