@@ -186,10 +186,14 @@ def test_abstract_v3_and_plain_abstract_still_read(monkeypatch: pytest.MonkeyPat
 def test_real_records_read_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     lines = [ln for ln in WORKS_JSONL.read_bytes().splitlines() if ln.strip()]
     fast = [decode_openalex_line(ln, "works.jsonl") for ln in lines]
+    fast_matching = [decode_openalex_line(ln, "works.jsonl", abstract=False) for ln in lines]
     _python_only(monkeypatch)
     plain = [decode_openalex_line(ln, "works.jsonl") for ln in lines]
+    plain_matching = [decode_openalex_line(ln, "works.jsonl", abstract=False) for ln in lines]
     assert fast == plain
+    assert fast_matching == plain_matching
     assert sum(w.abstract is not None for w in fast) == 446
+    assert all(w.abstract is None for w in fast_matching)
 
 
 # --- title block hashes ----------------------------------------------------------------------
@@ -501,28 +505,36 @@ _RECORD = st.fixed_dictionaries(
 )
 
 
-def _converted(record: dict[str, Any]) -> tuple[Any, Any]:
-    """(C, Python) conversions of the record, each a Work or the error's type and message."""
-    raw = oa._RAW_DECODER.decode(json.dumps(record).encode())
-    inverted = oa._inverted_abstract(raw.abstract_inverted_index)
+def _converted(record: dict[str, Any], *, abstract: bool = True) -> tuple[Any, Any]:
+    """(C, Python) conversions of the record, each a Work or the error's type and message.
 
-    def run(convert: Any) -> Any:
+    ``abstract=False``: decoded without its abstract, as ``index build --fields matching`` reads.
+    """
+    line = json.dumps(record).encode()
+    if abstract:
+        rec: Any = oa._RAW_DECODER.decode(line)
+        inverted = oa._inverted_abstract(rec.abstract_inverted_index)
+    else:
+        rec, inverted = oa._META_DECODER.decode(line), None
+
+    def run(convert: Any, *extra: Any) -> Any:
         try:
-            return convert(raw, "part_000.gz", inverted)
-        except Exception as exc:
+            return convert(rec, "part_000.gz", inverted, *extra)
+        except Exception as exc:  # the two must fail alike too
             return type(exc).__name__, str(exc)
 
-    return run(oa._native_convert), run(oa._convert)
+    return run(oa._native_convert, abstract), run(oa._convert)
 
 
 @settings(max_examples=1500, deadline=None)
-@given(_RECORD)
-def test_the_c_converter_gives_the_python_work(record: dict[str, Any]) -> None:
-    with_c, plain = _converted(record)
+@given(_RECORD, st.booleans())
+def test_the_c_converter_gives_the_python_work(record: dict[str, Any], abstract: bool) -> None:
+    with_c, plain = _converted(record, abstract=abstract)
     if with_c is None:  # no id of the usual form: the Python path says what is wrong
         assert plain == ("OpenAlexRecordError", plain[1])
     else:
         assert with_c == plain
+        assert abstract or with_c.abstract is None
 
 
 def test_the_c_converter_on_a_preprint_with_a_published_twin() -> None:
@@ -567,6 +579,7 @@ def test_the_c_converter_on_a_preprint_with_a_published_twin() -> None:
     }
     with_c, plain = _converted(record)
     assert with_c == plain
+    assert _converted(record, abstract=False)[0] == plain  # (it has no abstract)
     assert isinstance(with_c, Work)
     assert with_c.title == "Highly accurate protein structure prediction with AlphaFold"
     assert with_c.arxiv == "2107.00001"
@@ -578,6 +591,6 @@ def test_the_c_converter_on_a_preprint_with_a_published_twin() -> None:
 
 def test_the_c_converter_leaves_a_record_without_an_id_to_python() -> None:
     raw = oa._RAW_DECODER.decode(b'{"id": "nonsense", "title": "T"}')
-    assert oa._native_convert(raw, None, None) is None
+    assert oa._native_convert(raw, None, None, True) is None
     with pytest.raises(OpenAlexRecordError, match="without a valid OpenAlex id"):
         decode_openalex_line(b'{"id": "nonsense", "title": "T"}')

@@ -714,8 +714,8 @@ static PyObject *clean_spaces(PyObject *self, PyObject *arg) {
 
 /* --- record conversion ---------------------------------------------------------------------
  *
- * convert(rec, source, inverted) is readers/openalex.py's _convert for a record decoded as an
- * _OAWorkRaw, statement for statement, without the interpreter's cost of running it (a third
+ * convert(rec, source, inverted, abstract) is readers/openalex.py's _convert for a record
+ * decoded as an _OAWorkRaw (abstract true) or an _OAWorkMeta (false), statement for statement, without the interpreter's cost of running it (a third
  * of a worker's time a record). It does in C what is plain (attribute reads, the location,
  * venue, version and author loops, the OpenAlex id, DOI URL and ORCID forms OpenAlex writes,
  * the whitespace clean-up) and calls the Python helpers that configure_convert() gave it for
@@ -1040,8 +1040,11 @@ static int add_unless(PyObject *seq, PyObject *value, PyObject *exclude) {
 
 static PyObject *convert(PyObject *self, PyObject *args) {
     (void)self;
-    PyObject *rec, *source, *inverted;
-    if (!PyArg_UnpackTuple(args, "convert", 3, 3, &rec, &source, &inverted)) return NULL;
+    PyObject *rec, *source, *inverted, *with_abstract;
+    if (!PyArg_UnpackTuple(args, "convert", 4, 4, &rec, &source, &inverted, &with_abstract))
+        return NULL;
+    int read_abstract = PyObject_IsTrue(with_abstract);
+    if (read_abstract < 0) return NULL;
     if (helpers[H_WORK] == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "convert(): configure_convert() was not called");
         return NULL;
@@ -1361,18 +1364,18 @@ static PyObject *convert(PyObject *self, PyObject *args) {
     }
     Py_CLEAR(tmp);
 
-    if (inverted != Py_None) {
+    if (read_abstract && inverted != Py_None) {
         if (!(abstract = c_abstract_text(inverted))) goto done;
     } else {
         abstract = Py_NewRef(Py_None);
     }
-    if (abstract == Py_None) {
+    if (read_abstract && abstract == Py_None) {
         if (!(tmp = GET(rec, A_ABSTRACT_INVERTED_INDEX_V3))) goto done;
         if (tmp != Py_None) Py_SETREF(abstract, call1(H_ABSTRACT_FROM_INDEX, tmp));
         Py_CLEAR(tmp);
         if (!abstract) goto done;
     }
-    if (abstract == Py_None) {
+    if (read_abstract && abstract == Py_None) {
         if (!(tmp = GET(rec, A_ABSTRACT))) goto done;
         Py_SETREF(abstract, c_clean(tmp));
         Py_CLEAR(tmp);
@@ -1456,8 +1459,9 @@ static PyMethodDef methods[] = {
      "configure_convert(helpers: dict) -> None\n\n"
      "The Python helpers and types of readers/openalex.py that convert() calls."},
     {"convert", convert, METH_VARARGS,
-     "convert(rec, source, inverted) -> Work | None\n\n"
-     "readers/openalex.py's _convert of an _OAWorkRaw; None: take the Python path."},
+     "convert(rec, source, inverted, abstract) -> Work | None\n\n"
+     "readers/openalex.py's _convert of an _OAWorkRaw (abstract true) or an _OAWorkMeta;\n"
+     "None: take the Python path."},
     {"title_block_hashes", title_block_hashes, METH_O,
      "title_block_hashes(folded_title: str) -> list[int]\n\n"
      "CRC-32 of each title block key of a folded title, in the keys' sorted order."},

@@ -539,11 +539,13 @@ _WORK_FIELDS = (
 
 
 def _configure_native_convert() -> (
-    Callable[[_OAWorkRaw, str | None, str | None], Work | None] | None
+    Callable[[_OAWorkMeta, str | None, str | None, bool], Work | None] | None
 ):
-    """The C module's :func:`_convert` of an :class:`_OAWorkRaw`, given the helpers it calls.
+    """The C module's :func:`_convert`, given the helpers it calls.
 
-    It runs the conversion's plain steps in C and calls these for the rest; it returns None for
+    ``convert(rec, source, inverted, abstract)`` takes an :class:`_OAWorkRaw` with its inverted
+    index's words (``abstract`` true), or an :class:`_OAWorkMeta` (false: the Work has no
+    abstract, as for ``index build --fields matching``). It runs the conversion's plain steps in C and calls these for the rest; it returns None for
     a record without an OpenAlex id of the usual form (``_convert`` then says what is wrong).
     """
     if _NATIVE is None:
@@ -607,7 +609,7 @@ def decode_openalex_line(
             pass
         else:
             if _native_convert is not None:
-                work = _native_convert(raw, source, inverted)
+                work = _native_convert(raw, source, inverted, True)
                 if work is not None:
                     return work
             return _convert(raw, source, inverted)
@@ -617,6 +619,10 @@ def decode_openalex_line(
         raise _rejected(exc, lambda: _META_DECODER.decode(line), source) from exc
     except msgspec.DecodeError as exc:
         raise OpenAlexRecordError(f"not a JSON object: {exc}") from exc
+    if not abstract and _native_convert is not None:  # (an index build --fields matching)
+        work = _native_convert(rec, source, None, False)
+        if work is not None:
+            return work
     return _convert(rec, source)
 
 
