@@ -17,6 +17,7 @@ Two worlds:
   characters), written as four JSONL parts so that the workers share them.
 
     python scripts/bench_build.py [--works 200000] [--copies 200] [--rounds 3] [--workers 2]
+        [--fields all|matching]
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ import citejudge.readers.openalex as oa
 if sys.argv[3] == "no-convert":  # (the workers are forked from this process: they inherit it)
     oa._native_convert = None
 t = time.perf_counter()
-rep = build_index([Path(p) for p in sys.argv[4:]], Path(sys.argv[1]), workers=int(sys.argv[2]))
+rep = build_index([Path(p) for p in sys.argv[5:]], Path(sys.argv[1]), workers=int(sys.argv[2]),
+                  fields=sys.argv[4])
 secs = time.perf_counter() - t
 me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
@@ -81,7 +83,9 @@ WAYS = ("C", "no-convert", "Python")
 LABELS = {"C": "C module", "no-convert": "C but the converter", "Python": "Python paths"}
 
 
-def build(sources: list[Path], index: Path, workers: int, way: str) -> dict[str, Any]:
+def build(
+    sources: list[Path], index: Path, workers: int, way: str, fields: str = "all"
+) -> dict[str, Any]:
     shutil.rmtree(index, ignore_errors=True)
     native = way != "Python"
     env = dict(os.environ)
@@ -89,7 +93,7 @@ def build(sources: list[Path], index: Path, workers: int, way: str) -> dict[str,
     if not native:
         env["CITEJUDGE_NO_NATIVE"] = "1"
     out = subprocess.run(
-        [sys.executable, "-c", _BUILD, str(index), str(workers), way, *map(str, sources)],
+        [sys.executable, "-c", _BUILD, str(index), str(workers), way, fields, *map(str, sources)],
         capture_output=True,
         text=True,
         env=env,
@@ -112,6 +116,9 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--tmp", type=Path, help="scratch directory (default: a temporary one)")
+    ap.add_argument(
+        "--fields", choices=("all", "matching"), default="all", help="index build --fields"
+    )
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-build-", dir=args.tmp))
@@ -134,7 +141,7 @@ def main() -> int:
             runs: dict[str, list[dict[str, Any]]] = {way: [] for way in WAYS}
             for r in range(args.rounds):
                 for way in WAYS:
-                    res = build(sources, tmp / "index", args.workers, way)
+                    res = build(sources, tmp / "index", args.workers, way, args.fields)
                     runs[way].append(res)
                     print(
                         f"{world} round {r + 1} {LABELS[way]}: "
