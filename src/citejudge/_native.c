@@ -742,13 +742,12 @@ enum {
     H_VERSION,
     H_VERSION_KIND,
     H_NO_IDS,
-    H_UPDATED,
     N_HELPERS
 };
 static const char *helper_names[N_HELPERS] = {
     "clean", "doi", "strip_landing_suffix", "openalex", "arxiv_of_location", "orcid", "pmid",
     "pmcid", "mag", "arxiv_from_doi", "abstract_text", "abstract_from_inverted_index", "Work",
-    "Author", "Version", "version_kind", "no_ids", "updated",
+    "Author", "Version", "version_kind", "no_ids",
 };
 static PyObject *helpers[N_HELPERS];
 
@@ -1189,34 +1188,18 @@ static PyObject *convert(PyObject *self, PyObject *args) {
         if (!src) goto done;
         if (src != Py_None) {
             if (!first_src) first_src = Py_NewRef(src);
-            if (truthy(src_name)) {
-                int ne = PyObject_RichCompareBool(src_name, venue, Py_NE);
-                int in = ne > 0 ? in_list(venue_alt, src_name) : 0;
-                if (ne < 0 || in < 0 || (ne && !in && PyList_Append(venue_alt, src_name) < 0)) {
-                    Py_DECREF(src);
-                    goto done;
-                }
-            }
-            PyObject *abbr = GET(src, A_ABBREVIATED_TITLE);
-            if (!abbr) {
-                Py_DECREF(src);
-                goto done;
-            }
-            int t = truthy(abbr);
-            int r = t > 0 ? add_unless(venue_alt, c_clean(abbr), venue) : t;
-            Py_DECREF(abbr);
+            PyObject *abbr = NULL;
+            int r = add_unless(venue_alt, Py_NewRef(src_name), venue);
+            if (r == 0 && !(abbr = GET(src, A_ABBREVIATED_TITLE))) r = -1;
+            if (r == 0) r = add_unless(venue_alt, c_clean(abbr), venue);
+            Py_XDECREF(abbr);
             if (r < 0) {
                 Py_DECREF(src);
                 goto done;
             }
         }
         Py_DECREF(src);
-        if (truthy(raw_name)) {
-            int ne = PyObject_RichCompareBool(raw_name, venue, Py_NE);
-            int in = ne > 0 ? in_list(venue_alt, raw_name) : 0;
-            if (ne < 0 || in < 0 || (ne && !in && PyList_Append(venue_alt, raw_name) < 0))
-                goto done;
-        }
+        if (add_unless(venue_alt, Py_NewRef(raw_name), venue) < 0) goto done;
     }
     if (hv != Py_None) {
         const int hv_attrs[3] = {A_DISPLAY_NAME, A_ABBREVIATED_TITLE, A_PUBLISHER};
@@ -1229,8 +1212,7 @@ static PyObject *convert(PyObject *self, PyObject *args) {
     }
     if (first_src) {
         if (!(tmp = GET(first_src, A_HOST_ORGANIZATION_NAME))) goto done;
-        int t = truthy(tmp);
-        int r = t > 0 ? add_unless(venue_alt, c_clean(tmp), venue) : t;
+        int r = add_unless(venue_alt, c_clean(tmp), venue);
         Py_CLEAR(tmp);
         if (r < 0) goto done;
     }
@@ -1246,14 +1228,8 @@ static PyObject *convert(PyObject *self, PyObject *args) {
         if (!(a = c_arxiv_of_location(loc))) goto loc_done;
         if (truthy(a) && arxiv == Py_None) Py_SETREF(arxiv, Py_NewRef(a));
         if (!(landing = GET(loc, A_LANDING_PAGE_URL)) || !(pdf = GET(loc, A_PDF_URL))) goto loc_done;
-        if (truthy(landing)) {
-            int in = in_list(urls, landing);
-            if (in < 0 || (!in && PyList_Append(urls, landing) < 0)) goto loc_done;
-        }
-        if (truthy(pdf)) {
-            int in = in_list(urls, pdf);
-            if (in < 0 || (!in && PyList_Append(urls, pdf) < 0)) goto loc_done;
-        }
+        if (add_unless(urls, Py_NewRef(landing), NULL) < 0) goto loc_done;
+        if (add_unless(urls, Py_NewRef(pdf), NULL) < 0) goto loc_done;
         if (!(version = GET(loc, A_VERSION))) goto loc_done;
         kind = PyDict_GetItemWithError(helpers[H_VERSION_KIND], truthy(version) ? version : str_empty);
         if (!kind && PyErr_Occurred()) goto loc_done;
@@ -1383,7 +1359,7 @@ static PyObject *convert(PyObject *self, PyObject *args) {
     }
     if (!(tmp = GET(rec, A_UPDATED_DATE))) goto done;
     if (truthy(tmp))
-        updated = PyUnicode_Check(tmp) ? PyUnicode_Substring(tmp, 0, 10) : call1(H_UPDATED, tmp);
+        updated = PySequence_GetSlice(tmp, 0, 10);
     else
         updated = Py_NewRef(Py_None);
     Py_CLEAR(tmp);

@@ -545,8 +545,9 @@ def _configure_native_convert() -> (
 
     ``convert(rec, source, inverted, abstract)`` takes an :class:`_OAWorkRaw` with its inverted
     index's words (``abstract`` true), or an :class:`_OAWorkMeta` (false: the Work has no
-    abstract, as for ``index build --fields matching``). It runs the conversion's plain steps in C and calls these for the rest; it returns None for
-    a record without an OpenAlex id of the usual form (``_convert`` then says what is wrong).
+    abstract, as for ``index build --fields matching``). It runs the conversion's plain steps
+    in C and calls these for the rest; it returns None for a record without an OpenAlex id of
+    the usual form (``_convert`` then says what is wrong).
     """
     if _NATIVE is None:
         return None
@@ -575,13 +576,21 @@ def _configure_native_convert() -> (
             "Version": Version,
             "version_kind": _VERSION_KIND,
             "no_ids": _NO_IDS,
-            "updated": lambda value: value[:10],
         }
     )
     return _NATIVE.convert  # type: ignore[no-any-return]
 
 
 _native_convert = _configure_native_convert()
+
+
+def _to_work(rec: _OAWorkMeta, source: str | None, inverted: str | None, abstract: bool) -> Work:
+    """:func:`_convert`, in C when the module is built (see :func:`_configure_native_convert`)."""
+    if _native_convert is not None:
+        work = _native_convert(rec, source, inverted, abstract)
+        if work is not None:
+            return work
+    return _convert(rec, source, inverted)
 
 
 def decode_openalex_line(
@@ -608,21 +617,15 @@ def decode_openalex_line(
         except ValueError:  # (msgspec's DecodeError and ValidationError are ValueErrors)
             pass
         else:
-            if _native_convert is not None:
-                work = _native_convert(raw, source, inverted, True)
-                if work is not None:
-                    return work
-            return _convert(raw, source, inverted)
+            return _to_work(raw, source, inverted, True)
     try:
         rec = (_LINE_DECODER if abstract else _META_DECODER).decode(line)
     except msgspec.ValidationError as exc:
         raise _rejected(exc, lambda: _META_DECODER.decode(line), source) from exc
     except msgspec.DecodeError as exc:
         raise OpenAlexRecordError(f"not a JSON object: {exc}") from exc
-    if not abstract and _native_convert is not None:  # (an index build --fields matching)
-        work = _native_convert(rec, source, None, False)
-        if work is not None:
-            return work
+    if not abstract:  # (an index build --fields matching)
+        return _to_work(rec, source, None, False)
     return _convert(rec, source)
 
 
