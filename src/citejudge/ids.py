@@ -107,18 +107,29 @@ def strip_landing_suffix(doi: str) -> str:
     return s
 
 
+# (compiled once: the snapshot reader normalises the ids of every record)
+_PMID_URL = re.compile(
+    r"^(?:https?://)?(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov/|ncbi\.nlm\.nih\.gov/pubmed/)", re.I
+)
+_PMID_LABEL = re.compile(r"^pmid\s*[:=]?\s*", re.I)
+_PMCID_URL = re.compile(
+    r"^(?:https?://)?(?:www\.)?(?:ncbi\.nlm\.nih\.gov/pmc/articles/|pmc\.ncbi\.nlm\.nih\.gov/articles/)",
+    re.I,
+)
+_PMCID_LABEL = re.compile(r"^pmcid\s*[:=]?\s*", re.I)
+_PMCID = re.compile(r"(?:pmc)?\s*0*(\d+)", re.I)
+_ARXIV_URL = re.compile(r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/", re.I)
+_ARXIV_LABEL = re.compile(r"^arxiv\s*[:.]?\s*", re.I)
+_PDF_SUFFIX = re.compile(r"\.pdf$", re.I)
+_OPENALEX = re.compile(r"\s*(?:https?://(?:api\.)?openalex\.org/(?:works/)?)?([wW]\d+)\s*/?")
+
+
 def norm_pmid(value: str | int | None) -> str | None:
     """Canonical PMID (digits only) or None."""
     if value is None:
         return None
     s = fold_confusables(str(value)).strip()
-    s = re.sub(
-        r"^(?:https?://)?(?:www\.)?(?:pubmed\.ncbi\.nlm\.nih\.gov/|ncbi\.nlm\.nih\.gov/pubmed/)",
-        "",
-        s,
-        flags=re.I,
-    )
-    s = re.sub(r"^pmid\s*[:=]?\s*", "", s, flags=re.I).strip().rstrip("/.")
+    s = _PMID_LABEL.sub("", _PMID_URL.sub("", s)).strip().rstrip("/.")
     return s.lstrip("0") or None if s.isdigit() else None
 
 
@@ -127,14 +138,8 @@ def norm_pmcid(value: str | int | None) -> str | None:
     if value is None:
         return None
     s = fold_confusables(str(value)).strip()
-    s = re.sub(
-        r"^(?:https?://)?(?:www\.)?(?:ncbi\.nlm\.nih\.gov/pmc/articles/|pmc\.ncbi\.nlm\.nih\.gov/articles/)",
-        "",
-        s,
-        flags=re.I,
-    )
-    s = re.sub(r"^pmcid\s*[:=]?\s*", "", s, flags=re.I).strip().rstrip("/.")
-    m = re.fullmatch(r"(?:pmc)?\s*0*(\d+)", s, flags=re.I)
+    s = _PMCID_LABEL.sub("", _PMCID_URL.sub("", s)).strip().rstrip("/.")
+    m = _PMCID.fullmatch(s)
     return f"PMC{m.group(1)}" if m else None
 
 
@@ -147,9 +152,7 @@ def norm_arxiv(value: str | None) -> str | None:
     if not value:
         return None
     s = fold_confusables(value).strip()
-    s = re.sub(r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html)/", "", s, flags=re.I)
-    s = re.sub(r"^arxiv\s*[:.]?\s*", "", s, flags=re.I)
-    s = re.sub(r"\.pdf$", "", s, flags=re.I).strip().rstrip("/.")
+    s = _PDF_SUFFIX.sub("", _ARXIV_LABEL.sub("", _ARXIV_URL.sub("", s))).strip().rstrip("/.")
     m = _ARXIV_NEW.match(s)
     if m:
         return m.group(1)
@@ -168,7 +171,7 @@ def norm_openalex(value: str | None) -> str | None:
     """Canonical OpenAlex work id (``W123``) or None."""
     if not value:
         return None
-    m = re.fullmatch(r"\s*(?:https?://(?:api\.)?openalex\.org/(?:works/)?)?([wW]\d+)\s*/?", value)
+    m = _OPENALEX.fullmatch(value)
     return m.group(1).upper() if m else None
 
 
