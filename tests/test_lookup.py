@@ -193,3 +193,22 @@ def test_sorted_set_is_numpys_unique(values: list[int]) -> None:
     got = lookup_mod._sorted_set(a)
     assert got.dtype == np.uint64
     assert got.tolist() == np.unique(a).tolist() == sorted(set(values))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    drop=st.lists(st.integers(1, 2**32 - 1), min_size=1, max_size=80),
+    rows=st.lists(st.integers(1, 2**32 - 1), max_size=200),
+    hashes=st.integers(0, 2**32 - 1),
+)
+def test_drop_set_leaves_out_exactly_the_dropped_rows(
+    drop: list[int], rows: list[int], hashes: int
+) -> None:
+    # entries of dropped rows (some), of other rows, and rows next to dropped ones
+    rowids = rows + drop[::2] + [d + 1 for d in drop if d + 1 < 2**32]
+    entries = np.array(
+        [(((hashes + i) % 2**32) << 32) | r for i, r in enumerate(rowids)], np.uint64
+    )
+    kept = lookup_mod._DropSet(np.array(drop, np.uint64)).without(entries)
+    gone = set(drop)
+    assert kept.tolist() == [int(e) for e in entries if int(e) & 0xFFFFFFFF not in gone]

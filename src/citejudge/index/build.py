@@ -45,6 +45,7 @@ import shutil
 import sqlite3
 import threading
 import time
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -99,7 +100,10 @@ POS_MASK = (1 << PART_SHIFT) - 1
 
 # Rows ready for the writer, made by the workers, as flat columns (cheaper to pickle than rows):
 # works rowids, ids, stored records, folded titles ("" for none); lookup key hashes and rowids.
-Batch = tuple[list[int], list[str], list[bytes], list[str], list[int], list[int]]
+# A worker's batch: rowids, ids, stored records, folded titles, the key hashes of the works
+# one after the other, and how many keys each work has. Hashes and counts are arrays: they
+# pickle as one buffer (lists of ints cost a worker and the writer an object an int).
+Batch = tuple[list[int], list[str], list[bytes], list[str], "array[int]", "array[int]"]
 # What a worker needs to encode records: the codec's fields, dictionary and level.
 CodecSpec = tuple[Fields, bytes | None, int | None]
 
@@ -400,7 +404,7 @@ def key_hashes(work: Work, folded_title: str) -> list[int]:
 
 
 def _new_batch() -> Batch:
-    return ([], [], [], [], [], [])
+    return ([], [], [], [], array("I"), array("I"))
 
 
 class _Batcher:
@@ -419,7 +423,7 @@ class _Batcher:
     def add(self, work: Work) -> Batch | None:
         self.seq += 1
         seq = self.seq
-        seqs, ids, _blobs, titles, keys, key_seqs = self.batch
+        seqs, ids, _blobs, titles, keys, counts = self.batch
         folded = fold_title(work.title) if work.title else ""
         seqs.append(seq)
         ids.append(work.id)
@@ -427,7 +431,7 @@ class _Batcher:
         titles.append(folded)
         hashes = key_hashes(work, folded)
         keys.extend(hashes)
-        key_seqs.extend([seq] * len(hashes))
+        counts.append(len(hashes))
         if len(seqs) < BATCH:
             return None
         return self._full()
@@ -637,7 +641,7 @@ class _Writer:
 
     def add_batch(self, batch: Batch) -> None:
         """Insert rows numbered and laid out by :func:`_part_messages`."""
-        seqs, ids, blobs, titles, keys, key_seqs = batch
+        seqs, ids, blobs, titles, keys, counts = batch
         if not seqs:
             return
         add = self.twriter.add_document
@@ -651,7 +655,7 @@ class _Writer:
             "INSERT INTO works_load(rowid, id, data) VALUES (?,?,?)",
             zip(seqs, ids, blobs, strict=True),
         )
-        self.lookups.add(keys, key_seqs)
+        self.lookups.add(keys, np.repeat(np.array(seqs, dtype=np.uint64), counts))
 
     def add_redirects(self, redirects: Iterable[Redirect]) -> None:
         self.db.executemany(
