@@ -263,6 +263,76 @@ def test_key_hashes_equal_the_hashed_work_keys(
     assert build.key_hashes(work, folded) == [key_hash(k) for k in build.work_keys(work, folded)]
 
 
+_ID_TEXT = st.sampled_from(
+    ["10.1/x", "10.1/X", "10.2/y", "", "2101.00001", "123", "PMC5", "é/ü", "ω", "\ud800", "a b"]
+)
+_ID_VALUE = st.none() | _ID_TEXT | st.text(max_size=6)
+
+
+@st.composite
+def _keyed_works(draw: st.DrawFn) -> tuple[Work, str]:
+    """A work whose ids repeat across its versions, with odd values now and then."""
+    versions = draw(
+        st.lists(st.builds(Version, doi=_ID_VALUE, arxiv=_ID_VALUE), max_size=4)
+        | st.just([Version(doi=f"10.9/{i}") for i in range(70)])  # more than C tracks
+    )
+    work = Work(
+        id=draw(st.sampled_from(["W1", "", "Wé", "W\ud800"])),
+        title=None,
+        doi=draw(_ID_VALUE | st.just("10.48550/arxiv.2101.00002")),
+        arxiv=draw(_ID_VALUE),
+        pmid=draw(_ID_VALUE | st.just(123)),  # (an int: what the Python path makes of it)
+        pmcid=draw(_ID_VALUE),
+        versions=versions,
+    )
+    folded = draw(_titles() | st.sampled_from(["", "   ", "a\ud800 b c d", "x " * 600]))
+    return work, folded
+
+
+def _hashed(work: Work, folded: str) -> tuple[str, Any]:
+    """What the Python path makes of a work's keys: the hashes, or the error's type."""
+    try:
+        return "hashes", [key_hash(k) for k in build.work_keys(work, folded)]
+    except (TypeError, UnicodeEncodeError) as exc:
+        return "error", type(exc).__name__
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_keyed_works())
+@example((Work(id="W1", doi="10.1/x", versions=[Version(doi="10.1/x")]), "a b c"))
+@example((Work(id="W1", doi="10.48550/arxiv.2101.00002", arxiv="2101.00002"), ""))
+def test_c_key_hashes_are_the_python_ones_or_left_to_python(case: tuple[Work, str]) -> None:
+    work, folded = case
+    assert build._key_hashes is not None
+    got = build._key_hashes(work, folded)
+    want = _hashed(work, folded)
+    if got is not None:
+        assert ("hashes", got) == want
+    try:
+        assert ("hashes", build.key_hashes(work, folded)) == want
+    except (TypeError, UnicodeEncodeError) as exc:
+        assert want == ("error", type(exc).__name__)
+
+
+def test_c_key_hashes_take_the_usual_works() -> None:
+    """Plain ids and titles are hashed in C (None would send every work to Python)."""
+    assert build._key_hashes is not None
+    work = Work(
+        id="W2741809807",
+        doi="10.1038/nature14539",
+        arxiv="1512.03385",
+        pmid="26017442",
+        pmcid="PMC123",
+        versions=[Version(doi="10.1038/nature14539"), Version(arxiv="1512.03385", doi="10.5/z")],
+    )
+    folded = "deep learning for the masses"
+    got = build._key_hashes(work, folded)
+    assert got == [key_hash(k) for k in build.work_keys(work, folded)]
+    assert len(got) == 7 + len(build.title_blocks(folded))
+    # an arXiv DOI names an arXiv id that the Python path derives: left to it
+    assert build._key_hashes(Work(id="W1", doi="10.48550/arxiv.1512.03385"), "") is None
+
+
 # --- whitespace clean-up -----------------------------------------------------------------------
 
 _SPACES = [" ", "  ", "\t", "\n", "\r", "\xa0", "\u2028", "\u3000", "\x0b", "\x1c", "\x85"]
@@ -342,6 +412,7 @@ def test_a_build_without_the_module_says_so(
     assert "Python speed" not in caplog.text
     monkeypatch.setenv("CITEJUDGE_NO_NATIVE", "1")  # (as a process started with it has)
     monkeypatch.setattr(build, "_title_block_hashes", None)
+    monkeypatch.setattr(build, "_key_hashes", None)
     _python_only(monkeypatch)
     with caplog.at_level("WARNING", logger="citejudge.index.build"):
         assert build_index([world], tmp_path / "off.index").works == 1

@@ -412,18 +412,37 @@ done:
  * key strings: the build stores only the keys' hashes. configure_blocks() gives it the
  * stopwords and sizes of build.py once; a differential test checks the two agree. */
 
-static uint32_t crc_table[256];
+/* CRC-32 (zlib's), eight bytes a step ("slicing by 8"): a table lookup a byte chains each
+ * step on the one before, which made the byte-wise loop half of title_block_hashes' time.
+ * crc_table[0] is the byte-wise table; crc_table[k][b] is the CRC of b followed by k zeros. */
+static uint32_t crc_table[8][256];
 
 static void crc_init(void) {
     for (uint32_t i = 0; i < 256; i++) {
         uint32_t c = i;
         for (int k = 0; k < 8; k++) c = (c & 1) ? 0xEDB88320U ^ (c >> 1) : c >> 1;
-        crc_table[i] = c;
+        crc_table[0][i] = c;
+    }
+    for (int t = 1; t < 8; t++) {
+        for (int i = 0; i < 256; i++) {
+            uint32_t c = crc_table[t - 1][i];
+            crc_table[t][i] = (c >> 8) ^ crc_table[0][c & 0xFF];
+        }
     }
 }
 
+static uint32_t le32(const unsigned char *s) {
+    return (uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 | (uint32_t)s[3] << 24;
+}
+
 static uint32_t crc_update(uint32_t c, const unsigned char *s, size_t n) {
-    for (size_t i = 0; i < n; i++) c = crc_table[(c ^ s[i]) & 0xFF] ^ (c >> 8);
+    for (; n >= 8; s += 8, n -= 8) {
+        uint32_t a = le32(s) ^ c, b = le32(s + 4);
+        c = crc_table[7][a & 0xFF] ^ crc_table[6][(a >> 8) & 0xFF] ^
+            crc_table[5][(a >> 16) & 0xFF] ^ crc_table[4][a >> 24] ^ crc_table[3][b & 0xFF] ^
+            crc_table[2][(b >> 8) & 0xFF] ^ crc_table[1][(b >> 16) & 0xFF] ^ crc_table[0][b >> 24];
+    }
+    for (; n; s++, n--) c = crc_table[0][(c ^ *s) & 0xFF] ^ (c >> 8);
     return c;
 }
 
@@ -431,6 +450,9 @@ static uint32_t crc_update(uint32_t c, const unsigned char *s, size_t n) {
 #define MAX_WORDS 512
 static char stop_buf[4096];
 static size_t stop_off[MAX_STOP], stop_len[MAX_STOP], n_stop = 0;
+/* the longest stopword, and the bytes stopwords begin with: most words are neither */
+static size_t stop_max = 0;
+static unsigned char stop_first[256];
 static Py_ssize_t cfg_block = 0, cfg_short = 0, cfg_max_token = 0; /* 0: not configured */
 
 static PyObject *configure_blocks(PyObject *self, PyObject *args) {
@@ -470,6 +492,12 @@ static PyObject *configure_blocks(PyObject *self, PyObject *args) {
     memcpy(stop_buf, buf, used);
     memcpy(stop_off, off, (size_t)n * sizeof(size_t));
     memcpy(stop_len, len, (size_t)n * sizeof(size_t));
+    stop_max = 0;
+    memset(stop_first, 0, sizeof stop_first);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (len[i] > stop_max) stop_max = len[i];
+        if (len[i]) stop_first[(unsigned char)buf[off[i]]] = 1;
+    }
     Py_DECREF(seq);
     n_stop = (size_t)n;
     cfg_block = block;
@@ -479,6 +507,7 @@ static PyObject *configure_blocks(PyObject *self, PyObject *args) {
 }
 
 static int is_stopword(const char *w, size_t k) {
+    if (k > stop_max || (k && !stop_first[(unsigned char)w[0]])) return 0;
     for (size_t i = 0; i < n_stop; i++) {
         if (stop_len[i] == k && memcmp(stop_buf + stop_off[i], w, k) == 0) return 1;
     }
@@ -618,6 +647,175 @@ static PyObject *title_block_hashes(PyObject *self, PyObject *arg) {
     free(buf);
     free(spans);
     return out;
+}
+
+
+/* --- lookup keys ----------------------------------------------------------------------------
+ *
+ * key_hashes(work, folded) is citejudge.index.build's key_hashes: the CRC-32 of each key of
+ * work_keys(work, folded, blocks=False) ("i:" id, "d:" DOIs, "a:" arXiv ids, "p:" PMID, "c:"
+ * PMCID, "t:" title key), then title_block_hashes(folded) when the work has a title key, in
+ * that order and without making the key strings. It returns None, for build.py to take its
+ * Python path, where that path does more than hash plain strings: an arXiv DOI (build.py
+ * derives its arXiv id), a value that is neither None nor a str, text with a lone surrogate,
+ * a title of more words than the block hasher takes. */
+
+static PyObject *s_id, *s_doi, *s_arxiv, *s_pmid, *s_pmcid, *s_versions;
+
+static int keys_init(void) {
+    s_id = PyUnicode_InternFromString("id");
+    s_doi = PyUnicode_InternFromString("doi");
+    s_arxiv = PyUnicode_InternFromString("arxiv");
+    s_pmid = PyUnicode_InternFromString("pmid");
+    s_pmcid = PyUnicode_InternFromString("pmcid");
+    s_versions = PyUnicode_InternFromString("versions");
+    return s_id && s_doi && s_arxiv && s_pmid && s_pmcid && s_versions ? 0 : -1;
+}
+
+typedef struct {
+    PyObject *list; /* the hashes so far (a new list) */
+    PyObject *seen[2][64]; /* the DOIs and arXiv ids hashed so far (new references) */
+    size_t n_seen[2];
+} Keys;
+
+#define K_FALLBACK 0
+#define K_OK 1
+#define K_ERROR (-1)
+
+static int key_append(Keys *k, uint32_t h) {
+    PyObject *v = PyLong_FromUnsignedLong(h);
+    if (!v) return K_ERROR;
+    int r = PyList_Append(k->list, v);
+    Py_DECREF(v);
+    return r < 0 ? K_ERROR : K_OK;
+}
+
+/* The UTF-8 of an exact str; K_FALLBACK for another type or a lone surrogate. */
+static int key_text(PyObject *v, const char **s, Py_ssize_t *n) {
+    if (!PyUnicode_CheckExact(v)) return K_FALLBACK;
+    *s = PyUnicode_AsUTF8AndSize(v, n);
+    if (*s) return K_OK;
+    if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return K_ERROR;
+    PyErr_Clear();
+    return K_FALLBACK;
+}
+
+/* Hash prefix ":" value (value: an exact str), unless it is None or empty (when ``truth``), or
+ * the same as a value of its kind already hashed (kind 0: DOIs, 1: arXiv ids; -1: none). */
+static int key_add(Keys *k, char prefix, PyObject *v, int truth, int kind) {
+    if (v == Py_None && truth) return K_OK;
+    const char *s;
+    Py_ssize_t n;
+    int r = key_text(v, &s, &n);
+    if (r != K_OK) return r;
+    if (truth && n == 0) return K_OK;
+    if (kind >= 0) {
+        for (size_t i = 0; i < k->n_seen[kind]; i++) {
+            int eq = PyUnicode_Compare(k->seen[kind][i], v);
+            if (eq == -1 && PyErr_Occurred()) return K_ERROR;
+            if (eq == 0) return K_OK;
+        }
+        if (k->n_seen[kind] == 64) return K_FALLBACK; /* (a work with dozens of versions) */
+        Py_INCREF(v);
+        k->seen[kind][k->n_seen[kind]++] = v;
+        if (kind == 0 && n >= 15 && memcmp(s, "10.48550/arxiv.", 15) == 0) return K_FALLBACK;
+    }
+    const unsigned char pre[2] = {(unsigned char)prefix, ':'};
+    uint32_t c = crc_update(crc_update(0xFFFFFFFFU, pre, 2), (const unsigned char *)s, (size_t)n);
+    return key_append(k, c ^ 0xFFFFFFFFU);
+}
+
+/* Each version's attribute ``name``, after the work's own (the lists work_keys makes). */
+static int key_kind(Keys *k, char prefix, int kind, PyObject *work, PyObject *versions,
+                    PyObject *name) {
+    PyObject *v = PyObject_GetAttr(work, name);
+    if (!v) return K_ERROR;
+    int r = key_add(k, prefix, v, 1, kind);
+    Py_DECREF(v);
+    Py_ssize_t nv = versions ? PyList_GET_SIZE(versions) : 0;
+    for (Py_ssize_t i = 0; r == K_OK && i < nv; i++) {
+        v = PyObject_GetAttr(PyList_GET_ITEM(versions, i), name);
+        if (!v) return K_ERROR;
+        r = key_add(k, prefix, v, 1, kind);
+        Py_DECREF(v);
+    }
+    return r;
+}
+
+static int key_attr(Keys *k, char prefix, PyObject *work, PyObject *name) {
+    PyObject *v = PyObject_GetAttr(work, name);
+    if (!v) return K_ERROR;
+    int r = key_add(k, prefix, v, 1, -1);
+    Py_DECREF(v);
+    return r;
+}
+
+static int key_title(Keys *k, PyObject *folded) {
+    const char *s;
+    Py_ssize_t n;
+    int r = key_text(folded, &s, &n);
+    if (r != K_OK) return r;
+    /* "t:" + folded.replace(" ", ""): a space byte is a space (UTF-8 has no other 0x20) */
+    const unsigned char pre[2] = {'t', ':'};
+    uint32_t c = crc_update(0xFFFFFFFFU, pre, 2);
+    size_t kept = 0;
+    const unsigned char *u = (const unsigned char *)s, *end = u + n;
+    while (u < end) {
+        const unsigned char *sp = memchr(u, ' ', (size_t)(end - u));
+        const unsigned char *stop = sp ? sp : end;
+        c = crc_update(c, u, (size_t)(stop - u));
+        kept += (size_t)(stop - u);
+        u = sp ? sp + 1 : end;
+    }
+    if (!kept) return K_OK; /* no title key, so no blocks */
+    if (key_append(k, c ^ 0xFFFFFFFFU) != K_OK) return K_ERROR;
+    PyObject *blocks = title_block_hashes(NULL, folded);
+    if (!blocks) {
+        if (!PyErr_ExceptionMatches(PyExc_ValueError)) return K_ERROR;
+        PyErr_Clear(); /* a title of hundreds of words */
+        return K_FALLBACK;
+    }
+    Py_ssize_t end_at = PyList_GET_SIZE(k->list);
+    r = PyList_SetSlice(k->list, end_at, end_at, blocks);
+    Py_DECREF(blocks);
+    return r < 0 ? K_ERROR : K_OK;
+}
+
+static PyObject *key_hashes(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *work, *folded;
+    if (!PyArg_ParseTuple(args, "OO", &work, &folded)) return NULL;
+    Keys k = {.list = PyList_New(0), .n_seen = {0, 0}};
+    if (!k.list) return NULL;
+    PyObject *versions = PyObject_GetAttr(work, s_versions);
+    if (!versions) {
+        Py_DECREF(k.list);
+        return NULL;
+    }
+    int r = K_OK;
+    if (versions == Py_None || (PyList_CheckExact(versions) && !PyList_GET_SIZE(versions))) {
+        Py_CLEAR(versions); /* (work_keys: no versions to add) */
+    } else if (!PyList_CheckExact(versions)) {
+        r = K_FALLBACK;
+    }
+    if (r == K_OK) {
+        PyObject *id = PyObject_GetAttr(work, s_id);
+        r = id ? key_add(&k, 'i', id, 0, -1) : K_ERROR;
+        Py_XDECREF(id);
+    }
+    if (r == K_OK) r = key_kind(&k, 'd', 0, work, versions, s_doi);
+    if (r == K_OK) r = key_kind(&k, 'a', 1, work, versions, s_arxiv);
+    if (r == K_OK) r = key_attr(&k, 'p', work, s_pmid);
+    if (r == K_OK) r = key_attr(&k, 'c', work, s_pmcid);
+    if (r == K_OK) r = key_title(&k, folded);
+    Py_XDECREF(versions);
+    for (int kind = 0; kind < 2; kind++) {
+        for (size_t i = 0; i < k.n_seen[kind]; i++) Py_DECREF(k.seen[kind][i]);
+    }
+    if (r == K_OK) return k.list;
+    Py_DECREF(k.list);
+    if (r == K_ERROR) return NULL;
+    Py_RETURN_NONE;
 }
 
 
@@ -1438,6 +1636,9 @@ static PyMethodDef methods[] = {
      "convert(rec, source, inverted, abstract) -> Work | None\n\n"
      "readers/openalex.py's _convert of an _OAWorkRaw (abstract true) or an _OAWorkMeta;\n"
      "None: take the Python path."},
+    {"key_hashes", key_hashes, METH_VARARGS,
+     "key_hashes(work, folded_title) -> list[int] | None\n\n"
+     "citejudge.index.build's key_hashes of a Work; None: take the Python path."},
     {"title_block_hashes", title_block_hashes, METH_O,
      "title_block_hashes(folded_title: str) -> list[int]\n\n"
      "CRC-32 of each title block key of a folded title, in the keys' sorted order."},
@@ -1452,6 +1653,6 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__native(void) {
     crc_init();
     plain_init();
-    if (convert_init() < 0) return NULL;
+    if (convert_init() < 0 || keys_init() < 0) return NULL;
     return PyModule_Create(&module);
 }

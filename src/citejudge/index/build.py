@@ -383,14 +383,23 @@ def _native_block_hashes() -> Callable[[str], list[int]] | None:
 
 
 _title_block_hashes = _native_block_hashes()
+#: The C module's key_hashes (it hashes title blocks with the configuration above).
+_key_hashes: Callable[[Work, str], list[int] | None] | None = (
+    getattr(native.load(), "key_hashes", None) if _title_block_hashes is not None else None
+)
 
 
 def key_hashes(work: Work, folded_title: str) -> list[int]:
     """:func:`key_hash` of each of ``work_keys(work, folded_title)``, in their order.
 
-    The title blocks are hashed in C when the module is built (the build stores hashes only,
-    so their key strings need not be made): a tenth of a worker's time a record.
+    With the C module, the keys are hashed in C without making their strings (the build stores
+    hashes only): 1.8 against 3.6 µs a synthetic work. The module hands back what it does
+    not take (arXiv DOIs, odd values), which the Python path below hashes.
     """
+    if _key_hashes is not None:
+        got = _key_hashes(work, folded_title)
+        if got is not None:
+            return got
     if _title_block_hashes is None:
         return list(map(key_hash, work_keys(work, folded_title)))
     wkeys = work_keys(work, folded_title, blocks=False)
