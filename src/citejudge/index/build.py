@@ -99,10 +99,9 @@ PART_SHIFT = 32  # provisional rowid = (part << 32) + position in the part
 POS_MASK = (1 << PART_SHIFT) - 1
 
 # Rows ready for the writer, made by the workers, as flat columns (cheaper to pickle than rows):
-# works rowids, ids, stored records, folded titles ("" for none); lookup key hashes and rowids.
-# A worker's batch: rowids, ids, stored records, folded titles, the key hashes of the works
-# one after the other, and how many keys each work has. Hashes and counts are arrays: they
-# pickle as one buffer (lists of ints cost a worker and the writer an object an int).
+# works rowids, ids, stored records, folded titles ("" for none); the lookup key hashes of the
+# works one after the other, and how many keys each work has. Hashes and counts are arrays:
+# they pickle as one buffer (lists of ints cost a worker and the writer an object an int).
 Batch = tuple[list[int], list[str], list[bytes], list[str], "array[int]", "array[int]"]
 # What a worker needs to encode records: the codec's fields, dictionary and level.
 CodecSpec = tuple[Fields, bytes | None, int | None]
