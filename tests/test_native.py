@@ -333,6 +333,38 @@ def test_c_key_hashes_take_the_usual_works() -> None:
     assert build._key_hashes(Work(id="W1", doi="10.48550/arxiv.1512.03385"), "") is None
 
 
+@pytest.mark.parametrize("change", ["empty", "cut", "grow"])
+def test_c_key_hashes_survive_a_getter_that_changes_the_versions(change: str) -> None:
+    """A version whose ``doi`` getter changes the list being walked (a review's find: C read
+    the size once and held no reference to the item, so this crashed)."""
+
+    class Plain:
+        def __init__(self, **kw: Any) -> None:
+            self.__dict__.update(kw)
+
+    class Meddling:
+        arxiv = None
+
+        @property
+        def doi(self) -> str:
+            if change == "empty":
+                del work.versions[:]
+            elif change == "cut":
+                del work.versions[1:]
+            elif len(work.versions) < 4:
+                work.versions.append(Plain(doi="10.7/added", arxiv=None))
+            return "10.1/x"
+
+    def fresh() -> list[Any]:
+        return [Meddling(), *(Plain(doi=f"10.{i}/y", arxiv=None) for i in (2, 3))]
+
+    work = Plain(id="W1", doi=None, arxiv=None, pmid=None, pmcid=None, versions=fresh())
+    assert build._key_hashes is not None
+    got = build._key_hashes(work, "")
+    work.versions = fresh()
+    assert got == [key_hash(k) for k in build.work_keys(work, "")]  # type: ignore[arg-type]
+
+
 # --- whitespace clean-up -----------------------------------------------------------------------
 
 _SPACES = [" ", "  ", "\t", "\n", "\r", "\xa0", "\u2028", "\u3000", "\x0b", "\x1c", "\x85"]

@@ -732,9 +732,13 @@ static int key_kind(Keys *k, char prefix, int kind, PyObject *work, PyObject *ve
     if (!v) return K_ERROR;
     int r = key_add(k, prefix, v, 1, kind);
     Py_DECREF(v);
-    Py_ssize_t nv = versions ? PyList_GET_SIZE(versions) : 0;
-    for (Py_ssize_t i = 0; r == K_OK && i < nv; i++) {
-        v = PyObject_GetAttr(PyList_GET_ITEM(versions, i), name);
+    /* (a getter may run Python code that changes the list: its size is read at each step, as
+     * a list comprehension does, and the item is held while its attribute is read) */
+    for (Py_ssize_t i = 0; r == K_OK && versions && i < PyList_GET_SIZE(versions); i++) {
+        PyObject *item = PyList_GET_ITEM(versions, i);
+        Py_INCREF(item);
+        v = PyObject_GetAttr(item, name);
+        Py_DECREF(item);
         if (!v) return K_ERROR;
         r = key_add(k, prefix, v, 1, kind);
         Py_DECREF(v);
