@@ -12,6 +12,7 @@ import sqlite3
 import sys
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -179,6 +180,62 @@ def test_duplicate_in_one_build_last_wins(tmp_path: Path) -> None:
     ix = WorldIndex.open(tmp_path / "i")
     assert ix.by_doi("10.1000/a") == [] and [w.title for w in ix.by_doi("10.1000/b")] == ["Second"]
     assert ix.search_title("first version", exact=False) == []
+
+
+def test_checkpoints_commit_and_spill_on_schedule_and_change_no_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tantivy commits every CHECKPOINT_WORKS works, lookup runs go out half-way between two
+    commits; the index answers as one built without checkpoints (duplicates included)."""
+    works = [
+        Work(id=f"W{i % 170}", title=f"Checkpointed study {i} of graph kernels", doi=f"10.9/{i}")
+        for i in range(200)
+    ]
+    build_index_from_works(works, tmp_path / "plain")
+    commits: list[int] = []
+    spills: list[int] = []
+    real_twriter = build_mod._Writer.twriter.fget  # type: ignore[attr-defined]
+    real_spill = build_mod.LookupWriter.spill
+
+    class Counting:
+        """The Tantivy writer, its commits counted (by the works added before each)."""
+
+        def __init__(self, writer: Any) -> None:
+            self.writer = writer
+
+        def __getattr__(self, name: str) -> Any:
+            if name == "commit":
+                commits.append(self.writer.added)
+            return getattr(self.writer._twriter, name)
+
+    def twriter(self: Any) -> Any:
+        real_twriter(self)  # (creates it on first use)
+        return Counting(self)
+
+    def spill(self: Any) -> None:
+        spills.append(len(self._h))
+        real_spill(self)
+
+    monkeypatch.setattr(build_mod, "BATCH", 10)
+    monkeypatch.setattr(build_mod, "CHECKPOINT_WORKS", 40)
+    monkeypatch.setattr(build_mod._Writer, "twriter", property(twriter))
+    monkeypatch.setattr(build_mod.LookupWriter, "spill", spill)
+    report = build_index_from_works(works, tmp_path / "ck")
+    assert report.works == 170 and report.duplicates_overwritten == 30
+    # a commit after each 40 works, then the finish's; a run half-way between two commits
+    # (after 20, 60, ... 180 works: the keys of 20 works, then of 40 each), then the finish's
+    assert commits[:5] == [40, 80, 120, 160, 200] and commits[5:] == [200]
+    unit = spills[0]
+    assert unit > 0 and spills == [unit, 2 * unit, 2 * unit, 2 * unit, 2 * unit, unit]
+    with WorldIndex.open(tmp_path / "plain") as a, WorldIndex.open(tmp_path / "ck") as b:
+        for i in (0, 5, 169, 171, 199):
+            assert [w.id for w in a.by_doi(f"10.9/{i}")] == [w.id for w in b.by_doi(f"10.9/{i}")]
+        for i in (35, 101, 169, 185):  # (ids W0-W29 are given twice: works 170-199 win)
+            q = f"checkpointed study {i} of graph kernels"
+            first = b.search_title(q, exact=False)[0]
+            assert first[0] == a.search_title(q, exact=False)[0][0] == f"W{i % 170}"
+    for name in (build_mod.LOOKUP_FILE, "works.sqlite"):
+        assert (tmp_path / "plain" / name).read_bytes() == (tmp_path / "ck" / name).read_bytes()
 
 
 def test_atomic_build_on_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

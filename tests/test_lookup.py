@@ -149,7 +149,7 @@ def test_the_merge_holds_one_stretch_not_the_whole_file(tmp_path: Path) -> None:
         hashes = rng.integers(0, 2**32, n, dtype=np.uint64).tolist()
         w.add(hashes, list(range(n)))
         del hashes
-        w._spill()
+        w.spill()
         tracemalloc.start()
         try:
             assert w.finish(tmp_path / "lookup.u64", _identity) == n
@@ -173,7 +173,7 @@ def test_a_spill_sorts_in_place(tmp_path: Path) -> None:
     w._s.extend(rows.tolist())
     tracemalloc.start()
     try:
-        w._spill()
+        w.spill()
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

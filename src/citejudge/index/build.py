@@ -95,6 +95,18 @@ MAX_TOKEN = 40  # tantivy's default tokenizer drops longer tokens; queries must 
 # 304) at the same speed; the 12 segments left at 8M (3 before) search as fast.
 TANTIVY_HEAP = 64 * 1024 * 1024
 TANTIVY_THREADS = 2
+# The writer's checkpoints: Tantivy commits (writes out its heap) every CHECKPOINT_WORKS works,
+# or sooner when the titles since the last commit reach CHECKPOINT_TITLE_CHARS characters
+# (longer titles fill the heap sooner), before the heap fills and flushes by itself; the lookup
+# pairs go to a sorted run half-way between two commits. A full heap and a full lookup buffer, and the
+# transient memory of writing each out, then never coincide, at any size of the world: they
+# did by chance, more often the larger the build (1M: 158-184 MiB, 8M: 180-215, sampled).
+# 330k synthetic titles take about 53 of Tantivy's 64 MiB (it flushed at 409k by itself). Each
+# commit makes a segment a thread (165k titles), which Tantivy's merge policy merges eight at a
+# time, levels of alike size, among segments of at most 10M titles: 165k -> 1.32M -> 10.6M, which
+# stays (with commits of under 313k works the third level, under 10M, would merge again: 77M).
+CHECKPOINT_WORKS = 330_000
+CHECKPOINT_TITLE_CHARS = 20_000_000
 PART_SHIFT = 32  # provisional rowid = (part << 32) + position in the part
 POS_MASK = (1 << PART_SHIFT) - 1
 
@@ -654,6 +666,7 @@ class _Writer:
         self.tindex = tantivy.Index(self.schema, path=str(tdir), reuse=update)
         self._twriter: tantivy.IndexWriter | None = None
         self.added = 0
+        self.since_commit = 0.0  # the way to the next checkpoint: 1.0 is there (add_batch)
         self.vocabulary_entries: int | None = None
 
     @property
@@ -685,6 +698,16 @@ class _Writer:
             zip(seqs, ids, blobs, strict=True),
         )
         self.lookups.add(keys, np.repeat(np.array(seqs, dtype=np.uint64), counts))
+        before = self.since_commit
+        self.since_commit += max(
+            len(seqs) / CHECKPOINT_WORKS, sum(map(len, titles)) / CHECKPOINT_TITLE_CHARS
+        )
+        if before < 0.5 <= self.since_commit:
+            self.lookups.spill()
+        if self.since_commit >= 1.0:
+            self.twriter.commit()
+            self.since_commit = 0.0
+            return_freed_memory()  # (the heap and the run's buffers just went out)
 
     def add_redirects(self, redirects: Iterable[Redirect]) -> None:
         self.db.executemany(

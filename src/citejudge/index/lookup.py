@@ -77,9 +77,9 @@ class LookupWriter:
         else:
             self._s.extend(rows)
         if len(self._h) >= RUN_ENTRIES:
-            self._spill()
+            self.spill()
 
-    def _spill(self) -> None:
+    def spill(self) -> None:
         """Write the buffered pairs as a run sorted by hash (the merge sorts each stretch fully).
 
         Sorted in place as packed ``hash << 32 | position`` and written in chunks: the spill
@@ -123,7 +123,7 @@ class LookupWriter:
         Slices are read into memory a stretch of buckets at a time (not memory-mapped), so the
         merge holds one stretch (:func:`_stretches`) whatever the size of the world.
         """
-        self._spill()
+        self.spill()
         if old is not None and not (old.exists() and old.stat().st_size):
             old = None  # nothing to carry over
         old_at = _bounds(_read(old), _STARTS << _SHIFT) if old is not None else None
