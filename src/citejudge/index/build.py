@@ -98,9 +98,10 @@ TANTIVY_THREADS = 2
 # The writer's checkpoints: Tantivy commits (writes out its heap) every CHECKPOINT_WORKS works,
 # or sooner when the titles since the last commit reach CHECKPOINT_TITLE_CHARS characters
 # (longer titles fill the heap sooner), before the heap fills and flushes by itself; the lookup
-# pairs go to a sorted run half-way between two commits. A full heap and a full lookup buffer, and the
-# transient memory of writing each out, then never coincide, at any size of the world: they
-# did by chance, more often the larger the build (1M: 158-184 MiB, 8M: 180-215, sampled).
+# pairs go to a sorted run half-way between two commits. A full heap and a full lookup buffer,
+# and the transient memory of writing each out, then never coincide, at any size of the world:
+# they did by chance, more often the larger the build (builder peaks, sampled: 1M 158-184 MiB,
+# 8M 180-215; with checkpoints 118-125 and 133-145, the rest being Tantivy's merges).
 # 330k synthetic titles take about 53 of Tantivy's 64 MiB (it flushed at 409k by itself). Each
 # commit makes a segment a thread (165k titles), which Tantivy's merge policy merges eight at a
 # time, levels of alike size, among segments of at most 10M titles: 165k -> 1.32M -> 10.6M, which
@@ -707,7 +708,7 @@ class _Writer:
         if self.since_commit >= 1.0:
             self.twriter.commit()
             self.since_commit = 0.0
-            return_freed_memory()  # (the heap and the run's buffers just went out)
+            return_freed_memory()  # (Tantivy's heap just went out, the lookup run before it)
 
     def add_redirects(self, redirects: Iterable[Redirect]) -> None:
         self.db.executemany(
