@@ -725,8 +725,9 @@ static int key_add(Keys *k, char prefix, PyObject *v, int truth, int kind) {
     return key_append(k, c ^ 0xFFFFFFFFU);
 }
 
-/* Each version's attribute ``name``, after the work's own (the lists work_keys makes). */
-static int key_kind(Keys *k, char prefix, int kind, PyObject *work, PyObject *versions,
+/* The work's attribute ``name``, then each version's (the lists work_keys makes; ``versions``
+ * NULL for none). */
+static int key_field(Keys *k, char prefix, int kind, PyObject *work, PyObject *versions,
                     PyObject *name) {
     PyObject *v = PyObject_GetAttr(work, name);
     if (!v) return K_ERROR;
@@ -743,14 +744,6 @@ static int key_kind(Keys *k, char prefix, int kind, PyObject *work, PyObject *ve
         r = key_add(k, prefix, v, 1, kind);
         Py_DECREF(v);
     }
-    return r;
-}
-
-static int key_attr(Keys *k, char prefix, PyObject *work, PyObject *name) {
-    PyObject *v = PyObject_GetAttr(work, name);
-    if (!v) return K_ERROR;
-    int r = key_add(k, prefix, v, 1, -1);
-    Py_DECREF(v);
     return r;
 }
 
@@ -807,10 +800,10 @@ static PyObject *key_hashes(PyObject *self, PyObject *args) {
         r = id ? key_add(&k, 'i', id, 0, -1) : K_ERROR;
         Py_XDECREF(id);
     }
-    if (r == K_OK) r = key_kind(&k, 'd', 0, work, versions, s_doi);
-    if (r == K_OK) r = key_kind(&k, 'a', 1, work, versions, s_arxiv);
-    if (r == K_OK) r = key_attr(&k, 'p', work, s_pmid);
-    if (r == K_OK) r = key_attr(&k, 'c', work, s_pmcid);
+    if (r == K_OK) r = key_field(&k, 'd', 0, work, versions, s_doi);
+    if (r == K_OK) r = key_field(&k, 'a', 1, work, versions, s_arxiv);
+    if (r == K_OK) r = key_field(&k, 'p', -1, work, NULL, s_pmid);
+    if (r == K_OK) r = key_field(&k, 'c', -1, work, NULL, s_pmcid);
     if (r == K_OK) r = key_title(&k, folded);
     Py_XDECREF(versions);
     for (int kind = 0; kind < 2; kind++) {
