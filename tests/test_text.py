@@ -9,7 +9,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import citejudge.text
-from citejudge.text import detect_language, evidence_windows, split_sentences
+from citejudge.text import (
+    detect_language,
+    evidence_units,
+    evidence_windows,
+    split_sentences,
+    split_units,
+)
 
 TEXT_PKG = Path(citejudge.text.__file__).resolve().parent
 
@@ -132,3 +138,82 @@ def test_text_imports_nothing_from_citejudge() -> None:
                     or name.startswith("citejudge.text")
                     or name == "citejudge.errors"
                 ), f"{path.name} imports {name}"
+
+
+# --- long texts: split_units / evidence_units ------------------------------------------------------
+
+# The shape of a real web page as a crawler saves it (WiCE's pages): a title line, menu entries,
+# Markdown headings, a list, prose lines, a cookie banner. Written for this test.
+_PAGE = """(meta data) TITLE: About Us – Example Trade News
+Skip to content
+Example Trade News
+Home | News | Reviews | About
+# About Us
+Example Trade News is the voice of the home entertainment industry.
+We cover the moment a film leaves the screen. We publish a monthly magazine.
+### Meet the Team:
+Jane Q. Doe, Publisher and Editorial Director, Example Trade News:
+Jane Q. Doe has covered the industry for nearly three decades.
+- print edition
+- a daily digest sent to 12,000 readers each morning.
+This site uses cookies to improve your experience.
+© 2024 Example Media. All rights reserved."""
+
+
+def test_split_units_never_merges_lines_of_a_page() -> None:
+    units = split_units(_PAGE)
+    assert "Skip to content" in units and "# About Us" in units
+    assert "We cover the moment a film leaves the screen." in units
+    assert "We publish a monthly magazine." in units
+    assert not any("Skip to content" in u and "Example" in u for u in units)
+
+
+def test_evidence_units_drop_menus_headings_and_banners() -> None:
+    ev = evidence_units(_PAGE)
+    assert ev == [
+        "(meta data) TITLE: About Us – Example Trade News",
+        "Example Trade News is the voice of the home entertainment industry.",
+        "We cover the moment a film leaves the screen.",
+        "We publish a monthly magazine.",
+        "Jane Q. Doe, Publisher and Editorial Director, Example Trade News:",
+        "Jane Q. Doe has covered the industry for nearly three decades.",
+        "- a daily digest sent to 12,000 readers each morning.",
+    ]
+    # a short text made only of "boilerplate-like" units is still evidence
+    assert evidence_units("Aspirin") == ["Aspirin"]
+
+
+def test_split_units_joins_hard_wrapped_prose_and_line_break_hyphens() -> None:
+    wrapped = (
+        "We study the effect of regular-\n"
+        "ization on deep networks trained with stochastic gradient descent and show\n"
+        "that it helps in every setting we tried, from small convolutional networks\n"
+        "to large transformers; the state-of-the-\n"
+        "art results hold for all widths. A second sentence ends the paragraph.\n"
+        "\n"
+        "## Methods\n"
+        "We train with Adam."
+    )
+    assert split_units(wrapped) == [
+        "We study the effect of regularization on deep networks trained with stochastic"
+        " gradient descent and show that it helps in every setting we tried, from small"
+        " convolutional networks to large transformers; the state-of-the-art results hold"
+        " for all widths.",
+        "A second sentence ends the paragraph.",
+        "## Methods",
+        "We train with Adam.",
+    ]
+
+
+def test_split_units_of_one_line_is_split_sentences() -> None:
+    text = "Smith et al. reported 5 cases. The rest were mild."
+    assert split_units(text) == split_sentences(text)
+    assert split_units("") == [] and evidence_units(" \n ") == []
+
+
+@given(st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=60), max_size=8))
+def test_split_units_keep_every_word(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    # joining may glue a hyphenated word; every other word survives in order
+    words = [w for w in " ".join(split_units(text)).split() if not w.endswith("-")]
+    assert all(w in text.replace("\n", " ") or "-" in w for w in words)

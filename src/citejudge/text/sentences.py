@@ -3,6 +3,10 @@
 :func:`split_sentences` is the project's sentence splitter: content grounding, rag-audit and
 citation-eval select evidence sentences with it and split claims into sub-claims with it.
 
+:func:`split_units` splits a long text (a web page, an extracted full text) into sentences that
+never cross a heading, list item or paragraph boundary, and :func:`evidence_units` leaves out the
+page furniture (:func:`is_boilerplate`): menus, headings, cookie and share banners.
+
 :func:`evidence_windows` is the calibrated support scorer's view of an evidence text
 (:mod:`citejudge.judge.support`): a plainer split with short pieces merged. It is kept as it is
 because the scorer's calibrations (``configs/calibration/*.json``) were fitted on these windows;
@@ -24,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["evidence_windows", "split_sentences"]
+__all__ = ["evidence_units", "evidence_windows", "is_boilerplate", "split_sentences", "split_units"]
 
 # A sentence ends at . ! ? (plus closing quotes or brackets) before whitespace and an upper-case
 # letter, a digit, or an opening quote or bracket; Czech capitals included.
@@ -34,6 +38,8 @@ _ABBREV = re.compile(
     r"\b(?:e\.g|i\.e|et al|Fig|Figs|Eq|Ref|vs|cf|approx|No|Dr|Mr|Ms|St|resp|incl|tj|tzv|např|mj)\.$",
     re.I,
 )
+# ... or with a middle initial after a capitalised name ("Thomas K. Arnold").
+_INITIAL = re.compile(r"\b[A-Z][a-z]+ [A-Z]\.$")
 _WINDOW_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9ÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ])")
 
 
@@ -49,7 +55,7 @@ def split_sentences(text: str) -> list[str]:
     start = 0
     for m in _SENT_END.finditer(text):
         piece = text[start : m.start()].strip()
-        if _ABBREV.search(piece):
+        if _ABBREV.search(piece) or _INITIAL.search(piece):
             continue
         if piece:
             parts.append(piece)
@@ -75,3 +81,125 @@ def evidence_windows(text: str, min_chars: int = 25) -> list[str]:
         else:
             out.append(p)
     return out or [text.strip()]
+
+
+# --- Long texts: lines, markup and boilerplate ---------------------------------------------------
+#
+# A web page or an extracted full text is not one paragraph: its line breaks separate menus,
+# headings, list items and paragraphs, and collapsing them (as split_sentences does) merges a
+# page's navigation into one giant pseudo-sentence. split_units keeps those boundaries; hard-wrapped
+# prose (a .txt from pdftotext, a fixed-width dump) is re-joined first, so a wrapped sentence is
+# still one unit.
+
+_BULLET = re.compile(r"^\s*(?:[-*+•·▪◦‣–—]|\d{1,3}[.)]|[a-z][.)]|\(\w{1,3}\))\s+")
+_MARKUP_LINE = re.compile(
+    r"^\s*(?:#{1,6}\s|>\s?|\||={3,}|-{3,}|\*{3,}|_{3,}|<[a-zA-Z/!][^>]*>\s*$|\[\d+\]\s*$)"
+)
+_TERMINAL = re.compile(r"[.!?:;…][\"'”’)\]]*$")
+_BOILERPLATE = re.compile(
+    r"\b(?:cookies?|skip to (?:main )?content|sign (?:in|up)|log ?in|subscribe|newsletter|"
+    r"share (?:this|on)|follow us|all rights reserved|privacy policy|terms of (?:use|service)|"
+    r"click here|read more|back to top|advertisement|javascript)\b|©|\(c\) \d{4}",
+    re.I,
+)
+
+
+def _wrap_width(lines: list[str]) -> int | None:
+    """The width a hard-wrapped text was wrapped at, or None for a text of free-length lines.
+
+    A text is hard-wrapped when it has at least four lines of 40+ characters, at least half of
+    them end within 12 characters of the same width (their 90th percentile), and at least 40% of
+    them stop mid-sentence (a page of one sentence a line has lines of any length, but each ends
+    a sentence).
+    """
+    long = sorted((x.rstrip() for x in lines if len(x.strip()) >= 40), key=len)
+    if len(long) < 4:
+        return None
+    width = len(long[int(0.9 * (len(long) - 1))])
+    near = sum(1 for x in long if width - 12 <= len(x) <= width)
+    open_ends = sum(1 for x in long if not _TERMINAL.search(x))
+    wrapped = near * 2 >= len(long) and open_ends * 5 >= len(long) * 2
+    return width if width <= 130 and wrapped else None
+
+
+def _lines(text: str) -> list[str]:
+    """Logical lines of ``text``: physical lines, with wrapped prose joined again.
+
+    A line continues on the next when it does not end a sentence, is no heading, list item or
+    other markup, and either the next line starts with a lower-case letter or the text is
+    hard-wrapped (:func:`_wrap_width`) and the line reaches near its width. A hyphen ending a
+    line before a lower-case letter joins the word ("regular-" + "ization"), unless the piece
+    before it already holds a hyphen ("state-of-the-" + "art" keeps it).
+    """
+    raw_lines = text.splitlines()
+    width = _wrap_width(raw_lines)
+    out: list[str] = []
+    open_end = False  # the previous logical line stops mid-sentence
+    wide = False  # ... and reaches near the wrap width of a hard-wrapped text
+    for raw in raw_lines:
+        line = " ".join(raw.split())
+        if not line:
+            open_end = False
+            out.append("")
+            continue
+        starts_block = bool(_BULLET.match(line) or _MARKUP_LINE.match(line))
+        lower = line[:1].islower()
+        if open_end and out and not starts_block and (lower or wide):
+            prev = out[-1]
+            last = prev.rsplit(" ", 1)[-1]
+            if lower and last.endswith("-") and last[-2:-1].isalpha():
+                out[-1] = (prev if "-" in last[:-1] else prev[:-1]) + line
+            else:
+                out[-1] = f"{prev} {line}"
+        else:
+            out.append(line)
+        open_end = not (
+            _TERMINAL.search(line) or _MARKUP_LINE.match(line) or (width is None and is_boilerplate(line))
+        )
+        wide = width is not None and len(raw.rstrip()) >= width - 25
+    return out
+
+
+def split_units(text: str) -> list[str]:
+    """The units of a long text, in order: sentences that never cross a structural line break.
+
+    A unit never runs across a line break that ends a heading, a list item, a table row or a
+    paragraph.     Wrapped prose lines are joined first (see :func:`_lines`), then each logical line is split
+    with :func:`split_sentences`. Markdown heading and quote markers and list bullets are kept as
+    written (the unit is the source's text); a text of one line gives what
+    :func:`split_sentences` gives.
+    """
+    units: list[str] = []
+    for line in _lines(text):
+        if line:
+            units.extend(split_sentences(line))
+    return units
+
+
+def is_boilerplate(unit: str) -> bool:
+    """Whether ``unit`` is page furniture rather than content: a menu entry, a heading, a banner.
+
+    True for a unit of fewer than four words that does not end a sentence ("Skip to content",
+    "# About Us", "Home | News"), for a Markdown heading or table row, and for cookie, share,
+    sign-in and copyright lines of at most 25 words.
+    """
+    words = unit.split()
+    if not words:
+        return True
+    if unit.lstrip().startswith(("#", "|")) or unit.count(" | ") >= 2:
+        return True
+    if len(words) < 4 and not re.search(r"[.!?][\"'”’)\]]*$", unit):
+        return True
+    return len(words) <= 25 and bool(_BOILERPLATE.search(unit))
+
+
+def evidence_units(text: str) -> list[str]:
+    """The units of ``text`` that can serve as evidence.
+
+    That is :func:`split_units` without boilerplate (:func:`is_boilerplate`); all units when
+    every one of them is boilerplate-like (a short text such as a one-line abstract is still
+    evidence).
+    """
+    units = split_units(text)
+    kept = [u for u in units if not is_boilerplate(u)]
+    return kept or units
