@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -256,7 +257,19 @@ def _self_contained(page: str) -> None:
     scripts = re.findall(r"<script\b[^>]*>(.*?)</script>", page, re.S | re.I)
     assert len(scripts) == page.lower().count("<script") == 1
     assert scripts[0].strip() == static_script()
-    assert not re.search(r"<[^>]*\son[a-z]+\s*=", page, re.I)  # no inline event handler
+    assert _handler_attributes(page) == []  # no inline event handler
+
+
+def _handler_attributes(page: str) -> list[str]:
+    """Attributes named on… (event handlers) of any tag, as a browser's parser reads them."""
+    found: list[str] = []
+
+    class Parser(HTMLParser):
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            found.extend(f"{tag} {k}" for k, _ in attrs if k.lower().startswith("on"))
+
+    Parser().feed(page)
+    return found
 
 
 _ROW = re.compile(r'<tr id="r\d+" class="it [^"]*" data-t="([^"]*)"><td><code>(.*?)</code>')
@@ -265,6 +278,15 @@ _ROW = re.compile(r'<tr id="r\d+" class="it [^"]*" data-t="([^"]*)"><td><code>(.
 def table_rows(page: str) -> list[tuple[str, set[str]]]:
     """The item table's rows in page order: (key as written in the page, filter tokens)."""
     return [(key, set(toks.split())) for toks, key in _ROW.findall(page)]
+
+
+def row_html(page: str, key: str) -> str:
+    """The HTML of the item-table row whose key is ``key`` (as written in the page)."""
+    body = page.split('<table id="item-table"', 1)[1].split("</section>", 1)[0]
+    for chunk in body.split('<tr id="r')[1:]:
+        if chunk.split("</code>", 1)[0].endswith(f"<td><code>{key}"):
+            return '<tr id="r' + chunk
+    raise AssertionError(f"no row {key}")
 
 
 def rows_of(page: str, href: str) -> list[str]:

@@ -578,7 +578,8 @@ def _rag_row(line: dict[str, Any], n: int) -> ItemRow:
     res = line.get("result")
     if not isinstance(res, dict):
         row = _error_row("rag-audit", line, n, key, None)
-        row.add("Language", lang)
+        if rag.get("language"):
+            row.add("Language", lang)
         return row
     row = _new_row("rag-audit", line, n, key, None)
     row.labels["verdict"] = str(res.get("verdict"))

@@ -68,7 +68,7 @@ class FacetIndex:
         inline: Counter[Facet] = Counter()
         groups: dict[str, Counter[str]] = {}
         for facets, is_shown in zip(rows, shown, strict=True):
-            for f in set(facets):
+            for f in dict.fromkeys(facets):  # first-seen order: the page is deterministic
                 total[f] += 1
                 inline[f] += int(is_shown)
                 groups.setdefault(f[0], Counter())[f[1]] += 1
