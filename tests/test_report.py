@@ -235,6 +235,12 @@ def manifest(**over: Any) -> dict[str, Any]:
     return m
 
 
+def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
+    """``records`` as a JSONL file at ``path``."""
+    path.write_text("".join(json.dumps(x) + "\n" for x in records))
+    return path
+
+
 def write_run(path: Path, lines: list[dict[str, Any]], man: dict[str, Any] | None) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     (path / "results.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
@@ -609,17 +615,14 @@ def test_report_rag_audit_and_citation_eval(tmp_path: Path) -> None:
         [ce("q1", ["ENTAILMENT", "NEUTRAL"], "CORRECT"), ce("q2", ["CONTRADICTION"], "INCORRECT")],
         manifest(task="citation-eval"),
     )
-    gold = tmp_path / "g.jsonl"
-    gold.write_text(
-        "".join(
-            json.dumps(x) + "\n"
-            for x in [
-                {"id": "q1#1", "label": "ENTAILMENT"},
-                {"id": "q1#2", "label": "ENTAILMENT"},
-                {"id": "q2#1", "label": "CONTRADICTION"},
-                {"id": "q1", "label": "CORRECT"},
-            ]
-        )
+    gold = write_jsonl(
+        tmp_path / "g.jsonl",
+        [
+            {"id": "q1#1", "label": "ENTAILMENT"},
+            {"id": "q1#2", "label": "ENTAILMENT"},
+            {"id": "q2#1", "label": "CONTRADICTION"},
+            {"id": "q1", "label": "CORRECT"},
+        ],
     )
     rep2 = build_report(d2, gold, None, plots=False)
     assert rep2["views"]["citation_support"]["n"] == 3

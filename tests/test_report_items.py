@@ -18,7 +18,15 @@ from typing import Any
 import pytest
 
 from citejudge.run.report import build_report, companion_path
-from test_report import _self_contained, manifest, row_html, rows_of, table_rows, write_run
+from test_report import (
+    _self_contained,
+    manifest,
+    row_html,
+    rows_of,
+    table_rows,
+    write_jsonl,
+    write_run,
+)
 
 NOT_JUDGED = "N/A. Content was not judged: the run used no model (--no-llm)."
 DEPENDENCY = "No. Reference not grounded, so content cannot be attributed to a verified source."
@@ -405,9 +413,10 @@ def test_rows_per_verdict_and_the_companion_file(ref_run: Path, tmp_path: Path) 
     side = companion_path(out)
     assert side == tmp_path / "pages" / "big-items.jsonl"
     info = rep["item_table"]
-    assert info["shown"] == 9 and info["in_companion"] == 4 and info["companion"] == str(side)
+    assert info["shown"] == 7 and info["in_companion"] == 6 and info["companion"] == str(side)
     page = out.read_text()
-    # two of the six "No" rows on the page, the other four in the companion file, same order
+    # two rows of each reference-grounding label on the page (failures first within a label),
+    # the rest in the companion file, in the same order
     assert [k for k, _ in table_rows(page)] == [
         "broken",
         "judge-error",
@@ -416,15 +425,21 @@ def test_rows_per_verdict_and_the_companion_file(ref_run: Path, tmp_path: Path) 
         "scorer-no",
         "no-text",
         "abstained",
+    ]
+    rest = [json.loads(x) for x in side.read_text().splitlines()]
+    assert [x["id"] for x in rest] == [
+        "doi-wrong",
+        "fabricated",
+        "ambiguous",
+        "conflict",
         "llm-yes",
         "ok-nomodel",
     ]
-    rest = [json.loads(x) for x in side.read_text().splitlines()]
-    assert [x["id"] for x in rest] == ["doi-wrong", "fabricated", "ambiguous", "conflict"]
     assert rest[0]["line"] == 3 and rest[0]["outcome"] == "failed"
     assert rest[0]["facets"]["Failing field"] == ["identifier: doi"]
     assert rest[0]["verdicts"]["Reference grounding"] == "No"
-    assert str(side) in page and "the other 4 are in the companion file" in page
+    assert str(side) in page and "the other 6 are in the companion file" in page
+    assert "first 2 rows of each reference grounding verdict" in page
     assert "No (6, 2 on this page)" in page  # the verdict menu says what the page holds
     # every count still counts all rows, not only the shown ones
     assert _table(rep, "failing_field")["n"] == 6
@@ -438,7 +453,7 @@ def test_cli_rows_per_verdict(ref_run: Path, capsys: pytest.CaptureFixture[str])
 
     assert main(["report", str(ref_run), "--rows-per-verdict", "1", "--no-plots"]) == 0
     short = json.loads(capsys.readouterr().out)
-    assert short["item_rows_shown"] == 6 and short["item_rows_file"].endswith("report-items.jsonl")
+    assert short["item_rows_shown"] == 4 and short["item_rows_file"].endswith("report-items.jsonl")
     assert main(["report", str(ref_run), "--rows-per-verdict", "0"]) == 0
     short = json.loads(capsys.readouterr().out)
     assert short["item_rows_shown"] == 13 and short["item_rows_file"] is None
@@ -635,17 +650,14 @@ def test_citation_eval_rows_per_citation_and_gold_links(tmp_path: Path) -> None:
         ceval("q3", [], "PARTIALLY_CORRECT"),
     ]
     d = write_run(tmp_path / "ce", lines, manifest(task="citation-eval"))
-    gold = tmp_path / "gold.jsonl"
-    gold.write_text(
-        "".join(
-            json.dumps(x) + "\n"
-            for x in [
-                {"id": "q1#1", "label": "ENTAILMENT"},
-                {"id": "q1#2", "label": "ENTAILMENT"},
-                {"id": "q1", "label": "CORRECT"},
-                {"id": "q2", "label": "CORRECT"},
-            ]
-        )
+    gold = write_jsonl(
+        tmp_path / "gold.jsonl",
+        [
+            {"id": "q1#1", "label": "ENTAILMENT"},
+            {"id": "q1#2", "label": "ENTAILMENT"},
+            {"id": "q1", "label": "CORRECT"},
+            {"id": "q2", "label": "CORRECT"},
+        ],
     )
     rep = build_report(d, gold, None)
     page = (d / "report.html").read_text()

@@ -438,8 +438,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         type=_non_negative_int,
         default=None,
-        help="item table: show the first N rows of each verdict (failures and errors first); "
-        "the rest go to PAGE-items.jsonl beside the page (default 200; 0: show every row)",
+        help="item table: show the first N rows of each verdict label (failures and errors "
+        "first); the rest go to PAGE-items.jsonl beside the page (default 200; 0: every row)",
     )
     rep.set_defaults(func=cmd_report)
 

@@ -506,17 +506,19 @@ def split_inline(
 ) -> tuple[list[ItemRow], list[ItemRow]]:
     """Rows in table order, split into those the page shows and the rest.
 
-    The page shows the first ``per_verdict`` rows of each (outcome, primary verdict) group; None
+    The page shows the first ``per_verdict`` rows of each label of the task's primary verdict
+    (reference grounding, the rag-audit verdict, citation support; ``ERROR`` included), so it
+    holds at most ``per_verdict`` × (labels + 1) rows; within a label failures come first. None
     shows every row.
     """
     ordered = sorted(rows, key=lambda r: _sort_key(task, r))
     if per_verdict is None:
         return ordered, []
-    seen: Counter[tuple[str, str]] = Counter()
+    seen: Counter[str] = Counter()
     inline: list[ItemRow] = []
     rest: list[ItemRow] = []
     for r in ordered:
-        g = (r.outcome, r.labels.get(PRIMARY_VIEW[task], ""))
+        g = r.labels.get(PRIMARY_VIEW[task], "")
         seen[g] += 1
         (inline if seen[g] <= per_verdict else rest).append(r)
     return inline, rest
@@ -616,8 +618,8 @@ def _compute(
 
 # ------------------------------------------------------------------------------ entry points
 
-#: Rows of each (outcome, primary verdict) group the page shows by default; the rest go to the
-#: companion JSONL. 10,000 items measured: see scripts/bench_report.py.
+#: Rows of each primary verdict label the page shows by default; the rest go to the companion
+#: JSONL. 10,000 items measured: see scripts/bench_report.py.
 DEFAULT_ROWS_PER_VERDICT = 200
 
 
@@ -641,8 +643,8 @@ def build_report(
     ``gold``: None, a gold file (``id,label[,category]``) or an input field name; ``gold_map``:
     label renaming such as ``VALID=Yes,HALLUCINATED=No``; ``category``: the input field for
     per-category tables (default ``hallucination_type`` when present); ``plots=False`` leaves the
-    charts out (the tables carry the same numbers); ``rows_per_verdict``: rows of each
-    (outcome, verdict) group the item table shows (None: all); the other rows are written to
+    charts out (the tables carry the same numbers); ``rows_per_verdict``: rows of each label of
+    the primary verdict the item table shows (None: all); the other rows are written to
     ``<page>-items.jsonl`` beside the page, which the page names.
     """
     if rows_per_verdict is not None and rows_per_verdict < 0:
@@ -725,7 +727,7 @@ class ReportOptions:
     plots: bool = True
     """False: tables only."""
     rows_per_verdict: int | None = DEFAULT_ROWS_PER_VERDICT
-    """Rows of each (outcome, verdict) group the item table shows; None: all."""
+    """Rows of each primary verdict label the item table shows; None: all."""
 
 
 def cmd_report(opts: ReportOptions) -> int:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -431,6 +431,20 @@ def _grid_value(v: Any) -> str:
     return short(_str(v), 240)
 
 
+def _grid(
+    title: str,
+    head: list[str],
+    records: Sequence[dict[str, Any]],
+    cells: Callable[[dict[str, Any]], list[str]],
+    flag: Callable[[dict[str, Any]], bool],
+    limit: int = _MAX_GRID_ROWS,
+) -> Grid:
+    """A grid of the first ``limit`` records, one row each; a note says how many were left out."""
+    shown = records[:limit]
+    note = f"first {limit} of {len(records)}" if len(records) > limit else ""
+    return Grid(title, head, [cells(x) for x in shown], [flag(x) for x in shown], note)
+
+
 def _references_details(row: ItemRow) -> list[Block]:
     line = row.source
     res = _d(line.get("result")) or _d(_d(line.get("details")).get("partial_result"))
@@ -477,60 +491,51 @@ def _references_details(row: ItemRow) -> list[Block]:
     fields = [_d(f) for f in _l(det.get("fields"))]
     if fields:
         out.append(
-            Grid(
+            _grid(
                 "Fields: as cited and as recorded",
                 ["field", "ok", "cited", "record", "reason"],
-                [
-                    [
-                        _str(f.get("field")),
-                        "unverified"
-                        if f.get("unverified")
-                        else ("yes" if f.get("ok") else "no" if f.get("ok") is False else "–"),
-                        _grid_value(f.get("cited")),
-                        _grid_value(f.get("record")),
-                        _grid_value(f.get("reason")),
-                    ]
-                    for f in fields[:_MAX_GRID_ROWS]
+                fields,
+                lambda f: [
+                    _str(f.get("field")),
+                    "unverified"
+                    if f.get("unverified")
+                    else ("yes" if f.get("ok") else "no" if f.get("ok") is False else "–"),
+                    *(_grid_value(f.get(k)) for k in ("cited", "record", "reason")),
                 ],
-                [f.get("ok") is False for f in fields[:_MAX_GRID_ROWS]],
+                lambda f: f.get("ok") is False,
             )
         )
     conflicts = [_d(c) for c in _l(det.get("conflicts"))]
     if conflicts:
         out.append(
-            Grid(
+            _grid(
                 "Inconsistent citation: metadata vs full citation",
                 ["field", "metadata", "full citation", "reason"],
-                [
-                    [
-                        _str(c.get("field")),
-                        _grid_value(c.get("cited")),
-                        _grid_value(c.get("record")),
-                        _grid_value(c.get("reason")),
-                    ]
-                    for c in conflicts[:_MAX_GRID_ROWS]
+                conflicts,
+                lambda c: [
+                    _str(c.get("field")),
+                    *(_grid_value(c.get(k)) for k in ("cited", "record", "reason")),
                 ],
-                [True] * min(len(conflicts), _MAX_GRID_ROWS),
+                lambda c: True,
             )
         )
     cands = [_d(c) for c in _l(det.get("candidates"))]
     if cands:
         out.append(
-            Grid(
+            _grid(
                 "Candidates",
                 ["record", "title", "year", "first author", "score", "via"],
-                [
-                    [
-                        _str(c.get("id")),
-                        _grid_value(c.get("title")),
-                        _str(c.get("year")),
-                        _grid_value(c.get("first_author")),
-                        _str(c.get("score")),
-                        _str(c.get("via")),
-                    ]
-                    for c in cands[:5]
+                cands,
+                lambda c: [
+                    _str(c.get("id")),
+                    _grid_value(c.get("title")),
+                    _str(c.get("year")),
+                    _grid_value(c.get("first_author")),
+                    _str(c.get("score")),
+                    _str(c.get("via")),
                 ],
-                [False] * min(len(cands), 5),
+                lambda c: False,
+                limit=5,
             )
         )
     content = _d(det.get("content"))
@@ -542,23 +547,21 @@ def _references_details(row: ItemRow) -> list[Block]:
     subs = [_d(s) for s in _l(content.get("subclaims"))]
     if subs:
         out.append(
-            Grid(
+            _grid(
                 "Content: sub-claims",
                 ["sub-claim", "label", "decided by", "score / missing"],
-                [
-                    [
-                        _grid_value(s.get("subclaim")),
-                        _str(s.get("label")),
-                        f"scorer {s['scorer']}"
-                        if s.get("scorer")
-                        else ("LLM" if "request_hash" in s else "–"),
-                        f"{s.get('score')} (threshold {s.get('threshold')})"
-                        if s.get("score") is not None
-                        else _grid_value(s.get("missing") or s.get("error")),
-                    ]
-                    for s in subs[:_MAX_GRID_ROWS]
+                subs,
+                lambda s: [
+                    _grid_value(s.get("subclaim")),
+                    _str(s.get("label")),
+                    f"scorer {s['scorer']}"
+                    if s.get("scorer")
+                    else ("LLM" if "request_hash" in s else "–"),
+                    f"{s.get('score')} (threshold {s.get('threshold')})"
+                    if s.get("score") is not None
+                    else _grid_value(s.get("missing") or s.get("error")),
                 ],
-                [s.get("label") != "SUPPORTED" for s in subs[:_MAX_GRID_ROWS]],
+                lambda s: s.get("label") != "SUPPORTED",
             )
         )
         passages = [short(p, 300) for p in _l(subs[0].get("passages"))[:4]]
@@ -656,27 +659,17 @@ def _rag_details(row: ItemRow) -> list[Block]:
     sentences = [_d(s) for s in _l(rag.get("sentences"))]
     if sentences:
         out.append(
-            Grid(
+            _grid(
                 "Sentences",
                 ["#", "sentence", "cites", "accurate"],
-                [
-                    [
-                        _str(s.get("i")),
-                        _grid_value(s.get("text")),
-                        _grid_value(
-                            [k for c in _l(s.get("citations")) for k in _l(_d(c).get("keys"))]
-                        ),
-                        by_sentence.get(s.get("i"), _str(s.get("accurate"))),
-                    ]
-                    for s in sentences[:_MAX_GRID_ROWS]
+                sentences,
+                lambda s: [
+                    _str(s.get("i")),
+                    _grid_value(s.get("text")),
+                    _grid_value([k for c in _l(s.get("citations")) for k in _l(_d(c).get("keys"))]),
+                    by_sentence.get(s.get("i"), _str(s.get("accurate"))),
                 ],
-                [
-                    "NOT_SUPPORTED" in by_sentence.get(s.get("i"), "")
-                    for s in sentences[:_MAX_GRID_ROWS]
-                ],
-                note=f"first {_MAX_GRID_ROWS} of {len(sentences)}"
-                if len(sentences) > _MAX_GRID_ROWS
-                else "",
+                lambda s: "NOT_SUPPORTED" in by_sentence.get(s.get("i"), ""),
             )
         )
     recs = [short(x, 300) for x in _l(res.get("recommendations"))[:6]]

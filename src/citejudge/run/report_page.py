@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from citejudge.run.report_items import (
+    PRIMARY_VIEW,
     VIEW_SPECS,
     Block,
     Facet,
@@ -709,10 +710,12 @@ def item_table(
         for r, blocks in shown
     ]
     unit = str(info.get("unit") or "item")
+    primary = next(s.title for s in specs if s.name == PRIMARY_VIEW[task])
     note = ""
     if info.get("companion"):
         note = (
-            f"The page shows the first {info.get('rows_per_verdict')} rows of each verdict "
+            f"The page shows the first {info.get('rows_per_verdict')} rows of each "
+            f"{primary.lower()} verdict "
             f"({len(trs):,} of {len(rows):,}); the other {info.get('in_companion'):,} are in "
             "the companion file named here, one JSON object a line, in the same order."
         )
