@@ -741,3 +741,38 @@ def test_page_is_the_same_under_any_hash_seed(ref_run: Path, tmp_path: Path) -> 
         subprocess.run([sys.executable, "-c", code, str(ref_run), str(out)], check=True, env=env)
         pages.append(re.sub(r"generated [^<]*", "", out.read_text()))
     assert pages[0] == pages[1]
+
+
+def test_demo_run_report_shows_every_item(tmp_path: Path) -> None:
+    """The bundled demo (configs/demo-references.yaml, no model): 15 items, failures first, reasons, content view."""
+    import yaml
+
+    from citejudge.index import build_index
+    from citejudge.run import load_config, run
+
+    repo = Path(__file__).resolve().parents[1]
+    build_index([repo / "demo" / "world" / "works.jsonl"], tmp_path / "w.index", workers=1)
+    cfg = yaml.safe_load((repo / "configs" / "demo-references.yaml").read_text())
+    cfg.update(
+        input=str(repo / "demo" / "citations.jsonl"),
+        index=str(tmp_path / "w.index"),
+        out=str(tmp_path / "run"),
+        workers=1,
+    )
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump(cfg))
+    run(load_config(tmp_path / "c.yaml"), quiet=True)
+    page = (tmp_path / "run" / "report.html").read_text()
+    _self_contained(page)
+    keys = [k for k, _ in table_rows(page)]
+    results = [json.loads(x) for x in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    assert sorted(keys) == sorted(x["id"] for x in results) and len(keys) == 15
+    rg = {x["id"]: x["result"]["reference_grounding"] for x in results}
+    firsts = [rg[k].split(".")[0] for k in keys]
+    assert firsts == sorted(
+        firsts, key=lambda v: {"No": 0, "N/A": 1, "Yes": 2}[v]
+    )  # failures first
+    for k in keys:  # each row's summary is the reason the result carries
+        summary = re.search(r"<summary>(.*?)</summary>", row_html(page, k), re.S)
+        assert summary is not None and summary.group(1).startswith(rg[k].split(":")[0][:30])
+    assert "Content grounding <small>(15 items)</small>" in page
+    assert "Content grounding × who decided it" in page and "not judged (no model)" in page
