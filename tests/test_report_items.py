@@ -776,3 +776,24 @@ def test_demo_run_report_shows_every_item(tmp_path: Path) -> None:
         assert summary is not None and summary.group(1).startswith(rg[k].split(":")[0][:30])
     assert "Content grounding <small>(15 items)</small>" in page
     assert "Content grounding × who decided it" in page and "not judged (no model)" in page
+
+
+def test_details_stay_within_their_budget(tmp_path: Path) -> None:
+    """An item with huge fields shows at most DETAIL_BUDGET characters of details and says where the rest is."""
+    from citejudge.run.report_items import DETAIL_BUDGET
+
+    long = "word " * 300
+    x = references_lines()[0]
+    x["details"]["fields"] = [_field("title", False, long, long, long) for _ in range(30)]
+    x["details"]["candidates"] = [
+        {"id": f"W{k}", "title": long, "year": 1, "first_author": long, "score": 1, "via": "t"}
+        for k in range(9)
+    ]
+    d = write_run(tmp_path / "run", [x], manifest(judge=None))
+    build_report(d, None, None)
+    row = row_html((d / "report.html").read_text(), "year-doi")
+    details = row.split('<div class="det">', 1)[1]
+    text = re.sub(r"<[^>]+>", "", details)
+    assert len(text) < DETAIL_BUDGET + 200
+    assert re.search(r"Fields: as cited and as recorded</b><small>\(first \d of 30\)</small>", row)
+    assert "these details are cut short there; the line has them all" in row

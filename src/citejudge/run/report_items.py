@@ -23,6 +23,7 @@ __all__ = [
     "ERROR_LABEL",
     "OUTCOMES",
     "PRIMARY_VIEW",
+    "REASON_CHARS",
     "VIEW_SPECS",
     "Block",
     "DeciderCount",
@@ -37,6 +38,7 @@ __all__ = [
     "line_details",
     "row_details",
     "short",
+    "within_budget",
 ]
 
 ERROR_LABEL = "ERROR"
@@ -48,6 +50,8 @@ OUTCOME = "Outcome"
 #: Longest string a detail block shows; longer ones end in "…" (the results file has them whole).
 DETAIL_CHARS = 400
 REASON_CHARS = 300
+#: Characters of text an item's details show at most (a page's size stays proportional to its rows).
+DETAIL_BUDGET = 3000
 _MAX_GRID_ROWS = 12
 
 
@@ -187,8 +191,14 @@ class Grid:
     head: list[str]
     rows: list[list[str]]
     flagged: list[bool]
-    note: str = ""
+    total: int = 0
+    """How many rows the item has (more than ``rows`` when some were left out)."""
     kind: str = "grid"
+
+    @property
+    def note(self) -> str:
+        """``first k of n`` when rows were left out, else empty."""
+        return f"first {len(self.rows)} of {self.total}" if self.total > len(self.rows) else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -441,8 +451,7 @@ def _grid(
 ) -> Grid:
     """A grid of the first ``limit`` records, one row each; a note says how many were left out."""
     shown = records[:limit]
-    note = f"first {limit} of {len(records)}" if len(records) > limit else ""
-    return Grid(title, head, [cells(x) for x in shown], [flag(x) for x in shown], note)
+    return Grid(title, head, [cells(x) for x in shown], [flag(x) for x in shown], len(records))
 
 
 def _references_details(row: ItemRow) -> list[Block]:
@@ -853,8 +862,54 @@ def item_rows(
     return rows
 
 
+def _size(b: Block) -> int:
+    if isinstance(b, Fact):
+        return len(b.label) + len(b.value)
+    if isinstance(b, Grid):
+        return len(b.title) + sum(map(len, b.head)) + sum(len(c) for r in b.rows for c in r)
+    return len(b.title) + sum(map(len, b.lines))
+
+
+def within_budget(blocks: Sequence[Block], budget: int = DETAIL_BUDGET) -> tuple[list[Block], bool]:
+    """The blocks up to ``budget`` characters of text (a grid or list is cut between its rows); whether any was cut.
+
+    Keeps a page's size proportional to its rows however long the items' strings are.
+    """
+    out: list[Block] = []
+    used = 0
+    for b in blocks:
+        size = _size(b)
+        if used + size <= budget:
+            out.append(b)
+            used += size
+            continue
+        left = budget - used
+        if isinstance(b, Grid):
+            keep, total = [], len(b.title) + sum(map(len, b.head))
+            for r in b.rows:
+                total += sum(map(len, r))
+                if total > left:
+                    break
+                keep.append(r)
+            if keep:
+                out.append(Grid(b.title, b.head, keep, b.flagged[: len(keep)], b.total))
+        elif isinstance(b, Lines):
+            lines, total = [], len(b.title)
+            for x in b.lines:
+                total += len(x)
+                if total > left:
+                    break
+                lines.append(x)
+            if lines:
+                out.append(Lines(b.title, lines))
+        elif left > len(b.label) + 40:
+            out.append(Fact(b.label, short(b.value, left - len(b.label))))
+        return out, True
+    return out, False
+
+
 def row_details(task: str, row: ItemRow) -> list[Block]:
-    """The details of one row, as blocks; the results line and input fields close them."""
+    """The details of one row, as blocks, at most :data:`DETAIL_BUDGET` characters of text; the results line closes them."""
     if task == "references":
         out = _references_details(row)
     elif task == "rag-audit":
@@ -863,7 +918,14 @@ def row_details(task: str, row: ItemRow) -> list[Block]:
         out = _ceval_details(row)
     if row.extra:
         out.append(Fact("Input fields", short(_str(row.extra))))
-    out.append(Fact("Result", f"results.jsonl line {row.line}"))
+    out, cut = within_budget(out)
+    where = f"results.jsonl line {row.line}"
+    out.append(
+        Fact(
+            "Result",
+            where + (" (these details are cut short there; the line has them all)" if cut else ""),
+        )
+    )
     return out
 
 

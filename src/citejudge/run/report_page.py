@@ -21,10 +21,12 @@ from typing import Any
 
 from citejudge.run.report_items import (
     PRIMARY_VIEW,
+    REASON_CHARS,
     VIEW_SPECS,
     Block,
     Facet,
     ItemRow,
+    short,
 )
 from citejudge.run.report_table import Cell, Count, FacetIndex, ItemTable, TableRow
 from citejudge.run.report_why import value_order
@@ -703,8 +705,8 @@ def item_table(
             key=r.key,
             outcome=r.outcome,
             cells=[Cell(r.labels.get(s.name, "–"), s.tone(r.labels.get(s.name, ""))) for s in used],
-            reason=r.reason if len(r.reason) <= 300 else r.reason[:299] + "…",
-            more=[m if len(m) <= 300 else m[:299] + "…" for m in r.more],
+            reason=short(r.reason, REASON_CHARS),
+            more=[short(m, REASON_CHARS) for m in r.more[:3]],
             details=blocks,
         )
         for r, blocks in shown
