@@ -797,3 +797,19 @@ def test_details_stay_within_their_budget(tmp_path: Path) -> None:
     assert len(text) < DETAIL_BUDGET + 200
     assert re.search(r"Fields: as cited and as recorded</b><small>\(first \d of 30\)</small>", row)
     assert "these details are cut short there; the line has them all" in row
+
+
+def test_items_from_documents_carry_a_document_facet(tmp_path: Path) -> None:
+    """details.document (document input) becomes a facet: a per-document count can link to its items."""
+    from citejudge.run.report import _compute, load_run
+
+    lines = references_lines()[:3]
+    lines[0]["details"]["document"] = "paper-a.pdf"
+    lines[1]["details"]["document"] = "paper-b.pdf"
+    d = write_run(tmp_path / "run", lines, manifest(judge=None))
+    rows = _compute(load_run(d), None, None, None).rows
+    assert [[v for g, v in r.facets if g == "Document"] for r in rows] == [
+        ["paper-a.pdf"],
+        ["paper-b.pdf"],
+        [],
+    ]

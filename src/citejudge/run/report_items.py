@@ -292,7 +292,7 @@ def _error_text(line: dict[str, Any]) -> str:
     return str(err)
 
 
-def _new_row(task: str, line: dict[str, Any], n: int, key: str, citation: str | None) -> ItemRow:
+def _new_row(line: dict[str, Any], n: int, key: str, citation: str | None) -> ItemRow:
     extra = dict(_d(_d(line.get("details")).get("input_extra")))
     return ItemRow(
         key=key,
@@ -311,7 +311,7 @@ def _new_row(task: str, line: dict[str, Any], n: int, key: str, citation: str | 
 
 
 def _error_row(task: str, line: dict[str, Any], n: int, key: str, citation: str | None) -> ItemRow:
-    row = _new_row(task, line, n, key, citation)
+    row = _new_row(line, n, key, citation)
     msg = _error_text(line)
     for spec in VIEW_SPECS[task]:
         row.labels[spec.name] = ERROR_LABEL
@@ -360,7 +360,7 @@ def content_basis(line: dict[str, Any]) -> tuple[str, str]:
     if "content" in det and content.get("evidence") is None:
         return "none", "no text offline"
     cg = str(res.get("content_grounding") or "")
-    if "no claim" in cg.lower() or "states no claim" in cg:
+    if "states no claim" in cg:  # tasks.references.NO_CLAIM
         return "none", "no claim"
     return "none", "not judged (no model)"
 
@@ -392,7 +392,7 @@ def _references_row(line: dict[str, Any], n: int) -> ItemRow:
         row.add("Content decider", decider)
         row.add("Content basis", basis)
         return row
-    row = _new_row("references", line, n, key, None)
+    row = _new_row(line, n, key, None)
     rg, cg = str(res.get("reference_grounding", "")), str(res.get("content_grounding", ""))
     row.labels = {
         "reference_grounding": prefix(rg),
@@ -415,6 +415,7 @@ def _references_row(line: dict[str, Any], n: int) -> ItemRow:
         row.labels["content_grounding"] == "No" or res.get("verification_error") == "Yes"
     )
     row.reason = cg if content_first else rg
+    row.explanations["hallucination"] = row.reason
     if not content_first and basis == "judged":
         row.more.append(f"content: {cg}")
     elif content_first:
@@ -434,6 +435,9 @@ def _references_row(line: dict[str, Any], n: int) -> ItemRow:
         row.add("Match method", "(not looked up)")
     row.add("Content decider", decider)
     row.add("Content basis", basis)
+    doc = det.get("document")
+    if isinstance(doc, str) and doc:  # an item found in a document: a per-document view links here
+        row.add("Document", doc)
     return row
 
 
@@ -593,7 +597,7 @@ def _rag_row(line: dict[str, Any], n: int) -> ItemRow:
         if rag.get("language"):
             row.add("Language", lang)
         return row
-    row = _new_row("rag-audit", line, n, key, None)
+    row = _new_row(line, n, key, None)
     row.labels["verdict"] = str(res.get("verdict"))
     row.explanations["verdict"] = str(res.get("summary", ""))
     dims = _d(res.get("dimensions"))
@@ -716,7 +720,7 @@ def _ceval_rows(line: dict[str, Any], n: int) -> list[ItemRow]:
     rows: list[ItemRow] = []
     for j, c in enumerate(cits):
         cid = str(c.get("citation_id"))
-        row = _new_row("citation-eval", line, n, f"{item_id}#{cid}", cid)
+        row = _new_row(line, n, f"{item_id}#{cid}", cid)
         sup, ver = _d(c.get("citation_support")), _d(c.get("source_verification"))
         s_label, v_label = str(sup.get("judgement")), str(ver.get("judgement"))
         row.labels = {
@@ -745,7 +749,7 @@ def _ceval_rows(line: dict[str, Any], n: int) -> list[ItemRow]:
         row.add("Support decider", support_decider_of(dsup))
         rows.append(row)
     if not rows:
-        row = _new_row("citation-eval", line, n, item_id, None)
+        row = _new_row(line, n, item_id, None)
         row.labels = {"alignment": align}
         row.explanations = {"alignment": align_expl}
         row.reason = "no citations; answer: " + (align_expl or align)
