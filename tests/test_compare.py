@@ -226,3 +226,21 @@ def test_compare_page_links_flips_to_their_items(
     assert "<b>A: Reference grounding</b>No. Year mismatch" in row
     assert "<b>B: Reference grounding</b>Yes. Matches W1" in row
     assert "Yes. Matches &lt;script&gt;" in row_html(page, esc)
+
+
+def test_compare_page_caps_its_rows(tmp_path: Path) -> None:
+    """Every item can flip (a broken reproducibility run): the page holds the first rows, counts all."""
+    from citejudge.run.compare import compare_loaded
+    from citejudge.run.compare_page import build_compare_page
+    from citejudge.run.report import load_run
+
+    a = write_run(tmp_path / "a", _lines(), manifest())
+    b = write_run(tmp_path / "b", [_ref_line(*r[:1], "Yes", *r[2:]) for r in ROWS], manifest())
+    ra, rb = load_run(a), load_run(b)
+    cmp = compare_loaded(ra, rb)
+    assert len(cmp["flipped"]) == 4  # i2, i3, i4 No → Yes, i6 ERROR → Yes
+    page = build_compare_page(cmp, ra, rb, max_rows=2)
+    assert [r.key for r in page.table.rows] == ["i2", "i3"] and page.table.total == 4
+    assert "first 2 of 4 flipped items" in page.table.note and page.cards[1].value == 4
+    rg = next(f for f in page.fields if f.field == "reference_grounding")
+    assert dict((t, c.n) for t, c in rg.flips) == {"ERROR → Yes": 1, "No → Yes": 3}

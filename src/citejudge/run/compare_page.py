@@ -21,6 +21,7 @@ from citejudge.run.report_page import Card, render_template
 from citejudge.run.report_table import Cell, Count, FacetIndex, ItemTable, TableRow
 
 __all__ = [
+    "MAX_FLIPPED_ROWS",
     "ComparePage",
     "FieldRow",
     "build_compare_page",
@@ -29,6 +30,8 @@ __all__ = [
 ]
 
 FLIPPED = "Flipped field"
+#: Flipped items the page shows at most (a reproducibility failure can flip every item).
+MAX_FLIPPED_ROWS = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +79,13 @@ def _sided(side: str, b: Block) -> Block:
     return replace(b, title=f"{side}: {b.title}")
 
 
-def build_compare_page(cmp: dict[str, Any], ra: RunData, rb: RunData) -> ComparePage:
-    """The view model of a comparison; details come from each run's result line of a flipped item."""
+def build_compare_page(
+    cmp: dict[str, Any], ra: RunData, rb: RunData, max_rows: int = MAX_FLIPPED_ROWS
+) -> ComparePage:
+    """The view model of a comparison; details come from each run's result line of a flipped item.
+
+    The table holds the first ``max_rows`` flipped items (counts are over all of them).
+    """
     task = cmp["task"]
     lines_a = {str(x["id"]): (x, n) for x, n in zip(ra.lines, ra.line_numbers, strict=True)}
     lines_b = {str(x["id"]): (x, n) for x, n in zip(rb.lines, rb.line_numbers, strict=True)}
@@ -94,7 +102,7 @@ def build_compare_page(cmp: dict[str, Any], ra: RunData, rb: RunData) -> Compare
     def order(group: str, counts: Counter[str]) -> list[str]:
         return sorted(counts, key=lambda v: (-counts[v], v))
 
-    idx = FacetIndex(facets, [True] * len(facets), order)
+    idx = FacetIndex(facets, [i < max_rows for i in range(len(facets))], order)
     fields = [
         FieldRow(
             f,
@@ -109,7 +117,7 @@ def build_compare_page(cmp: dict[str, Any], ra: RunData, rb: RunData) -> Compare
     ]
     groups = list(dict.fromkeys(_group(f) for x in cmp["flipped"] for f in x["fields"]))
     rows: list[TableRow] = []
-    for i, (x, fs) in enumerate(zip(cmp["flipped"], facets, strict=True)):
+    for i, (x, fs) in enumerate(zip(cmp["flipped"][:max_rows], facets[:max_rows], strict=True)):
         changes: dict[str, dict[str, Any]] = x["fields"]
         cells = []
         for g in groups:
@@ -153,10 +161,13 @@ def build_compare_page(cmp: dict[str, Any], ra: RunData, rb: RunData) -> Compare
         rows=rows,
         filters=idx.filters(),
         targets=idx.targets(),
-        total=len(rows),
+        total=len(facets),
         shown=len(rows),
         companion=None,
-        note="",
+        note=f"The page shows the first {len(rows):,} of {len(facets):,} flipped items; "
+        "`citejudge compare --json` lists them all."
+        if len(rows) < len(facets)
+        else "",
     )
     d = cmp["manifest"]
     differing = [
@@ -170,7 +181,7 @@ def build_compare_page(cmp: dict[str, Any], ra: RunData, rb: RunData) -> Compare
     items = cmp["items"]
     cards = [
         Card(items["common"], "items in both runs"),
-        Card(len(rows), "flipped items", "#items" if rows else None),
+        Card(len(facets), "flipped items", "#items" if rows else None),
         Card(len(cmp["only_in_a"]), "only in A"),
         Card(len(cmp["only_in_b"]), "only in B"),
     ]
