@@ -169,7 +169,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """``citejudge report RUN_DIR [--gold FILE|FIELD]``."""
-    from citejudge.run.report import ReportOptions
+    from citejudge.run.report import DEFAULT_ROWS_PER_VERDICT, ReportOptions
     from citejudge.run.report import cmd_report as run_report
 
     return run_report(
@@ -180,6 +180,9 @@ def cmd_report(args: argparse.Namespace) -> int:
             category=args.category,
             html=Path(args.html) if args.html else None,
             plots=not args.no_plots,
+            rows_per_verdict=DEFAULT_ROWS_PER_VERDICT
+            if args.rows_per_verdict is None
+            else args.rows_per_verdict or None,
         )
     )
 
@@ -190,7 +193,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from citejudge.run.compare import cmd_compare as run_compare
 
     return run_compare(
-        CompareOptions(run_a=Path(args.run_a), run_b=Path(args.run_b), as_json=args.json)
+        CompareOptions(
+            run_a=Path(args.run_a),
+            run_b=Path(args.run_b),
+            as_json=args.json,
+            html=Path(args.html) if args.html else None,
+        )
     )
 
 
@@ -234,6 +242,16 @@ def _fraction_or_bool(value: str) -> float | bool:
     if not 0 <= f <= 1:
         raise argparse.ArgumentTypeError("a fraction must be between 0 and 1")
     return f
+
+
+def _non_negative_int(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError("expected a whole number such as 200") from exc
+    if n < 0:
+        raise argparse.ArgumentTypeError("expected 0 or more")
+    return n
 
 
 class _Parser(argparse.ArgumentParser):
@@ -415,6 +433,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("--html", metavar="OUT", help="output HTML (default RUN_DIR/report.html)")
     rep.add_argument("--no-plots", action="store_true", help="tables only (no charts)")
+    rep.add_argument(
+        "--rows-per-verdict",
+        metavar="N",
+        type=_non_negative_int,
+        default=None,
+        help="item table: show the first N rows of each verdict label (failures and errors "
+        "first); the rest go to PAGE-items.jsonl beside the page (default 200; 0: every row)",
+    )
     rep.set_defaults(func=cmd_report)
 
     cmpp = sub.add_parser(
@@ -423,6 +449,12 @@ def build_parser() -> argparse.ArgumentParser:
     cmpp.add_argument("run_a", metavar="RUN_A")
     cmpp.add_argument("run_b", metavar="RUN_B")
     cmpp.add_argument("--json", action="store_true", help="machine-readable output")
+    cmpp.add_argument(
+        "--html",
+        metavar="OUT",
+        help="also write an HTML page: agreement per field, each flip count linked to its "
+        "items, each flipped item with both runs' reasons and details",
+    )
     cmpp.set_defaults(func=cmd_compare)
 
     mod = sub.add_parser("models", help="model cards in models/: list them, verify weight sha256s")
