@@ -4,15 +4,20 @@ Decisions, each a rule in code:
 
 * **Source verification** is deterministic first (:mod:`citejudge.sources`): the source resolves
   through the index and/or the local source store (``--fulltext DIR``); the cited content is
-  looked for in the resolved text (stored full text or page, else the abstract). VERIFIED when
-  it is found (folded substring, or rapidfuzz partial alignment ≥ 90); LIKELY_FABRICATED when
-  the identifier resolves to a different work than the one the source names, or identifiers
-  resolve to different works, or when the stated source's text does not contain the quote but
-  another source does (an index record retrieved by the quote's words, or a file of the source
-  store: the content is misattributed, and that source is named); UNCERTAIN otherwise. When a
-  text is available but the quote is in neither it nor elsewhere, the judge decides whether the content is a paraphrase of that text (→ VERIFIED), is not
-  in it (→ UNCERTAIN) or contradicts it (→ LIKELY_FABRICATED). ``url_accessible`` means
-  "resolves offline" (a record of the index, or a page of the store).
+  looked for in the resolved text (stored full text or page, else the abstract), whole and piece by
+  piece (its pieces: the parts between ellipses, cut into sentences and lines,
+  :func:`~citejudge.sources.quote_pieces`). VERIFIED when the whole or every piece is found (folded
+  substring, or alignment ≥ 90; ``details...quote`` gives the pieces, the share found and the pieces
+  not found); LIKELY_FABRICATED when the identifier resolves to a different work than the one the
+  source names, or identifiers resolve to different works, or when a piece the stated source's
+  text does not hold is in another source (another source of the same answer, a text of the source
+  store or an abstract of the index, found through their quote index; a piece of a quote of
+  several pieces counts from :data:`~citejudge.sources.MIN_ELSEWHERE_CHARS` characters): the content
+  is misattributed, and that source is named; UNCERTAIN otherwise. When a text is available but
+  pieces are in neither it nor elsewhere, the judge decides whether those pieces paraphrase that
+  text's closest evidence units (→ VERIFIED), are not in it (→ UNCERTAIN) or contradict it
+  (→ LIKELY_FABRICATED). ``url_accessible`` means "resolves offline" (a record of the index, or a
+  page of the store).
 * **Citation support** is a judged label (ENTAILMENT / NEUTRAL / CONTRADICTION) from the model
   card's support decider (:func:`citejudge.judge.deciders.support_decider`: the LLM, or the card's
   calibrated scorer, which says ENTAILMENT or NEUTRAL); ``support_score`` is set by code:
@@ -53,20 +58,26 @@ from citejudge.judge.decide import SupportDecider, SupportDecision, SupportQuest
 from citejudge.judge.deciders import SupportForm, support_decider
 from citejudge.judge.prompts import render, template_sha256
 from citejudge.match.resolve import WorldLookup
+from citejudge.readers import fulltext_names
 from citejudge.sources import (
+    MIN_ELSEWHERE_CHARS,
     QUOTE_FOUND,
+    Elsewhere,
+    Piece,
+    QuoteMatch,
     SourceResolution,
+    SourceSearch,
     SourceStore,
     SourceText,
-    find_elsewhere,
-    find_quote,
+    check_quote,
     read_source,
     resolve_source,
+    source_cache_root,
 )
 from citejudge.tasks.ceval_schemas import CorrectnessAnswer, SourceCheckAnswer, SupportAnswer
 from citejudge.tasks.content import select_passages
 from citejudge.tasks.protocol import Checker, JudgeFactory, TaskOptions
-from citejudge.text import split_sentences
+from citejudge.text import evidence_units
 
 __all__ = [
     "CORRECTNESS_TEMPLATE",
@@ -123,6 +134,8 @@ VERIFICATION_VALUE = {"VERIFIED": 1.0, "UNCERTAIN": 0.5, "LIKELY_FABRICATED": 0.
 SUPPORT_WEIGHT = 0.5
 DECIMALS = 4
 _MAX_TEXT = 20_000
+#: Pieces listed at most in ``details`` (``quote.not_found``).
+MAX_LISTED = 20
 
 NOT_JUDGED_SUPPORT = "Not judged: the run used no model (--no-llm)."
 
@@ -284,6 +297,11 @@ class Verification:
         }
 
 
+def _clip(s: str, n: int) -> str:
+    s = " ".join(s.split())
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
 def _wname(res: SourceResolution) -> str:
     w = res.work
     if w is None:
@@ -313,6 +331,34 @@ def _plausibility(res: SourceResolution, origin: str | None, score: float | None
     return f"The {res.kind} source is not in the local index or source store; its content cannot be compared offline."
 
 
+def _elsewhere_parts(found: list[tuple[Piece, QuoteMatch, Elsewhere]]) -> list[str]:
+    """Sentences naming where the pieces not in the stated source are, one per other source (3 at most)."""
+    by_source: dict[str, list[tuple[Piece, QuoteMatch, Elsewhere]]] = {}
+    for row in found:
+        by_source.setdefault(row[2].origin, []).append(row)
+    parts: list[str] = []
+    for rows in list(by_source.values())[:3]:
+        o = rows[0][2]
+        ids = [str(p.index) for p, _, _ in rows]
+        which = (
+            f"piece {ids[0]} ('{_clip(rows[0][0].text, 80)}') is"
+            if len(rows) == 1
+            else f"pieces {', '.join(ids[:-1])} and {ids[-1]} ('{_clip(rows[0][0].text, 60)}', …) are"
+        )
+        best = max(m.score for _, m, _ in rows)
+        how = (
+            "verbatim"
+            if all(e.exact for _, _, e in rows)
+            else f"similarity {min(e.score for _, _, e in rows):.0f}"
+        )
+        parts.append(
+            f"{which} not in it (best similarity {best:.0f}) but in {o.name} ({o.origin}, {how})"
+        )
+    if len(by_source) > 3:
+        parts.append(f"pieces are in {len(by_source) - 3} more source(s)")
+    return parts
+
+
 def verify_source(
     source: str | None,
     quote: str,
@@ -320,11 +366,14 @@ def verify_source(
     store: SourceStore | None,
     siblings: Sequence[SourceText] = (),
     resolution: SourceResolution | None = None,
+    search: SourceSearch | None = None,
 ) -> Verification:
     """Deterministic verification of one citation's source (see the module docstring).
 
     ``siblings``: texts of the other sources the same answer cites (a misattributed quote most
     often comes from one of them). ``resolution``: the source already resolved, if it was.
+    ``search``: the run's :class:`~citejudge.sources.SourceSearch` (its prepared texts and quote
+    indexes); a new one in memory when not given.
     """
     res = resolution if resolution is not None else resolve_source(source, world)
     facts: dict[str, Any] = {"resolution": res.to_dict()}
@@ -379,7 +428,9 @@ def verify_source(
         return Verification(
             "UNCERTAIN", reason, accessible, _plausibility(res, None, None), facts=facts
         )
-    qm = find_quote(quote, text.text)
+    search = search if search is not None else SourceSearch(world, store)
+    qc = check_quote(quote, search.prepared(text))
+    qm = qc.whole
     facts["quote"] = {
         "similarity": qm.score,
         "found": qm.found,
@@ -387,6 +438,12 @@ def verify_source(
         "text": text.origin,
         "threshold": QUOTE_FOUND,
     }
+    n = len(qc.pieces)
+    missing = qc.missing
+    if n > 1:
+        facts["quote"].update(
+            pieces=n, pieces_found=n - len(missing), share_found=round((n - len(missing)) / n, 4)
+        )
     where = (
         f"{shown} resolves to {wname}"
         if res.work is not None
@@ -398,37 +455,102 @@ def verify_source(
     plaus = _plausibility(res, text.origin, qm.score)
     name = wname or shown
     if qm.found:
-        how = "verbatim" if qm.exact else f"similarity {qm.score:.0f}"
+        if n == 1:
+            how = "verbatim" if qm.exact else f"similarity {qm.score:.0f}"
+            said = f"the cited content is found in {in_what} ({how})"
+        else:
+            verbatim = sum(m.exact for m in qc.matches)
+            how = (
+                "verbatim"
+                if qm.exact
+                else f"{verbatim} verbatim, the lowest similarity {qm.score:.0f}"
+            )
+            said = (
+                f"{'both' if n == 2 else f'all {n}'} pieces of the cited content are found in "
+                f"{in_what} ({how})"
+            )
         return Verification(
-            "VERIFIED",
-            f"{where}; the cited content is found in {in_what} ({how}).",
-            True,
-            plaus,
-            source_name=name,
-            facts=facts,
+            "VERIFIED", f"{where}; {said}.", True, plaus, source_name=name, facts=facts
         )
-    exclude = {text.origin} | ({res.work.id} if res.work is not None else set())
-    other = find_elsewhere(quote, world, store, exclude=exclude, siblings=siblings)
-    if other is not None:
-        how = "verbatim" if other.exact else f"similarity {other.score:.0f}"
-        facts["found_elsewhere"] = {
-            "source": other.name,
-            "text": other.origin,
-            "similarity": other.score,
+    exclude = {text.origin}
+    if res.work is not None:
+        exclude |= {res.work.id, *fulltext_names(res.work)}
+    elsewhere: list[tuple[Piece, QuoteMatch, Elsewhere]] = []
+    not_found: list[dict[str, Any]] = []
+    for piece, m in missing:
+        row: dict[str, Any] = {
+            "piece": piece.index,
+            "text": _clip(piece.text, 200),
+            "similarity": m.score,
         }
+        other = (
+            search.find_elsewhere(piece, exclude, siblings)
+            if n == 1 or len(piece.folded) >= MIN_ELSEWHERE_CHARS
+            else None
+        )
+        if other is not None:
+            elsewhere.append((piece, m, other))
+            row["found_in"] = {
+                "source": other.name,
+                "text": other.origin,
+                "similarity": other.score,
+            }
+        not_found.append(row)
+    if n > 1:
+        facts["quote"]["not_found"] = not_found[:MAX_LISTED]
+    if elsewhere:
+        first = elsewhere[0][2]
+        facts["found_elsewhere"] = {
+            "source": first.name,
+            "text": first.origin,
+            "similarity": first.score,
+        }
+        names = list(dict.fromkeys(o.name for _, _, o in elsewhere))
+        if n == 1:
+            how = "verbatim" if first.exact else f"similarity {first.score:.0f}"
+            said = (
+                f"the cited content is not in {in_what} (best similarity {qm.score:.0f}) but is in "
+                f"{first.name} ({first.origin}, {how}): it is attributed to the wrong source"
+            )
+        else:
+            parts = _elsewhere_parts(elsewhere)
+            lost = len(missing) - len(elsewhere)
+            if lost:
+                parts.append(f"{lost} piece(s) are found nowhere")
+            whole = "the cited content" if len(missing) == n else "part of the cited content"
+            said = (
+                f"{n - len(missing)} of {n} pieces of the cited content are found in {in_what}; "
+                + "; ".join(parts)
+                + f": {whole} is attributed to the wrong source"
+            )
         return Verification(
             "LIKELY_FABRICATED",
-            f"{where}; the cited content is not in {in_what} (best similarity {qm.score:.0f}) but is in "
-            f"{other.name} ({other.origin}, {how}): it is attributed to the wrong source.",
+            f"{where}; {said}.",
             True,
-            plaus + f" The quoted text belongs to {other.name}.",
+            plaus + f" The quoted text belongs to {', '.join(names[:3])}.",
             source_name=name,
             facts=facts,
         )
-    passages = select_passages(quote, split_sentences(text.text))
+    if n == 1 or len(missing) == n:
+        asked = quote
+        said = (
+            f"the cited content is not found verbatim in {in_what} (best similarity {qm.score:.0f})"
+        )
+    else:
+        asked = " … ".join(p.text for p, _ in missing)
+        facts["judge_quote"] = asked
+        listed = "; ".join(
+            f"piece {p.index} ('{_clip(p.text, 80)}', best similarity {m.score:.0f})"
+            for p, m in missing[:3]
+        ) + (f"; {len(missing) - 3} more" if len(missing) > 3 else "")
+        said = (
+            f"{n - len(missing)} of {n} pieces of the cited content are found in {in_what}; "
+            f"not found: {listed}"
+        )
+    passages = select_passages(asked, evidence_units(text.text))
     return Verification(
         "UNCERTAIN",
-        f"{where}; the cited content is not found verbatim in {in_what} (best similarity {qm.score:.0f})",
+        f"{where}; {said}",
         True,
         plaus,
         pending=True,
@@ -558,6 +680,13 @@ class CitationEvalTask:
     world: WorldLookup | None = None
     store: SourceStore | None = None
     no_gold: bool = False
+    #: Where the quote indexes are cached (:func:`~citejudge.sources.source_cache_root`); None:
+    #: built in memory.
+    cache_root: Path | None = None
+    search: SourceSearch = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.search = SourceSearch(self.world, self.store, self.cache_root)
 
     def check(self, item: Item) -> OutputLine:
         """Evaluate one item; judged dimensions are left NOT_JUDGED / NOT_EVALUATED for the stage."""
@@ -585,7 +714,9 @@ class CitationEvalTask:
         )
         for i, c in enumerate(cits):
             siblings = [t for j, t in enumerate(texts) if j != i and t is not None]
-            ver = verify_source(c.source, c.content, self.world, self.store, siblings, resolved[i])
+            ver = verify_source(
+                c.source, c.content, self.world, self.store, siblings, resolved[i], self.search
+            )
             st: dict[str, Any] = {
                 "citation_id": c.citation_id,
                 "verification": ver.to_dict(),
@@ -701,15 +832,17 @@ class CitationEvalStage:
                 if ver["pending_judge"]:
                     src_refs.append((k, j))
                     text = "\n".join(ver["passages"])
+                    # a quote whose other pieces were found: the judge sees the pieces not found
+                    quote = ver.get("judge_quote") or c.content
                     src_questions.append(
                         SupportQuestion(
-                            c.content,
+                            quote,
                             text,
                             render(
                                 SOURCE_TEMPLATE,
                                 source_name=ver["source_name"],
                                 source_text=text,
-                                quote=c.content,
+                                quote=quote,
                             ),
                         )
                     )
@@ -808,7 +941,8 @@ def make_checker(opts: TaskOptions) -> Checker:
 
         world = WorldIndex.open(opts.index)
     store = SourceStore.open(Path(opts.fulltext_dir)) if opts.fulltext_dir is not None else None
-    return CitationEvalTask(world, store, bool(opts.no_gold)).check
+    cache = source_cache_root(opts.cache_dir) if store is not None or world is not None else None
+    return CitationEvalTask(world, store, bool(opts.no_gold), cache).check
 
 
 def make_stage(opts: TaskOptions, make_judge: JudgeFactory) -> CitationEvalStage:

@@ -1,0 +1,377 @@
+"""Looking for a quote in a text, piece by piece, the way people write quotes.
+
+A ``cited_content`` is often several sentences of its source, in order or not, joined by spaces,
+"…" or "[…]", lightly edited. :func:`quote_pieces` cuts it where the writer cut it: at ellipses,
+then into the units of :func:`citejudge.text.split_units` (sentences, lines). :func:`check_quote`
+looks for the whole quote and for each piece in one :class:`PreparedText`:
+
+* both are folded (:func:`citejudge.text.fold`: case, diacritics, markup, punctuation); a long
+  text's hard-wrapped lines and line-break hyphens are joined first (:func:`split_units`);
+* a folded substring scores 100 (exact);
+* otherwise the score is the larger of two alignments: rapidfuzz ``partial_ratio`` of the piece
+  against windows of the text (what a single quote always got), and a **cover**: the piece's
+  words are covered greedily by the longest runs of :data:`GRAM` or more words that occur in the
+  text, anywhere in it; the score is the covered share of the piece's characters, less
+  :data:`SEGMENT_COST` characters for every run after the first. A dropped word leaves two runs
+  (about 94 for a sentence of 130 characters), and so does a piece in which the writer glued a
+  heading or a date line to the next sentence; a changed word leaves it uncovered;
+* a piece counts as found from :data:`QUOTE_FOUND` up.
+
+The quote is found when its folded whole is in the text, when every piece is found, or, for a
+quote without ellipses of at most :data:`WHOLE_QUOTE_CHARS` characters, when the whole quote's
+windowed ``partial_ratio`` reaches the threshold (the answer every single quote got before pieces
+existed). The quote's score is its lowest piece score (the whole's score when that decided).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+from rapidfuzz import fuzz
+
+from citejudge.text import fold, split_units
+
+__all__ = [
+    "GRAM",
+    "MAX_TEXT_CHARS",
+    "QUOTE_FOUND",
+    "SEGMENT_COST",
+    "WHOLE_QUOTE_CHARS",
+    "Piece",
+    "PreparedText",
+    "QuoteCheck",
+    "QuoteMatch",
+    "check_quote",
+    "find_quote",
+    "quote_pieces",
+    "search_piece",
+]
+
+#: Folded-quote similarity (0-100) from which a quote (or a piece of it) counts as found in a text.
+QUOTE_FOUND = 90.0
+#: Texts longer than this are searched in their first part only.
+MAX_TEXT_CHARS = 400_000
+#: Words in the shortest run a cover uses (and in the quote index's shingles).
+GRAM = 3
+#: Characters a cover pays for each run after the first (about one short edited word).
+SEGMENT_COST = 8.0
+#: A quote without ellipses up to this long is also aligned whole when its pieces are not all found.
+WHOLE_QUOTE_CHARS = 1000
+#: Pieces (and ellipsis parts) shorter than this, folded, are not looked for on their own.
+MIN_PIECE = 12
+#: Positions of one run tried at most when covering (a common phrase occurs many times).
+_MAX_RUN_STARTS = 64
+#: Pieces longer than this are aligned around their cover's runs, not over the whole text.
+_LONG_PIECE = 600
+_ELLIPSIS = re.compile(r"\s*(?:\.\s?\.\s?\.|…|[\[(]\s*(?:\.\.\.|…)\s*[\])])\s*")
+
+
+@dataclass(frozen=True)
+class QuoteMatch:
+    """Where a quote stands against a text: its best similarity (0-100) and whether it is found."""
+
+    found: bool
+    score: float
+    exact: bool
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One piece of a quote: its 1-based position, its text as written, and its folded form."""
+
+    index: int
+    text: str
+    folded: str
+
+    @property
+    def words(self) -> list[str]:
+        """The folded piece's words."""
+        return self.folded.split()
+
+
+class PreparedText:
+    """A text ready for quote search: its units folded once, its word runs indexed on first need.
+
+    The units are those of :func:`citejudge.text.split_units` (sentences that never cross a
+    heading, list item or paragraph; wrapped lines and line-break hyphens joined). Where a unit
+    starts and ends is kept: a quote that glues two units together pays nothing for the join.
+    """
+
+    def __init__(self, text: str) -> None:
+        words: list[str] = []
+        bounds = {0}
+        for unit in split_units(text[:MAX_TEXT_CHARS]):
+            f = fold(unit)
+            if f:
+                words += f.split()
+                bounds.add(len(words))
+        self.words = words
+        #: Word positions where a unit starts or ends (the end of one is the start of the next).
+        self.bounds = bounds
+        self.folded = " ".join(words)
+
+    @cached_property
+    def starts(self) -> list[int]:
+        """Character offset of each word in :attr:`folded`."""
+        out: list[int] = []
+        pos = 0
+        for w in self.words:
+            out.append(pos)
+            pos += len(w) + 1
+        return out
+
+    @cached_property
+    def grams(self) -> dict[tuple[str, ...], list[int]]:
+        """Word position(s) of every run of :data:`GRAM` words."""
+        out: dict[tuple[str, ...], list[int]] = {}
+        w = self.words
+        for i in range(len(w) - GRAM + 1):
+            out.setdefault(tuple(w[i : i + GRAM]), []).append(i)
+        return out
+
+    @cached_property
+    def short_units(self) -> dict[tuple[str, ...], list[int]]:
+        """Word position(s) of every unit shorter than :data:`GRAM` words ("# About me", a date line)."""
+        out: dict[tuple[str, ...], list[int]] = {}
+        edges = sorted(self.bounds)
+        for a, b in itertools.pairwise(edges):
+            if b - a < GRAM:
+                out.setdefault(tuple(self.words[a:b]), []).append(a)
+        return out
+
+
+def quote_pieces(quote: str) -> list[Piece]:
+    """The pieces of ``quote``: its ellipsis-separated parts cut into units, short ones merged.
+
+    A unit shorter than :data:`MIN_PIECE` folded characters joins the unit before it (or the one
+    after it, at the start of a part); a part that short is left out, as are empty ones. A quote
+    with no part long enough is one piece, the whole quote.
+    """
+    out: list[str] = []
+    for part in _ELLIPSIS.split(quote):
+        if len(fold(part)) < MIN_PIECE:
+            continue
+        units: list[str] = []
+        carry = ""
+        for unit in split_units(part):
+            unit = f"{carry} {unit}".strip() if carry else unit
+            carry = ""
+            if len(fold(unit)) >= MIN_PIECE:
+                units.append(unit)
+            elif units:
+                units[-1] = f"{units[-1]} {unit}"
+            else:
+                carry = unit
+        if carry:
+            units.append(carry)  # every unit was short: the part is one piece
+        out.extend(units)
+    if not out:
+        whole = " ".join(quote.split())
+        return [Piece(1, whole, fold(whole))] if fold(whole) else []
+    return [Piece(i, t, fold(t)) for i, t in enumerate(out, start=1)]
+
+
+def _best_partial(q: str, text: str) -> float:
+    """The rapidfuzz ``partial_ratio`` of ``q`` against ``text``, in overlapping windows on long texts."""
+    if not q or not text:
+        return 0.0
+    if q in text:
+        return 100.0
+    if len(text) < len(q):
+        # partial_ratio would align the text inside the quote: a short page that is part of a
+        # quote does not hold the quote
+        return float(fuzz.ratio(q, text, processor=None, score_cutoff=0))
+    if len(text) <= 4 * len(q) + 200:
+        return float(fuzz.partial_ratio(q, text, processor=None, score_cutoff=0))
+    # Overlapping windows keep partial_ratio cheap on long texts; every window is at least as
+    # long as the quote (a shorter one would be aligned inside the quote instead), the last one
+    # ends where the text ends.
+    size = 2 * len(q) + 50
+    step = max(len(q), 1)
+    last = len(text) - len(q)
+    best = 0.0
+    for start in [*range(0, last, step), last]:
+        win = text[start : start + size]
+        s = fuzz.partial_ratio(q, win, processor=None, score_cutoff=best)
+        if s > best:
+            best = float(s)
+            if best >= 100.0:
+                break
+    return best
+
+
+#: A run of a cover: (first word in the quote, first word in the text, length in words).
+Run = tuple[int, int, int]
+
+
+def _runs(words: list[str], text: PreparedText) -> list[Run]:
+    """Cover ``words`` greedily, left to right, by the longest runs of GRAM+ words found in ``text``.
+
+    Where no such run starts, a whole unit of the text of fewer words may cover the words.
+    """
+    grams = text.grams
+    tw = text.words
+    n = len(words)
+    runs: list[Run] = []
+    i = 0
+    while i < n:
+        starts = grams.get(tuple(words[i : i + GRAM])) if i <= n - GRAM else None
+        if not starts:
+            # a unit of the text too short for a run, taken whole
+            for m in range(GRAM - 1, 0, -1):
+                short = text.short_units.get(tuple(words[i : i + m])) if i + m <= n else None
+                if short:
+                    runs.append((i, short[0], m))
+                    i += m
+                    break
+            else:
+                i += 1
+            continue
+        best_len, best_at = 0, -1
+        for p in starts[:_MAX_RUN_STARTS]:
+            k = GRAM
+            while i + k < n and p + k < len(tw) and tw[p + k] == words[i + k]:
+                k += 1
+            # the longest run; among equals, one that starts a unit (a sentence the writer took)
+            if k > best_len or (k == best_len and p in text.bounds and best_at not in text.bounds):
+                best_len, best_at = k, p
+        runs.append((i, best_at, best_len))
+        i += best_len
+    return runs
+
+
+def _cover_score(words: list[str], a: int, b: int, runs: list[Run], text: PreparedText) -> float:
+    """The cover score of the words ``a:b`` of a quote's ``words`` given the quote's ``runs``.
+
+    The share of the piece's characters (a word and the space after it) that runs cover, less
+    :data:`SEGMENT_COST` for each run that starts inside the piece after its first covered word,
+    unless the run before it ends where a unit of the text ends, right before it in the quote,
+    and it starts where a unit starts (two whole sentences the writer joined).
+    """
+    total = sum(len(w) + 1 for w in words[a:b])
+    if not total:
+        return 0.0
+    covered = 0
+    cost = 0.0
+    prev: Run | None = None
+    for run in runs:
+        i, p, k = run
+        lo, hi = max(i, a), min(i + k, b)
+        if lo >= hi:
+            continue
+        covered += sum(len(w) + 1 for w in words[lo:hi])
+        if prev is not None:
+            joined = (
+                prev[0] + prev[2] == i and prev[1] + prev[2] in text.bounds and p in text.bounds
+            )
+            if not joined:
+                cost += SEGMENT_COST
+        prev = run
+    return max(0.0, 100.0 * (covered - cost) / total)
+
+
+def _local(runs: list[Run], a: int, b: int) -> list[Run]:
+    """The parts of a quote's ``runs`` inside its words ``a:b``, numbered from ``a``."""
+    out: list[Run] = []
+    for i, p, k in runs:
+        lo, hi = max(i, a), min(i + k, b)
+        if lo < hi:
+            out.append((lo - a, p + lo - i, hi - lo))
+    return out
+
+
+def _anchored_partial(piece: str, text: PreparedText, runs: list[Run]) -> float:
+    """``partial_ratio`` of a long piece against the text around its longest run only."""
+    if not runs:
+        return 0.0
+    i, p, _ = max(runs, key=lambda r: r[2])
+    offset = len(" ".join(piece.split()[:i])) + (1 if i else 0)
+    start = max(text.starts[p] - offset - 50, 0)
+    return float(
+        fuzz.partial_ratio(
+            piece, text.folded[start : start + len(piece) + 100], processor=None, score_cutoff=0
+        )
+    )
+
+
+def _piece_match(
+    piece: str, cover: float, runs: list[Run], text: PreparedText, threshold: float
+) -> QuoteMatch:
+    """A piece not found exactly: the better of its cover and its partial_ratio alignment."""
+    if len(piece) > _LONG_PIECE:
+        partial = _anchored_partial(piece, text, runs)
+    else:
+        partial = _best_partial(piece, text.folded)
+    score = round(max(cover, partial), 1)
+    return QuoteMatch(score >= threshold, score, False)
+
+
+def search_piece(folded: str, text: PreparedText, threshold: float = QUOTE_FOUND) -> QuoteMatch:
+    """Look for one folded piece in ``text`` (exact, else the better of partial_ratio and cover)."""
+    if not folded or not text.folded:
+        return QuoteMatch(False, 0.0, False)
+    if folded in text.folded:
+        return QuoteMatch(True, 100.0, True)
+    words = folded.split()
+    runs = _runs(words, text)
+    return _piece_match(
+        folded, _cover_score(words, 0, len(words), runs, text), runs, text, threshold
+    )
+
+
+@dataclass(frozen=True)
+class QuoteCheck:
+    """A quote against one text: each piece's match, and the quote's (``whole``)."""
+
+    pieces: list[Piece]
+    matches: list[QuoteMatch]
+    whole: QuoteMatch
+
+    @property
+    def missing(self) -> list[tuple[Piece, QuoteMatch]]:
+        """The pieces not found, with their best match (none when the whole quote is found)."""
+        if self.whole.found:
+            return []
+        return [(p, m) for p, m in zip(self.pieces, self.matches, strict=True) if not m.found]
+
+
+def check_quote(quote: str, text: PreparedText, threshold: float = QUOTE_FOUND) -> QuoteCheck:
+    """Look for ``quote`` in ``text`` whole and piece by piece (see the module docstring)."""
+    pieces = quote_pieces(quote)
+    if not pieces or not text.folded:
+        zero = QuoteMatch(False, 0.0, False)
+        return QuoteCheck(pieces, [zero] * len(pieces), zero)
+    whole = fold(quote)
+    if whole and whole in text.folded:
+        verbatim = QuoteMatch(True, 100.0, True)
+        return QuoteCheck(pieces, [verbatim] * len(pieces), verbatim)
+    # one cover of the whole quote: a run may go on from one piece into the next
+    words = [w for p in pieces for w in p.words]
+    runs = _runs(words, text)
+    matches: list[QuoteMatch] = []
+    a = 0
+    for p in pieces:
+        b = a + len(p.words)
+        if p.folded in text.folded:
+            matches.append(QuoteMatch(True, 100.0, True))
+        else:
+            cover = _cover_score(words, a, b, runs, text)
+            matches.append(_piece_match(p.folded, cover, _local(runs, a, b), text, threshold))
+        a = b
+    score = min(m.score for m in matches)
+    if all(m.found for m in matches):
+        exact = all(m.exact for m in matches)
+        return QuoteCheck(pieces, matches, QuoteMatch(True, score, exact))
+    if len(pieces) > 1 and len(whole) <= WHOLE_QUOTE_CHARS and not _ELLIPSIS.search(quote):
+        s = _best_partial(whole, text.folded)
+        if s >= threshold:
+            return QuoteCheck(pieces, matches, QuoteMatch(True, round(s, 1), False))
+    return QuoteCheck(pieces, matches, QuoteMatch(False, score, False))
+
+
+def find_quote(quote: str, text: str, threshold: float = QUOTE_FOUND) -> QuoteMatch:
+    """Look for ``quote`` in ``text`` (folded; exact substring, else alignment piece by piece)."""
+    return check_quote(quote, PreparedText(text), threshold).whole
