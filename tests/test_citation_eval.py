@@ -689,3 +689,12 @@ def test_the_judge_is_asked_about_the_pieces_not_found(
     [source_prompt] = backend.calls[1]
     assert invented in source_prompt and A1 not in source_prompt.split("<quote>")[-1]
     assert verification(line)["judgement"] == "UNCERTAIN"
+
+
+def test_heading_of_the_page_glued_to_a_sentence_of_another_names_the_other(
+    world: WorldIndex, pages: SourceStore
+) -> None:
+    # one piece: the page's heading, then a sentence of page B; what page A lacks is looked for
+    line = check(CitationEvalTask(world, pages), page_item(f"### Meet the Team: {B2}"))
+    sv = verification(line)
+    assert sv["judgement"] == "LIKELY_FABRICATED" and f"the stored page {URL_B}" in sv["reasoning"]

@@ -402,3 +402,34 @@ def test_source_search_without_a_writable_cache_indexes_in_memory(tmp_path: Path
     blocked.write_text("not a folder", encoding="utf-8")
     search = SourceSearch(None, SourceStore.open(root), blocked / "cache")
     assert search.find_elsewhere(quote_pieces(S7)[0], set()) is not None
+
+
+# A crawled page whose lines are fragments of one sentence (a layout broke it): the lines are
+# what the writer copies, even where split_units joins them back into one sentence.
+BROKEN = """# Back To Earth DVD Cover Art
+Life mirrors art with the sleeve to the new release.
+15 May, 2009
+Fulfilling the hopes of every poster who hit our
+forum after the broadcast
+of Back to Earth - Part Two
+insisting that the cover for the DVD release just had to be
+the same as the one in the show, the box image is out."""
+
+
+def test_lines_of_a_broken_page_glued_together_are_found() -> None:
+    quote = (
+        "# Back To Earth DVD Cover Art forum after the broadcast "
+        "insisting that the cover for the DVD release just had to be"
+    )
+    m = find_quote(quote, BROKEN)
+    assert m.found and m.score == 100.0
+    # two fragments of lines are no line: a junction inside a line costs
+    assert not find_quote("poster who hit our forum the same as the one in the show", BROKEN).found
+
+
+def test_a_dropped_word_is_joined_where_the_text_goes_on() -> None:
+    # "Monday" occurs earlier in the text too: the run right after the gap is the one taken
+    text = "On Monday the council met. " + PAGE
+    quote = "The Harbour Bridge reopened to traffic after a two-year closure for structural repairs."
+    m = find_quote(quote, text)
+    assert m.found and 95 <= m.score < 100

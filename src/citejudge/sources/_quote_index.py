@@ -136,11 +136,16 @@ class QuoteIndex:
         return len(self.texts)
 
     def candidates(
-        self, words: list[str], skip: Callable[[IndexedText], bool], k: int = CANDIDATES
+        self,
+        words: list[str],
+        skip: Callable[[IndexedText], bool],
+        k: int = CANDIDATES,
+        min_votes: int = 1,
     ) -> list[tuple[IndexedText, int]]:
         """Up to ``k`` texts sharing the most shingle hashes with ``words`` (most first), and how many.
 
-        Texts ``skip`` rejects are passed over; ties go to the text indexed first.
+        Texts ``skip`` rejects are passed over, as are texts with fewer than ``min_votes`` hashes
+        or fewer than a third of the best text's; ties go to the text indexed first.
         """
         q = np.unique(shingle_hashes(words))
         if not len(q) or not len(self.fp):
@@ -155,10 +160,15 @@ class QuoteIndex:
         ids, votes = np.unique(hit, return_counts=True)
         order = np.lexsort((ids, -votes))
         out: list[tuple[IndexedText, int]] = []
+        floor: float = min_votes
         for j in order:
+            if votes[j] < floor:
+                break
             t = self.texts[int(ids[j])]
             if skip(t):
                 continue
+            if not out:
+                floor = max(floor, int(votes[j]) / 3)
             out.append((t, int(votes[j])))
             if len(out) >= k:
                 break

@@ -27,14 +27,15 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from rapidfuzz import fuzz
 
-from citejudge.text import fold, split_units
+from citejudge.text import fold, split_sentences, split_units
 
 __all__ = [
+    "DROPPED_WORD_COST",
     "GRAM",
     "MAX_TEXT_CHARS",
     "QUOTE_FOUND",
@@ -58,6 +59,8 @@ MAX_TEXT_CHARS = 400_000
 GRAM = 3
 #: Characters a cover pays for each run after the first (about one short edited word).
 SEGMENT_COST = 8.0
+#: Characters a cover pays where the writer left out a word or two of the text.
+DROPPED_WORD_COST = 2.0
 #: A quote without ellipses up to this long is also aligned whole when its pieces are not all found.
 WHOLE_QUOTE_CHARS = 1000
 #: Pieces (and ellipsis parts) shorter than this, folded, are not looked for on their own.
@@ -67,6 +70,10 @@ _MAX_RUN_STARTS = 64
 #: Pieces longer than this are aligned around their cover's runs, not over the whole text.
 _LONG_PIECE = 600
 _ELLIPSIS = re.compile(r"\s*(?:\.\s?\.\s?\.|…|[\[(]\s*(?:\.\.\.|…)\s*[\])])\s*")
+# A word cut at a line end and pasted with its hyphen ("regu- larization", a PDF copy).
+_CUT_WORD = re.compile(r"(?<=[^\W\d_])- (?=[a-z])")
+#: Runs shorter than this are chance phrases when telling which words of a piece a text lacks.
+LONG_RUN = 6
 
 
 @dataclass(frozen=True)
@@ -92,24 +99,48 @@ class Piece:
         return self.folded.split()
 
 
-class PreparedText:
-    """A text ready for quote search: its units folded once, its word runs indexed on first need.
+def _logical_lines(text: str) -> list[str]:
+    """The text's lines, whitespace collapsed; a word cut by a line-break hyphen is joined again.
 
-    The units are those of :func:`citejudge.text.split_units` (sentences that never cross a
-    heading, list item or paragraph; wrapped lines and line-break hyphens joined). Where a unit
-    starts and ends is kept: a quote that glues two units together pays nothing for the join.
+    The rule of :func:`citejudge.text.split_units`: a line ending in a letter and "-" before a
+    line starting with a small letter goes on it ("regular-" + "ization"); the hyphen stays when
+    the word already holds one ("state-of-the-" + "art").
+    """
+    out: list[str] = []
+    glue = False
+    for raw in text.splitlines():
+        line = " ".join(raw.split())
+        if glue and line[:1].islower():
+            last = out[-1].rsplit(" ", 1)[-1]
+            out[-1] = (out[-1] if "-" in last[:-1] else out[-1][:-1]) + line
+        else:
+            out.append(line)
+        tail = out[-1].rsplit(" ", 1)[-1] if out[-1] else ""
+        glue = tail.endswith("-") and tail[-2:-1].isalpha()
+    return out
+
+
+class PreparedText:
+    """A text ready for quote search: folded once, its word runs indexed on first need.
+
+    The text is read line by line (a word cut by a line-break hyphen joined again) and each line
+    sentence by sentence (:func:`citejudge.text.split_sentences`); where a line or a sentence
+    starts and ends is kept (:attr:`bounds`): a quote that glues two of them together pays nothing
+    for the join. Every line end counts, not only the ends of :func:`citejudge.text.split_units`:
+    a crawled page is saved one sentence or fragment a line, and a writer copies those.
     """
 
     def __init__(self, text: str) -> None:
         words: list[str] = []
         bounds = {0}
-        for unit in split_units(text[:MAX_TEXT_CHARS]):
-            f = fold(unit)
-            if f:
-                words += f.split()
-                bounds.add(len(words))
+        for line in _logical_lines(text[:MAX_TEXT_CHARS]):
+            for sentence in split_sentences(line):
+                f = fold(sentence)
+                if f:
+                    words += f.split()
+                    bounds.add(len(words))
         self.words = words
-        #: Word positions where a unit starts or ends (the end of one is the start of the next).
+        #: Word positions where a line or sentence starts or ends.
         self.bounds = bounds
         self.folded = " ".join(words)
 
@@ -210,7 +241,9 @@ Run = tuple[int, int, int]
 def _runs(words: list[str], text: PreparedText) -> list[Run]:
     """Cover ``words`` greedily, left to right, by the longest runs of GRAM+ words found in ``text``.
 
-    Where no such run starts, a whole unit of the text of fewer words may cover the words.
+    Where no such run starts, a whole line or sentence of the text of fewer words may cover the
+    words. Among runs of one length the one that joins the run before it best wins (see
+    :func:`_junction`), then one that starts a line or sentence, then the first.
     """
     grams = text.grams
     tw = text.words
@@ -218,38 +251,60 @@ def _runs(words: list[str], text: PreparedText) -> list[Run]:
     runs: list[Run] = []
     i = 0
     while i < n:
+        prev = runs[-1] if runs else None
         starts = grams.get(tuple(words[i : i + GRAM])) if i <= n - GRAM else None
-        if not starts:
-            # a unit of the text too short for a run, taken whole
+        options: list[Run] = []
+        if starts:
+            for p in starts[:_MAX_RUN_STARTS]:
+                k = GRAM
+                while i + k < n and p + k < len(tw) and tw[p + k] == words[i + k]:
+                    k += 1
+                options.append((i, p, k))
+        else:
+            # a line or sentence of the text too short for a run, taken whole
             for m in range(GRAM - 1, 0, -1):
                 short = text.short_units.get(tuple(words[i : i + m])) if i + m <= n else None
                 if short:
-                    runs.append((i, short[0], m))
-                    i += m
+                    options = [(i, p, m) for p in short[:_MAX_RUN_STARTS]]
                     break
-            else:
-                i += 1
+        if not options:
+            i += 1
             continue
-        best_len, best_at = 0, -1
-        for p in starts[:_MAX_RUN_STARTS]:
-            k = GRAM
-            while i + k < n and p + k < len(tw) and tw[p + k] == words[i + k]:
-                k += 1
-            # the longest run; among equals, one that starts a unit (a sentence the writer took)
-            if k > best_len or (k == best_len and p in text.bounds and best_at not in text.bounds):
-                best_len, best_at = k, p
-        runs.append((i, best_at, best_len))
-        i += best_len
+        best = max(
+            options,
+            key=lambda r: (
+                r[2],
+                -_junction(prev, r, text) if prev is not None else 0.0,
+                r[1] in text.bounds,
+                -r[1],
+            ),
+        )
+        runs.append(best)
+        i += best[2]
     return runs
+
+
+def _junction(prev: Run, run: Run, text: PreparedText) -> float:
+    """What the cover pays where ``run`` follows ``prev`` (see :func:`_cover_score`)."""
+    if prev[0] + prev[2] != run[0]:
+        return SEGMENT_COST  # words between them are not in the text
+    end = prev[1] + prev[2]
+    if end in text.bounds and run[1] in text.bounds:
+        return 0.0  # two whole lines or sentences of the text, joined
+    if 1 <= run[1] - end <= 2:
+        return DROPPED_WORD_COST  # the writer left out a word or two
+    return SEGMENT_COST
 
 
 def _cover_score(words: list[str], a: int, b: int, runs: list[Run], text: PreparedText) -> float:
     """The cover score of the words ``a:b`` of a quote's ``words`` given the quote's ``runs``.
 
     The share of the piece's characters (a word and the space after it) that runs cover, less
-    :data:`SEGMENT_COST` for each run that starts inside the piece after its first covered word,
-    unless the run before it ends where a unit of the text ends, right before it in the quote,
-    and it starts where a unit starts (two whole sentences the writer joined).
+    what each run after the piece's first pays for its junction with the run before it: nothing
+    when the two follow each other in the quote and are whole lines or sentences of the text (the
+    writer joined them), :data:`DROPPED_WORD_COST` when they follow each other in the quote and
+    one or two words of the text lie between them (the writer dropped a word), else
+    :data:`SEGMENT_COST`.
     """
     total = sum(len(w) + 1 for w in words[a:b])
     if not total:
@@ -258,17 +313,13 @@ def _cover_score(words: list[str], a: int, b: int, runs: list[Run], text: Prepar
     cost = 0.0
     prev: Run | None = None
     for run in runs:
-        i, p, k = run
+        i, _, k = run
         lo, hi = max(i, a), min(i + k, b)
         if lo >= hi:
             continue
         covered += sum(len(w) + 1 for w in words[lo:hi])
         if prev is not None:
-            joined = (
-                prev[0] + prev[2] == i and prev[1] + prev[2] in text.bounds and p in text.bounds
-            )
-            if not joined:
-                cost += SEGMENT_COST
+            cost += _junction(prev, run, text)
         prev = run
     return max(0.0, 100.0 * (covered - cost) / total)
 
@@ -329,6 +380,9 @@ class QuoteCheck:
     pieces: list[Piece]
     matches: list[QuoteMatch]
     whole: QuoteMatch
+    #: For each piece, its longest stretch of words (folded) no run of :data:`LONG_RUN` or more
+    #: words of the text covers: what of the piece the text lacks (the whole piece when none does).
+    rests: list[str] = field(default_factory=list)
 
     @property
     def missing(self) -> list[tuple[Piece, QuoteMatch]]:
@@ -337,9 +391,68 @@ class QuoteCheck:
             return []
         return [(p, m) for p, m in zip(self.pieces, self.matches, strict=True) if not m.found]
 
+    def rest(self, piece: Piece) -> str:
+        """What of ``piece`` the text lacks (see :attr:`rests`)."""
+        return self.rests[piece.index - 1] if self.rests else piece.folded
+
+    def _rank(self) -> tuple[bool, int, float]:
+        return (self.whole.found, sum(m.found for m in self.matches), self.whole.score)
+
+
+def _rests(words: list[str], pieces: list[Piece], runs: list[Run], text: PreparedText) -> list[str]:
+    """Each piece's longest stretch of words no run of LONG_RUN+ words or whole line covers."""
+    covered = [False] * len(words)
+    for i, at, k in runs:
+        if k >= LONG_RUN or (at in text.bounds and at + k in text.bounds):
+            covered[i : i + k] = [True] * k
+    out: list[str] = []
+    a = 0
+    for piece in pieces:
+        b = a + len(piece.words)
+        best: list[str] = []
+        cur: list[str] = []
+        for j in range(a, b + 1):
+            if j < b and not covered[j]:
+                cur.append(words[j])
+            else:
+                if len(" ".join(cur)) > len(" ".join(best)):
+                    best = cur
+                cur = []
+        out.append(" ".join(best) if best else piece.folded)
+        a = b
+    return out
+
+
+def _whole_partial(whole: str, runs: list[Run], text: PreparedText, n: int) -> float:
+    """``partial_ratio`` of the whole quote around its runs, when they run in the text's order."""
+    if not runs or any(b[1] < a[1] + a[2] for a, b in itertools.pairwise(runs)):
+        return 0.0
+    first, last = runs[0], runs[-1]
+    if last[1] + last[2] - first[1] > 1.5 * n + 10:
+        return 0.0
+    start = max(text.starts[first[1]] - len(" ".join(["x"] * first[0])) - 50, 0)
+    window = text.folded[start : start + len(whole) + 100]
+    if len(window) < len(whole):
+        return float(fuzz.ratio(whole, window, processor=None, score_cutoff=0))
+    return float(fuzz.partial_ratio(whole, window, processor=None, score_cutoff=0))
+
 
 def check_quote(quote: str, text: PreparedText, threshold: float = QUOTE_FOUND) -> QuoteCheck:
-    """Look for ``quote`` in ``text`` whole and piece by piece (see the module docstring)."""
+    """Look for ``quote`` in ``text`` whole and piece by piece (see the module docstring).
+
+    A word cut by a line-break hyphen ("regu- larization") is also tried joined; the better
+    reading counts.
+    """
+    found = _check(quote, text, threshold)
+    joined = _CUT_WORD.sub("", quote)
+    if joined != quote and not found.whole.found:
+        other = _check(joined, text, threshold)
+        if other._rank() > found._rank():
+            return other
+    return found
+
+
+def _check(quote: str, text: PreparedText, threshold: float) -> QuoteCheck:
     pieces = quote_pieces(quote)
     if not pieces or not text.folded:
         zero = QuoteMatch(False, 0.0, False)
@@ -365,11 +478,13 @@ def check_quote(quote: str, text: PreparedText, threshold: float = QUOTE_FOUND) 
     if all(m.found for m in matches):
         exact = all(m.exact for m in matches)
         return QuoteCheck(pieces, matches, QuoteMatch(True, score, exact))
+    rests = _rests(words, pieces, runs, text)
     if len(pieces) > 1 and len(whole) <= WHOLE_QUOTE_CHARS and not _ELLIPSIS.search(quote):
-        s = _best_partial(whole, text.folded)
+        # a contiguous passage lightly edited, as a single quote was always aligned
+        s = _whole_partial(whole, runs, text, len(words))
         if s >= threshold:
-            return QuoteCheck(pieces, matches, QuoteMatch(True, round(s, 1), False))
-    return QuoteCheck(pieces, matches, QuoteMatch(False, score, False))
+            return QuoteCheck(pieces, matches, QuoteMatch(True, round(s, 1), False), rests)
+    return QuoteCheck(pieces, matches, QuoteMatch(False, score, False), rests)
 
 
 def find_quote(quote: str, text: str, threshold: float = QUOTE_FOUND) -> QuoteMatch:

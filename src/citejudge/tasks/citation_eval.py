@@ -483,9 +483,13 @@ def verify_source(
             "text": _clip(piece.text, 200),
             "similarity": m.score,
         }
+        # what of the piece the stated text lacks (a piece may glue a heading of it to a
+        # sentence of another page)
+        rest = qc.rest(piece)
+        lacking = piece if rest == piece.folded else Piece(piece.index, piece.text, rest)
         other = (
-            search.find_elsewhere(piece, exclude, siblings)
-            if n == 1 or len(piece.folded) >= MIN_ELSEWHERE_CHARS
+            search.find_elsewhere(lacking, exclude, siblings)
+            if n == 1 or len(lacking.folded) >= MIN_ELSEWHERE_CHARS
             else None
         )
         if other is not None:
