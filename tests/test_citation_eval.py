@@ -698,3 +698,42 @@ def test_heading_of_the_page_glued_to_a_sentence_of_another_names_the_other(
     line = check(CitationEvalTask(world, pages), page_item(f"### Meet the Team: {B2}"))
     sv = verification(line)
     assert sv["judgement"] == "LIKELY_FABRICATED" and f"the stored page {URL_B}" in sv["reasoning"]
+
+
+def test_quote_from_another_record_of_the_same_work_is_verified(tmp_path: Path) -> None:
+    # OpenAlex often holds a report twice (the shape of 'World Development Indicators 2006' in the
+    # shared works): same title, authors and year, two DOIs, two different abstracts
+    twins = [
+        Work(
+            id="W10",
+            title="Paying for Biodiversity Conservation Services",
+            authors=[Author("Stefano Pagiola")],
+            year=2004,
+            doi="10.1596/18393",
+            abstract="This report reviews payment schemes for environmental services in Latin America.",
+        ),
+        Work(
+            id="W11",
+            title="Paying for Biodiversity Conservation Services",
+            authors=[Author("Stefano Pagiola")],
+            year=2004,
+            doi="10.1596/0-8213-5834-2",
+            abstract="Adoption of improved silvopastoral practices in degraded pasture areas is thought "
+            "to provide valuable local and global environmental benefits.",
+        ),
+        WORKS[2],
+    ]
+    build_index_from_works(twins, tmp_path / "t.index")
+    twin_world = WorldIndex.open(tmp_path / "t.index")
+    quote = "Adoption of improved silvopastoral practices in degraded pasture areas"
+    line = check(CitationEvalTask(twin_world), item([cit(content=quote, source="10.1596/18393")]))
+    sv = verification(line)
+    assert sv["judgement"] == "VERIFIED" and "another record of the same work" in sv["reasoning"]
+    facts = line.details["citations"][0]["verification"]["quote"]
+    assert facts["in_other_records"][0]["work_id"] == "W11"
+    # the Transformer abstract is another work: still misattributed
+    other = "the Transformer, based solely on attention mechanisms, dispensing with recurrence"
+    sv = verification(
+        check(CitationEvalTask(twin_world), item([cit(content=other, source="10.1596/18393")]))
+    )
+    assert sv["judgement"] == "LIKELY_FABRICATED" and "W3" in sv["reasoning"]

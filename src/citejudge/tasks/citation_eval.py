@@ -57,8 +57,9 @@ from citejudge.judge.core import Judge
 from citejudge.judge.decide import SupportDecider, SupportDecision, SupportQuestion
 from citejudge.judge.deciders import SupportForm, support_decider
 from citejudge.judge.prompts import render, template_sha256
-from citejudge.match.resolve import WorldLookup
+from citejudge.match.resolve import WorldLookup, family_of
 from citejudge.readers import fulltext_names
+from citejudge.records import Work
 from citejudge.sources import (
     MIN_ELSEWHERE_CHARS,
     QUOTE_FOUND,
@@ -72,6 +73,7 @@ from citejudge.sources import (
     check_quote,
     read_source,
     resolve_source,
+    search_piece,
     source_cache_root,
 )
 from citejudge.tasks.ceval_schemas import CorrectnessAnswer, SourceCheckAnswer, SupportAnswer
@@ -331,6 +333,21 @@ def _plausibility(res: SourceResolution, origin: str | None, score: float | None
     return f"The {res.kind} source is not in the local index or source store; its content cannot be compared offline."
 
 
+def _other_copies(
+    res: SourceResolution, world: WorldLookup | None, store: SourceStore | None
+) -> list[tuple[Work, SourceText | None]]:
+    """The other records of the stated work's version family, each with its text (if any)."""
+    if res.work is None or world is None:
+        return []
+    out: list[tuple[Work, SourceText | None]] = []
+    for w in family_of(res.work, world)[1:]:
+        st = store.text_for_work(w) if store is not None else None
+        if st is None and w.abstract and w.abstract.strip():
+            st = SourceText(w.abstract, f"abstract of {w.id}")
+        out.append((w, st))
+    return out
+
+
 def _elsewhere_parts(found: list[tuple[Piece, QuoteMatch, Elsewhere]]) -> list[str]:
     """Sentences naming where the pieces not in the stated source are, one per other source (3 at most)."""
     by_source: dict[str, list[tuple[Piece, QuoteMatch, Elsewhere]]] = {}
@@ -475,6 +492,41 @@ def verify_source(
     exclude = {text.origin}
     if res.work is not None:
         exclude |= {res.work.id, *fulltext_names(res.work)}
+    # the other records of the stated work (preprint, published copy, duplicate) are the same work
+    copies = _other_copies(res, world, store)
+    for w, st in copies:
+        exclude |= {w.id, *fulltext_names(w)} | ({st.origin} if st is not None else set())
+    in_copies: list[dict[str, Any]] = []
+    texts = [(w, st) for w, st in copies if st is not None]
+    for piece, _ in list(missing):
+        for w, st in texts:
+            cm = search_piece(piece.folded, search.prepared(st))
+            if cm.found:
+                in_copies.append(
+                    {
+                        "piece": piece.index,
+                        "work_id": w.id,
+                        "text": st.origin,
+                        "similarity": cm.score,
+                    }
+                )
+                missing = [(p, m) for p, m in missing if p.index != piece.index]
+                break
+    if in_copies:
+        facts["quote"]["in_other_records"] = in_copies
+        in_what += " or another record of the same work"
+        if not missing:
+            c0 = in_copies[0]
+            how = "verbatim" if c0["similarity"] >= 100 else f"similarity {c0['similarity']:.0f}"
+            return Verification(
+                "VERIFIED",
+                f"{where}; the cited content is not all in {in_what.split(' or ')[0]}, but what it "
+                f"lacks is in {c0['text']}, another record of the same work ({how}).",
+                True,
+                plaus,
+                source_name=name,
+                facts=facts,
+            )
     elsewhere: list[tuple[Piece, QuoteMatch, Elsewhere]] = []
     not_found: list[dict[str, Any]] = []
     for piece, m in missing:
