@@ -433,3 +433,23 @@ def test_a_dropped_word_is_joined_where_the_text_goes_on() -> None:
     quote = "The Harbour Bridge reopened to traffic after a two-year closure for structural repairs."
     m = find_quote(quote, text)
     assert m.found and 95 <= m.score < 100
+
+
+def test_a_run_stops_where_both_the_quote_and_the_text_end_a_sentence() -> None:
+    # the text goes on "himself. He was ..." : the run of the first sentence must not take "He"
+    # from the next piece, which the writer took from further down the page
+    text = (
+        "Most voters chose the mayor, and one of them was the councillor himself.\n"
+        "He was asked about it last week.\n"
+        "The council met again on Friday.\n"
+        "He regrets his vote for the mayor.\n"
+        "I asked him why.\n"
+        "Because?\n"
+        "The answer came later."
+    )
+    quote = (
+        "Most voters chose the mayor, and one of them was the councillor himself. "
+        "He regrets his vote for the mayor. Because?"
+    )
+    m = find_quote(quote, text)
+    assert m.found and m.score == 100.0

@@ -238,12 +238,14 @@ def _best_partial(q: str, text: str) -> float:
 Run = tuple[int, int, int]
 
 
-def _runs(words: list[str], text: PreparedText) -> list[Run]:
+def _runs(words: list[str], text: PreparedText, cuts: frozenset[int] = frozenset()) -> list[Run]:
     """Cover ``words`` greedily, left to right, by the longest runs of GRAM+ words found in ``text``.
 
     Where no such run starts, a whole line or sentence of the text of fewer words may cover the
     words. Among runs of one length the one that joins the run before it best wins (see
-    :func:`_junction`), then one that starts a line or sentence, then the first.
+    :func:`_junction`), then one that starts a line or sentence, then the first. A run stops
+    where the quote is cut (``cuts``: where its pieces start) if the text's line or sentence ends
+    there too: the next piece starts its own run.
     """
     grams = text.grams
     tw = text.words
@@ -257,7 +259,12 @@ def _runs(words: list[str], text: PreparedText) -> list[Run]:
         if starts:
             for p in starts[:_MAX_RUN_STARTS]:
                 k = GRAM
-                while i + k < n and p + k < len(tw) and tw[p + k] == words[i + k]:
+                while (
+                    i + k < n
+                    and p + k < len(tw)
+                    and tw[p + k] == words[i + k]
+                    and not (i + k in cuts and p + k in text.bounds)
+                ):
                     k += 1
                 options.append((i, p, k))
         else:
@@ -463,7 +470,8 @@ def _check(quote: str, text: PreparedText, threshold: float) -> QuoteCheck:
         return QuoteCheck(pieces, [verbatim] * len(pieces), verbatim)
     # one cover of the whole quote: a run may go on from one piece into the next
     words = [w for p in pieces for w in p.words]
-    runs = _runs(words, text)
+    cuts = frozenset(itertools.accumulate(len(p.words) for p in pieces[:-1]))
+    runs = _runs(words, text, cuts)
     matches: list[QuoteMatch] = []
     a = 0
     for p in pieces:
