@@ -737,3 +737,34 @@ def test_quote_from_another_record_of_the_same_work_is_verified(tmp_path: Path) 
         check(CitationEvalTask(twin_world), item([cit(content=other, source="10.1596/18393")]))
     )
     assert sv["judgement"] == "LIKELY_FABRICATED" and "W3" in sv["reasoning"]
+
+
+def test_check_keeps_the_quote_index_in_the_cache_dir(tmp_path: Path, pages: SourceStore) -> None:
+    from citejudge.run import RunConfig, run_check
+
+    inp = tmp_path / "in.jsonl"
+    rows = [
+        {"id": "a", "answer": "x", "citations": [cit(content=f"{A1} {B2}", source=URL_A)]},
+        {"id": "b", "answer": "x", "citations": [cit(content=f"{A3} … {A5}", source=URL_A)]},
+    ]
+    inp.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    cfg = RunConfig(
+        task="citation-eval",
+        input=inp,
+        out=tmp_path / "out.jsonl",
+        fulltext_dir=pages.root,
+        cache_dir=tmp_path / "cache",
+        model="none",
+        no_gold=True,
+        workers=1,
+    )
+    summary = run_check(cfg, quiet=True)
+    assert summary.errors == 0
+    lines = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()]
+    labels = [
+        ln["result"]["citation_evaluations"][0]["source_verification"]["judgement"] for ln in lines
+    ]
+    assert labels == ["LIKELY_FABRICATED", "VERIFIED"]
+    assert [
+        p.name[:6] for p in (tmp_path / "cache" / "source-index").glob("store-*") if p.is_dir()
+    ] == ["store-"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -430,7 +431,9 @@ def test_lines_of_a_broken_page_glued_together_are_found() -> None:
 def test_a_dropped_word_is_joined_where_the_text_goes_on() -> None:
     # "Monday" occurs earlier in the text too: the run right after the gap is the one taken
     text = "On Monday the council met. " + PAGE
-    quote = "The Harbour Bridge reopened to traffic after a two-year closure for structural repairs."
+    quote = (
+        "The Harbour Bridge reopened to traffic after a two-year closure for structural repairs."
+    )
     m = find_quote(quote, text)
     assert m.found and 95 <= m.score < 100
 
@@ -453,3 +456,14 @@ def test_a_run_stops_where_both_the_quote_and_the_text_end_a_sentence() -> None:
     )
     m = find_quote(quote, text)
     assert m.found and m.score == 100.0
+
+
+def test_workers_of_a_run_build_the_store_index_once(tmp_path: Path) -> None:
+    root = _store(tmp_path / "store")
+    cache = tmp_path / "cache"
+    searches = [SourceSearch(None, SourceStore.open(root), cache) for _ in range(3)]
+    with ThreadPoolExecutor(3) as pool:
+        hits = list(pool.map(lambda s: s.find_elsewhere(quote_pieces(S7)[0], set()), searches))
+    assert all(h is not None and h.origin == "store:pages/herald.txt" for h in hits)
+    assert len([p for p in cache.glob("store-*") if p.is_dir()]) == 1
+    assert not list(cache.glob("*.tmp-*"))
