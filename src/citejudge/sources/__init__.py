@@ -36,6 +36,7 @@ or above :data:`QUOTE_FOUND`. A piece the stated source does not hold is looked 
 bounded number of candidates aligned), cached per store and per index.
 """
 
+from citejudge.sources._index_cache import source_cache_root
 from citejudge.sources._quote_index import CANDIDATES, MAX_DOC_FREQ, IndexedText, QuoteIndex
 from citejudge.sources._quotes import (
     MIN_PIECE,
@@ -62,7 +63,6 @@ from citejudge.sources._search import (
     WORLD_TEXTS_MAX,
     Elsewhere,
     SourceSearch,
-    source_cache_root,
 )
 from citejudge.sources._store import SourceStore, SourceText, StoredFile, normalize_url, url_key
 

@@ -35,10 +35,12 @@ __all__ = [
     "CANDIDATES",
     "FORMAT",
     "MAX_DOC_FREQ",
+    "VOTE_SHARE",
     "WINDOW",
     "IndexedText",
     "QuoteIndex",
     "fingerprints",
+    "min_votes",
     "shingle_hashes",
 ]
 
@@ -48,6 +50,8 @@ WINDOW = 5
 MAX_DOC_FREQ = 64
 #: Candidate texts aligned with a piece at most.
 CANDIDATES = 5
+#: Share of the hashes a text holding a piece keeps of it that a candidate must hold.
+VOTE_SHARE = 0.3
 #: Version of the on-disk layout and of the hashing (part of every cache key).
 FORMAT = 1
 
@@ -91,6 +95,18 @@ def fingerprints(words: list[str]) -> U64:
     view = np.lib.stride_tricks.sliding_window_view(h, WINDOW)
     picked = view.argmin(axis=1) + np.arange(len(view))
     return np.unique(h[picked])
+
+
+def min_votes(words: int) -> int:
+    """Shingle hashes a text must share with a piece of ``words`` words to be a candidate.
+
+    A text holding the piece keeps about ``2 / (WINDOW + 1)`` of its ``words - GRAM + 1``
+    shingles (a third); a candidate needs :data:`VOTE_SHARE` of that, at least one. Measured on
+    WiCE pages in a store of 2,220 pages: texts holding a sentence share about the expected
+    number; texts sharing only common phrases with a sentence they do not hold share one or two.
+    """
+    expected = max(words - GRAM + 1, 0) * 2 / (WINDOW + 1)
+    return max(1, round(VOTE_SHARE * expected))
 
 
 @dataclass(frozen=True)

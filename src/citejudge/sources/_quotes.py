@@ -5,22 +5,26 @@ A ``cited_content`` is often several sentences of its source, in order or not, j
 then into the units of :func:`citejudge.text.split_units` (sentences, lines). :func:`check_quote`
 looks for the whole quote and for each piece in one :class:`PreparedText`:
 
-* both are folded (:func:`citejudge.text.fold`: case, diacritics, markup, punctuation); a long
-  text's hard-wrapped lines and line-break hyphens are joined first (:func:`split_units`);
+* both are folded (:func:`citejudge.text.fold`: case, diacritics, markup, punctuation); the text
+  is read line by line (a word cut by a line-break hyphen joined again), and where its lines and
+  sentences start and end is kept;
 * a folded substring scores 100 (exact);
 * otherwise the score is the larger of two alignments: rapidfuzz ``partial_ratio`` of the piece
-  against windows of the text (what a single quote always got), and a **cover**: the piece's
-  words are covered greedily by the longest runs of :data:`GRAM` or more words that occur in the
-  text, anywhere in it; the score is the covered share of the piece's characters, less
-  :data:`SEGMENT_COST` characters for every run after the first. A dropped word leaves two runs
-  (about 94 for a sentence of 130 characters), and so does a piece in which the writer glued a
-  heading or a date line to the next sentence; a changed word leaves it uncovered;
-* a piece counts as found from :data:`QUOTE_FOUND` up.
+  against windows of the text (what a single quote always got), and a **cover**: the quote's
+  words are covered greedily by the longest runs of :data:`GRAM` or more words found in the text
+  (or by a whole line of fewer words), and a piece scores the covered share of its characters
+  less what each seam between two runs costs: nothing when they are whole lines or sentences of
+  the text the writer joined, :data:`DROPPED_WORD_COST` where the writer left out a word or two,
+  :data:`SEGMENT_COST` elsewhere; a changed word is left uncovered;
+* a piece counts as found from :data:`QUOTE_FOUND` up; a word cut by "- " ("regu- larization",
+  a PDF copy) is also tried joined.
 
 The quote is found when its folded whole is in the text, when every piece is found, or, for a
-quote without ellipses of at most :data:`WHOLE_QUOTE_CHARS` characters, when the whole quote's
-windowed ``partial_ratio`` reaches the threshold (the answer every single quote got before pieces
-existed). The quote's score is its lowest piece score (the whole's score when that decided).
+quote without ellipses of at most :data:`WHOLE_QUOTE_CHARS` characters whose runs follow the
+text's order, when the whole quote's ``partial_ratio`` around them reaches the threshold (a
+contiguous passage lightly edited, aligned whole as a single quote always was). The quote's score
+is its lowest piece score (the whole's score when that decided). For a piece not found,
+:meth:`QuoteCheck.rest` tells what of it the text lacks (what is then looked for elsewhere).
 """
 
 from __future__ import annotations

@@ -1,43 +1,34 @@
 """Where a run looks for quotes: the stated source, the answer's other sources, every other text.
 
 :class:`SourceSearch` is built once per process of a run. It keeps the texts it has prepared
-(folded) for quote search, and opens two :class:`~citejudge.sources.QuoteIndex` on first need:
+(folded) for quote search, and opens two :class:`~citejudge.sources.QuoteIndex` on first need,
+from the cache root when one is given (see :mod:`citejudge.sources._index_cache`), else in memory:
 
 * the **store's texts** (every text file of the source store, :meth:`SourceStore.files`), keyed
-  by a content hash of the store: the sha256 of every file, re-hashed only when its size or
-  modification time changed (``stats-*.json`` in the cache remembers them);
-* the **index records' abstracts**, keyed by the index's ``meta.json`` and the size and time of its
-  ``works.sqlite``; only for an index of at most :data:`WORLD_TEXTS_MAX` works (above it, quotes
-  are looked for in the works whose titles share the quote's words, as before).
+  by a content hash of the store;
+* the **index records' abstracts**, keyed by the identity of the index; only for an index of at
+  most :data:`WORLD_TEXTS_MAX` works (above it, quotes are looked for in the works whose titles
+  share the quote's words, as before).
 
-Both are written to the cache root (:func:`source_cache_root`: ``--cache-dir``'s
-``source-index/``, else ``CITEJUDGE_SOURCE_CACHE``, else ``~/.cache/citejudge/source-index``),
-built under a file lock so that the workers of a run build each once; an older index of the same
-store or world is removed when a new one is written. The store itself is only read, so it may be
-read-only. Without a cache root (the library default) they are built in memory, once per process.
+The store itself is only read, so it may be read-only.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import hashlib
-import json
 import logging
-import os
 import re
-import shutil
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from citejudge.index import WorldIndex
 from citejudge.match.resolve import WorldLookup
-from citejudge.sources._quote_index import FORMAT, WINDOW, IndexedText, QuoteIndex
-from citejudge.sources._quotes import GRAM, Piece, PreparedText, QuoteMatch, search_piece
-from citejudge.sources._store import SourceStore, SourceText, StoredFile
+from citejudge.sources._index_cache import open_cached, store_key, world_key
+from citejudge.sources._quote_index import IndexedText, QuoteIndex, min_votes
+from citejudge.sources._quotes import Piece, PreparedText, QuoteMatch, search_piece
+from citejudge.sources._store import SourceStore, SourceText
 
 __all__ = [
     "ELSEWHERE_TOP_K",
@@ -45,7 +36,6 @@ __all__ = [
     "WORLD_TEXTS_MAX",
     "Elsewhere",
     "SourceSearch",
-    "source_cache_root",
 ]
 
 log = logging.getLogger(__name__)
@@ -62,17 +52,6 @@ _PREPARED = 256
 _WORK_ID = re.compile(r"W\d+")
 
 
-def source_cache_root(cache_dir: Path | None) -> Path:
-    """Where quote indexes are cached: ``cache_dir/source-index``, ``CITEJUDGE_SOURCE_CACHE``, or the user cache."""
-    if cache_dir is not None:
-        return Path(cache_dir) / "source-index"
-    env = os.environ.get("CITEJUDGE_SOURCE_CACHE")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME")
-    return (Path(base) if base else Path.home() / ".cache") / "citejudge" / "source-index"
-
-
 @dataclass(frozen=True)
 class Elsewhere:
     """Where else a quote (or a piece of it) was found: a record of the index or a stored text."""
@@ -81,24 +60,6 @@ class Elsewhere:
     origin: str
     score: float
     exact: bool
-
-
-def _sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        while chunk := fh.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    with path.open("a") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 class SourceSearch:
@@ -147,81 +108,13 @@ class SourceSearch:
 
     # --- the indexes -------------------------------------------------------------------------
 
-    def _cached(
-        self, kind: str, key: str, owner: str, build: Callable[[], QuoteIndex]
-    ) -> QuoteIndex:
-        """The index ``kind``/``key`` from the cache root, built there (under a lock) when missing."""
-        root = self.cache_root
-        if root is None:
-            return build()
-        folder = root / f"{kind}-{key[:24]}"
-        if (folder / "meta.json").is_file():
-            with contextlib.suppress(ValueError):
-                return QuoteIndex.load(folder)
-        try:
-            root.mkdir(parents=True, exist_ok=True)
-            lock = root / f"{folder.name}.lock"
-            lock.touch()
-        except OSError as exc:
-            log.warning("source index cache %s is not writable (%s): indexing in memory", root, exc)
-            return build()
-        with _locked(lock):
-            if (folder / "meta.json").is_file():
-                with contextlib.suppress(ValueError):
-                    return QuoteIndex.load(folder)
-                shutil.rmtree(folder, ignore_errors=True)
-            index = build()
-            tmp = root / f"{folder.name}.tmp-{os.getpid()}"
-            shutil.rmtree(tmp, ignore_errors=True)
-            index.save(tmp, {"kind": kind, "key": key, "owner": owner})
-            os.replace(tmp, folder)
-            for old in root.glob(f"{kind}-*"):
-                if old == folder or not old.is_dir():
-                    continue
-                with contextlib.suppress(OSError, ValueError):
-                    meta = json.loads((old / "meta.json").read_text(encoding="utf-8"))
-                    if meta.get("owner") == owner:
-                        shutil.rmtree(old, ignore_errors=True)
-                        (root / f"{old.name}.lock").unlink(missing_ok=True)
-        return QuoteIndex.load(folder)
-
-    def _store_files_key(self, files: list[StoredFile]) -> str:
-        """Content hash of the store's texts (a file is re-hashed when its size or time changed)."""
-        assert self.store is not None
-        memo: dict[str, list[Any]] = {}
-        memo_path = None
-        if self.cache_root is not None:
-            owner = hashlib.sha256(str(self.store.root.resolve()).encode()).hexdigest()[:16]
-            memo_path = self.cache_root / f"stats-{owner}.json"
-            with contextlib.suppress(OSError, ValueError):
-                memo = json.loads(memo_path.read_text(encoding="utf-8"))
-        seen: dict[str, list[Any]] = {}
-        lines = [f"quote-index {FORMAT} gram {GRAM} window {WINDOW}"]
-        for f in files:
-            try:
-                st = f.path.stat()
-            except OSError:
-                continue
-            sig = [st.st_size, st.st_mtime_ns]
-            old = memo.get(f.rel)
-            digest = old[2] if isinstance(old, list) and old[:2] == sig else _sha256_file(f.path)
-            seen[f.rel] = [*sig, digest]
-            lines.append(f"{f.rel}\t{f.url or ''}\t{digest}")
-        if memo_path is not None and seen != memo:
-            with contextlib.suppress(OSError):
-                memo_path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = memo_path.with_name(f"{memo_path.name}.tmp-{os.getpid()}")
-                tmp.write_text(json.dumps(seen), encoding="utf-8")
-                os.replace(tmp, memo_path)
-        return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
-
     def store_index(self) -> QuoteIndex | None:
         """The index of the store's texts (None without a store)."""
         if self._store_index is not None or self.store is None:
             return self._store_index
         store = self.store
         files = store.files()
-        key = self._store_files_key(files) if self.cache_root is not None else ""
+        key = store_key(store.root, files, self.cache_root) if self.cache_root is not None else ""
 
         def build() -> QuoteIndex:
             if len(files) > 1000:
@@ -243,7 +136,9 @@ class SourceSearch:
 
             return QuoteIndex.build(items())
 
-        self._store_index = self._cached("store", key, str(store.root.resolve()), build)
+        self._store_index = open_cached(
+            self.cache_root, "store", key, str(store.root.resolve()), build
+        )
         self.opened["store_texts"] = len(self._store_index)
         return self._store_index
 
@@ -264,11 +159,7 @@ class SourceSearch:
                 WORLD_TEXTS_MAX,
             )
             return None
-        meta = (world.path / "meta.json").read_bytes()
-        db = (world.path / "works.sqlite").stat()
-        key = hashlib.sha256(
-            meta + f"\n{db.st_size} {db.st_mtime_ns} {FORMAT} {GRAM} {WINDOW}".encode()
-        ).hexdigest()
+        key = world_key(world.path)
 
         def build() -> QuoteIndex:
             if count > 20_000:
@@ -291,7 +182,9 @@ class SourceSearch:
 
             return QuoteIndex.build(items())
 
-        self._world_index = self._cached("world", key, str(world.path.resolve()), build)
+        self._world_index = open_cached(
+            self.cache_root, "world", key, str(world.path.resolve()), build
+        )
         self.opened["world_abstracts"] = len(self._world_index)
         return self._world_index
 
@@ -314,7 +207,8 @@ class SourceSearch:
 
         Looked at in this order: ``siblings`` (the texts of the other sources the same answer
         cites: a quote is most often taken from one of them); the candidates of the store's texts
-        and of the index's abstracts (most shared shingles first, :data:`CANDIDATES` of each);
+        and of the index's abstracts (most shared shingles first, :data:`CANDIDATES` of each, each
+        holding at least :func:`min_votes` of the piece's shingle hashes);
         without an index of the abstracts, the works whose titles share the piece's words.
         ``exclude`` holds the stated source's text origins, work id and full-text file names.
         """
@@ -336,10 +230,11 @@ class SourceSearch:
             return f"fulltext:{ref}" in exclude or Path(ref).stem in exclude
 
         words = piece.words
+        least = min_votes(len(words))
         found: list[tuple[int, int, IndexedText]] = []
         for rank, index in enumerate((self.store_index(), self.world_index())):
             if index is not None:
-                found += [(-v, rank, t) for t, v in index.candidates(words, skip)]
+                found += [(-v, rank, t) for t, v in index.candidates(words, skip, min_votes=least)]
         for _, _, t in sorted(found, key=lambda c: (c[0], c[1])):
             st = self._text_of(t)
             if st is None:
