@@ -348,6 +348,60 @@ def _other_copies(
     return out
 
 
+def _pieces_in_copies(
+    missing: list[tuple[Piece, QuoteMatch]],
+    copies: list[tuple[Work, SourceText | None]],
+    search: SourceSearch,
+) -> tuple[list[tuple[Piece, QuoteMatch]], list[dict[str, Any]]]:
+    """The pieces still missing once the other records of the work are read, and where the rest are."""
+    found: list[dict[str, Any]] = []
+    still: list[tuple[Piece, QuoteMatch]] = []
+    texts = [(w, st) for w, st in copies if st is not None]
+    for piece, m in missing:
+        for w, st in texts:
+            cm = search_piece(piece.folded, search.prepared(st))
+            if cm.found:
+                found.append(
+                    {
+                        "piece": piece.index,
+                        "work_id": w.id,
+                        "text": st.origin,
+                        "similarity": cm.score,
+                    }
+                )
+                break
+        else:
+            still.append((piece, m))
+    return still, found
+
+
+def _misattributed(
+    qm: QuoteMatch,
+    n: int,
+    n_missing: int,
+    elsewhere: list[tuple[Piece, QuoteMatch, Elsewhere]],
+    in_what: str,
+) -> str:
+    """Why a quote some of whose pieces are in other sources is misattributed (a clause)."""
+    if n == 1:
+        first = elsewhere[0][2]
+        how = "verbatim" if first.exact else f"similarity {first.score:.0f}"
+        return (
+            f"the cited content is not in {in_what} (best similarity {qm.score:.0f}) but is in "
+            f"{first.name} ({first.origin}, {how}): it is attributed to the wrong source"
+        )
+    parts = _elsewhere_parts(elsewhere)
+    lost = n_missing - len(elsewhere)
+    if lost:
+        parts.append(f"{lost} piece(s) are found nowhere")
+    whole = "the cited content" if n_missing == n else "part of the cited content"
+    return (
+        f"{n - n_missing} of {n} pieces of the cited content are found in {in_what}; "
+        + "; ".join(parts)
+        + f": {whole} is attributed to the wrong source"
+    )
+
+
 def _elsewhere_parts(found: list[tuple[Piece, QuoteMatch, Elsewhere]]) -> list[str]:
     """Sentences naming where the pieces not in the stated source are, one per other source (3 at most)."""
     by_source: dict[str, list[tuple[Piece, QuoteMatch, Elsewhere]]] = {}
@@ -496,22 +550,7 @@ def verify_source(
     copies = _other_copies(res, world, store)
     for w, st in copies:
         exclude |= {w.id, *fulltext_names(w)} | ({st.origin} if st is not None else set())
-    in_copies: list[dict[str, Any]] = []
-    texts = [(w, st) for w, st in copies if st is not None]
-    for piece, _ in list(missing):
-        for w, st in texts:
-            cm = search_piece(piece.folded, search.prepared(st))
-            if cm.found:
-                in_copies.append(
-                    {
-                        "piece": piece.index,
-                        "work_id": w.id,
-                        "text": st.origin,
-                        "similarity": cm.score,
-                    }
-                )
-                missing = [(p, m) for p, m in missing if p.index != piece.index]
-                break
+    missing, in_copies = _pieces_in_copies(missing, copies, search)
     if in_copies:
         facts["quote"]["in_other_records"] = in_copies
         in_what += " or another record of the same work"
@@ -555,30 +594,13 @@ def verify_source(
     if n > 1:
         facts["quote"]["not_found"] = not_found[:MAX_LISTED]
     if elsewhere:
-        first = elsewhere[0][2]
         facts["found_elsewhere"] = {
-            "source": first.name,
-            "text": first.origin,
-            "similarity": first.score,
+            "source": elsewhere[0][2].name,
+            "text": elsewhere[0][2].origin,
+            "similarity": elsewhere[0][2].score,
         }
+        said = _misattributed(qm, n, len(missing), elsewhere, in_what)
         names = list(dict.fromkeys(o.name for _, _, o in elsewhere))
-        if n == 1:
-            how = "verbatim" if first.exact else f"similarity {first.score:.0f}"
-            said = (
-                f"the cited content is not in {in_what} (best similarity {qm.score:.0f}) but is in "
-                f"{first.name} ({first.origin}, {how}): it is attributed to the wrong source"
-            )
-        else:
-            parts = _elsewhere_parts(elsewhere)
-            lost = len(missing) - len(elsewhere)
-            if lost:
-                parts.append(f"{lost} piece(s) are found nowhere")
-            whole = "the cited content" if len(missing) == n else "part of the cited content"
-            said = (
-                f"{n - len(missing)} of {n} pieces of the cited content are found in {in_what}; "
-                + "; ".join(parts)
-                + f": {whole} is attributed to the wrong source"
-            )
         return Verification(
             "LIKELY_FABRICATED",
             f"{where}; {said}.",
