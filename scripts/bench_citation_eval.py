@@ -529,6 +529,11 @@ def run_passages(
     cases = passage_cases(claims, rng)
     items = [_case_item(k, c) for k, c in enumerate(cases)]
     cache = tmp / "cache"
+    if rounds == 0:  # stores and claims only (for --only cli)
+        return {
+            "claims": len(claims),
+            "store_pages": {k: len(v.files()) for k, v in stores.items()},
+        }, claims
     report: dict[str, Any] = {
         "claims": len(claims),
         "cases": len(cases),
@@ -873,7 +878,7 @@ def main(argv: list[str] | None = None) -> int:
                 tmp / "w.index",
                 args.passages,
                 args.scale,
-                args.rounds,
+                args.rounds if "passages" in only else 0,
                 args.seed,
                 errors,
             )
