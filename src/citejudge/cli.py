@@ -376,7 +376,11 @@ def build_parser() -> argparse.ArgumentParser:
             "--batch-size", type=int, default=64, help="items per judge batch (default 64)"
         )
         c.add_argument(
-            "--cache-dir", metavar="DIR", help="judge request cache folder (default: beside OUT)"
+            "--cache-dir",
+            metavar="DIR",
+            help="judge request cache folder (default: beside OUT); citation-eval keeps the "
+            "quote index of its source store in DIR/source-index (default: "
+            "~/.cache/citejudge/source-index)",
         )
         c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
         for name in spec.flags:

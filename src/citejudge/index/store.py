@@ -12,7 +12,7 @@ import json
 import sqlite3
 import urllib.parse
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -207,6 +207,13 @@ class WorldIndex:
             if wid in want:  # rows of other keys with the same hash are not decoded
                 found[wid] = self.decode(data)
         return [found[w] for w in wanted if w in found]
+
+    def iter_works(self) -> Iterator[Work]:
+        """Every work of the index, in row order (for indexes built over the whole world)."""
+        cur = self._db.execute("SELECT data FROM works ORDER BY rowid")
+        while rows := cur.fetchmany(SQL_CHUNK):
+            for (data,) in rows:
+                yield self.decode(data)
 
     def redirect(self, work_id: str) -> Redirect | None:
         """The redirect of a merged or deleted id, or None."""

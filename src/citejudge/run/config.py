@@ -69,7 +69,9 @@ class RunConfig(BaseModel):
     cache_dir: Path | None = Field(
         default=None,
         description="Judge request cache folder (default: OUT/cache); "
-        "share it between runs to reuse answers.",
+        "share it between runs to reuse answers. citation-eval keeps the quote indexes of its "
+        "source store and index in its source-index/ (default: ~/.cache/citejudge/source-index, "
+        "or CITEJUDGE_SOURCE_CACHE).",
     )
     fulltext_dir: Path | None = Field(
         default=None, description="Local full texts / source store folder."

@@ -54,6 +54,10 @@ class TaskOptions(Protocol):
         """Folder of local full texts / the source store, if any."""
 
     @property
+    def cache_dir(self) -> Path | None:
+        """Cache folder of the run, if one was given (citation-eval keeps its quote indexes there)."""
+
+    @property
     def no_gold(self) -> bool:
         """citation-eval: items carry no gold answer."""
 
