@@ -687,6 +687,45 @@ def test_citation_eval_rows_per_citation_and_gold_links(tmp_path: Path) -> None:
     ) in linked  # alignment: gold CORRECT, predicted CORRECT: both citations of q1
 
 
+def test_citation_eval_pieces_not_found_are_listed(tmp_path: Path) -> None:
+    """A passage of three pieces, one of them from another stored page (the shape the quote
+    check writes in ``details.citations[].verification.quote``)."""
+    c, d = cit(1, "NEUTRAL", "LIKELY_FABRICATED", False)
+    d["verification"]["quote"] = {
+        "similarity": 61.0,
+        "found": False,
+        "exact": False,
+        "text": "store:page_a.txt",
+        "threshold": 90.0,
+        "pieces": 3,
+        "pieces_found": 2,
+        "share_found": 0.6667,
+        "not_found": [
+            {
+                "piece": 2,
+                "text": "The bridge was closed to traffic in 1987.",
+                "similarity": 48.0,
+                "found_in": {
+                    "source": "page_b.txt",
+                    "text": "store:page_b.txt",
+                    "similarity": 100.0,
+                },
+            }
+        ],
+    }
+    dd = write_run(
+        tmp_path / "ce", [ceval("q1", [(c, d)], "CORRECT")], manifest(task="citation-eval")
+    )
+    build_report(dd, None, None)
+    page = (dd / "report.html").read_text()
+    assert "2 of 3 pieces found" in page
+    assert "Pieces not found in the stated source" in page
+    assert (
+        "piece 2: The bridge was closed to traffic in 1987. (best similarity 48.0) — found in page_b.txt"
+        in page
+    )
+
+
 # ------------------------------------------------------------------------------ escaping
 
 

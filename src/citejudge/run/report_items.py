@@ -817,9 +817,29 @@ def _ceval_details(row: ItemRow) -> list[Block]:
                     short(
                         f"{found} (best similarity {quote.get('similarity')}, "
                         f"threshold {quote.get('threshold')})"
+                        + (
+                            f"; {quote.get('pieces_found')} of {quote.get('pieces')} pieces found"
+                            if quote.get("pieces")
+                            else ""
+                        )
                     ),
                 )
             )
+            missing = [
+                short(
+                    f"piece {_d(m).get('piece')}: {_d(m).get('text')} (best similarity "
+                    f"{_d(m).get('similarity')})"
+                    + (
+                        f" — found in {_d(_d(m).get('found_in')).get('source')}"
+                        if _d(m).get("found_in")
+                        else ""
+                    ),
+                    240,
+                )
+                for m in _l(quote.get("not_found"))[:5]
+            ]
+            if missing:
+                out.append(Lines(f"{title}Pieces not found in the stated source", missing))
         sj = _d(dcits[j].get("source_judge")) if j < len(dcits) else {}
         if sj.get("note") or sj.get("error"):
             out.append(Fact(f"{title}Source judge", short(sj.get("note") or sj.get("error"))))
