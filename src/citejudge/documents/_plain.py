@@ -64,8 +64,13 @@ def _md_inline(s: str) -> str:
     return s
 
 
-def _paragraphs(lines: Sequence[Line], skip: set[int], markdown: bool) -> list[Paragraph]:
-    """Body paragraphs: runs of non-blank lines; headings, list items and page changes start new ones."""
+def _paragraphs(
+    lines: Sequence[Line], skip: set[int], markdown: bool, labels: Sequence[str] = ()
+) -> list[Paragraph]:
+    """Body paragraphs: runs of non-blank lines; headings, list items and page changes start new ones.
+
+    Lines the finder labelled ``title`` (headings) or ``meta`` (page furniture) are no part of one.
+    """
     out: list[Paragraph] = []
     cur: list[Line] = []
 
@@ -95,7 +100,7 @@ def _paragraphs(lines: Sequence[Line], skip: set[int], markdown: bool) -> list[P
         cur.clear()
 
     for i, ln in enumerate(lines):
-        if i in skip or ln.blank:
+        if i in skip or ln.blank or (labels and labels[i] in ("title", "meta")):
             flush()
             continue
         s = ln.text.strip()
@@ -138,6 +143,7 @@ def document_from_lines(
     warn = list(warnings)
     skip = set(extra_skip or ())
     entries: list[Entry] = list(extra_entries)
+    labels: list[str] = []
     if not entries:
         labels = load_finder().labels(lines)
         blocks = reference_blocks(labels)
@@ -157,7 +163,7 @@ def document_from_lines(
                 if text:
                     entries.append(Entry(text, label, None, first.page, first.number))
             skip.update(block)
-    return assemble(path, fmt, entries, _paragraphs(lines, skip, markdown), warnings=warn)
+    return assemble(path, fmt, entries, _paragraphs(lines, skip, markdown, labels), warnings=warn)
 
 
 def _front_matter(text: str) -> tuple[dict[str, object], int]:
