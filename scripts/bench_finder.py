@@ -23,8 +23,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from train_finder import DATA, PARAMS, held_out, read_ttx  # noqa: E402
-
 from citejudge.documents._finder import (  # noqa: E402
     Line,
     line_features,
@@ -32,6 +30,7 @@ from citejudge.documents._finder import (  # noqa: E402
     reference_blocks,
     split_entries,
 )
+from train_finder import DATA, PARAMS, held_out, read_ttx  # noqa: E402
 
 GOLD = ROOT / "tests" / "data" / "finder_entry_starts.json"
 

@@ -47,14 +47,35 @@ def render_pdf(markdown: str, out: Path, *, header: str, columns: int = 2) -> in
     width, height = A5
     margin, gap = 12 * mm, 6 * mm
     col_w = (width - 2 * margin - (columns - 1) * gap) / columns
-    body = ParagraphStyle("body", fontName="Times-Roman", fontSize=8.5, leading=10.5, alignment=TA_JUSTIFY, spaceAfter=4)
-    head = ParagraphStyle("head", fontName="Times-Bold", fontSize=10, leading=12, spaceBefore=6, spaceAfter=4)
+    body = ParagraphStyle(
+        "body",
+        fontName="Times-Roman",
+        fontSize=8.5,
+        leading=10.5,
+        alignment=TA_JUSTIFY,
+        spaceAfter=4,
+    )
+    head = ParagraphStyle(
+        "head", fontName="Times-Bold", fontSize=10, leading=12, spaceBefore=6, spaceAfter=4
+    )
     title = ParagraphStyle("title", fontName="Times-Bold", fontSize=14, leading=17, spaceAfter=8)
-    ref = ParagraphStyle("ref", parent=body, leftIndent=12, firstLineIndent=-12, alignment=0, spaceAfter=2.5)
+    ref = ParagraphStyle(
+        "ref", parent=body, leftIndent=12, firstLineIndent=-12, alignment=0, spaceAfter=2.5
+    )
 
     def frames(top: float) -> list[Frame]:
         return [
-            Frame(margin + i * (col_w + gap), margin, col_w, top - margin, id=f"c{i}", leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0)
+            Frame(
+                margin + i * (col_w + gap),
+                margin,
+                col_w,
+                top - margin,
+                id=f"c{i}",
+                leftPadding=0,
+                rightPadding=0,
+                topPadding=0,
+                bottomPadding=0,
+            )
             for i in range(columns)
         ]
 
@@ -70,11 +91,31 @@ def render_pdf(markdown: str, out: Path, *, header: str, columns: int = 2) -> in
     title_h = 16 * mm
     first = PageTemplate(
         "first",
-        [Frame(margin, top - title_h, width - 2 * margin, title_h, id="title", leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0), *frames(top - title_h)],
+        [
+            Frame(
+                margin,
+                top - title_h,
+                width - 2 * margin,
+                title_h,
+                id="title",
+                leftPadding=0,
+                rightPadding=0,
+                topPadding=0,
+                bottomPadding=0,
+            ),
+            *frames(top - title_h),
+        ],
         onPage=furniture,
     )
     later = PageTemplate("later", frames(top), onPage=furniture)
-    doc = BaseDocTemplate(str(out), pagesize=A5, pageTemplates=[first, later], invariant=1, title=header, author="citejudge fixtures")
+    doc = BaseDocTemplate(
+        str(out),
+        pagesize=A5,
+        pageTemplates=[first, later],
+        invariant=1,
+        title=header,
+        author="citejudge fixtures",
+    )
     story: list[object] = []
     in_refs = False
     for block in re.split(r"\n\s*\n", markdown.strip()):
@@ -93,8 +134,7 @@ def render_pdf(markdown: str, out: Path, *, header: str, columns: int = 2) -> in
 
 
 def _authoryear_blocks(md: str) -> str:
-    """The author-year fixture's reference list is one entry a line (indented continuations):
-    give each entry a paragraph of its own for the layout."""
+    """Each entry of the author-year list (indented continuation lines) as a paragraph of its own."""
     head, _, refs = md.partition("## References")
     entries: list[str] = []
     for line in refs.strip().splitlines():
@@ -106,7 +146,11 @@ def _authoryear_blocks(md: str) -> str:
 
 
 def main() -> int:
-    n1 = render_pdf((FIXTURES / "numbered.md").read_text(), FIXTURES / "numbered.pdf", header="Learning representations: a short survey (preprint)")
+    n1 = render_pdf(
+        (FIXTURES / "numbered.md").read_text(),
+        FIXTURES / "numbered.pdf",
+        header="Learning representations: a short survey (preprint)",
+    )
     n2 = render_pdf(
         _authoryear_blocks((FIXTURES / "authoryear.md").read_text()),
         FIXTURES / "authoryear.pdf",
@@ -118,9 +162,22 @@ def main() -> int:
         # one-column rendering (the shape of the finder's training documents)
         with tempfile.TemporaryDirectory() as tmp:
             one = Path(tmp) / "numbered-onecolumn.pdf"
-            render_pdf((FIXTURES / "numbered.md").read_text(), one, header="Learning representations: a short survey (preprint)", columns=1)
-            subprocess.run(["pdftotext", "-layout", str(one), str(FIXTURES / "numbered.pdftotext.txt")], check=True)
-        print("numbered.pdftotext.txt written by", subprocess.run(["pdftotext", "-v"], capture_output=True, text=True).stderr.splitlines()[0])
+            render_pdf(
+                (FIXTURES / "numbered.md").read_text(),
+                one,
+                header="Learning representations: a short survey (preprint)",
+                columns=1,
+            )
+            subprocess.run(
+                ["pdftotext", "-layout", str(one), str(FIXTURES / "numbered.pdftotext.txt")],
+                check=True,
+            )
+        print(
+            "numbered.pdftotext.txt written by",
+            subprocess.run(["pdftotext", "-v"], capture_output=True, text=True).stderr.splitlines()[
+                0
+            ],
+        )
     return 0
 
 

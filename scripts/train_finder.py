@@ -100,21 +100,26 @@ def main() -> int:
     seconds = time.perf_counter() - t0
     manifest = {
         "what": "line labeller of the reference finder (citejudge.documents._finder)",
-        "trainer": "python-crfsuite " + getattr(pycrfsuite, "__version__", "?") + ", L-BFGS (deterministic)",
+        "trainer": "python-crfsuite "
+        + getattr(pycrfsuite, "__version__", "?")
+        + ", L-BFGS (deterministic)",
         "feature_version": FEATURE_VERSION,
         "labels": list(LABELS),
         "hyperparameters": PARAMS,
         "held_out_rule": "the 3 documents whose file names have the smallest sha256 (docs/FINDER.md)",
-        "data": {
-            f.name: {"sha256": file_sha256(f), "held_out": f.name in test} for f in files
-        },
+        "data": {f.name: {"sha256": file_sha256(f), "held_out": f.name in test} for f in files},
         "train_lines": n_lines,
         "model_sha256": file_sha256(model),
     }
     (args.out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     print(
         json.dumps(
-            {"model": str(model), "train_lines": n_lines, "held_out": test, "seconds": round(seconds, 1)}
+            {
+                "model": str(model),
+                "train_lines": n_lines,
+                "held_out": test,
+                "seconds": round(seconds, 1),
+            }
         )
     )
     return 0

@@ -11,17 +11,32 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from citejudge.documents._markers import RawMarker, Resolver, find_markers, strip_markers
 from citejudge.documents._model import CitingSentence, Document, DocumentFormat, Reference
 from citejudge.errors import InputError
 from citejudge.text.sentences import split_sentences
 
-__all__ = ["DocumentError", "Entry", "Paragraph", "assemble", "parse_entry"]
+__all__ = ["DocumentError", "Entry", "Paragraph", "assemble", "parse_entry", "read_text_file"]
 
 
 class DocumentError(InputError):
     """A document that cannot be checked: unreadable, encrypted, image-only, no reference list."""
+
+
+def read_text_file(path: Path) -> str:
+    """The file's text (UTF-8, with a BOM or not); undecodable bytes are a :class:`DocumentError`."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DocumentError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DocumentError(
+            f"{path}: not UTF-8 text (byte {exc.start})", hint="convert the file to UTF-8"
+        ) from exc
 
 
 @dataclass

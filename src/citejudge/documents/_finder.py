@@ -22,6 +22,7 @@ Two steps, each measured on ``../shared/data/refparse/finder`` (``docs/FINDER.md
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import math
@@ -99,7 +100,9 @@ _REF_WORDS = {
     "url": re.compile(r"https?://|www\.", re.I),
     "etal": re.compile(r"\bet al\b", re.I),
     "in": re.compile(r"\bIn:?\s+[A-Z]"),
-    "venue": re.compile(r"\b(?:Journal|J\.|Proc\.?|Proceedings|Conference|Press|Review|Trans\.|Transactions|Verlag|University|Univ\.)\b"),
+    "venue": re.compile(
+        r"\b(?:Journal|J\.|Proc\.?|Proceedings|Conference|Press|Review|Trans\.|Transactions|Verlag|University|Univ\.)\b"
+    ),
     "pages": re.compile(r"\d+\s*[-–]\s*\d+"),
     "volnum": re.compile(r"\d+\s*\(\d+\)"),
 }
@@ -202,7 +205,18 @@ def line_features(lines: Sequence[Line]) -> list[dict[str, float]]:
         next_nb[i] = last
         if texts[i].strip():
             last = i
-    keys = ("numlabel", "alphalabel", "author", "year", "refheading", "lower", "end.", "caps", "pagenum", "bullet")
+    keys = (
+        "numlabel",
+        "alphalabel",
+        "author",
+        "year",
+        "refheading",
+        "lower",
+        "end.",
+        "caps",
+        "pagenum",
+        "bullet",
+    )
     for i, f in enumerate(base):
         g = dict(f)
         if "blank" not in f:
@@ -379,7 +393,8 @@ def _unlabelled_starts(
     deeper = sum(1 for x in inds if x > margin)
     # blank-line separated: most gaps between consecutive lines hold a blank line
     blank_before = {
-        i: any(lines[k].blank for k in range(prev + 1, i)) for prev, i in zip(idx, idx[1:], strict=False)
+        i: any(lines[k].blank for k in range(prev + 1, i))
+        for prev, i in itertools.pairwise(idx)
     }
     if deeper >= max(1, len(idx) // 5) and deeper < len(idx):
         # hanging indent: entries start back at the margin
@@ -388,7 +403,7 @@ def _unlabelled_starts(
     width = widths[int(0.9 * (len(widths) - 1))]
     n_blank = sum(1 for v in blank_before.values() if v)
     starts = {idx[0]}
-    for prev, i in zip(idx, idx[1:], strict=False):
+    for prev, i in itertools.pairwise(idx):
         p, t = texts[prev].rstrip(), texts[i]
         if n_blank >= len(idx) // 3 and n_blank > 0:
             if blank_before[i]:

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from citejudge.documents._build import DocumentError
-from citejudge.documents._model import Document
+from citejudge.documents._model import Document, document_items
 from citejudge.io import Item, ItemError
 
 __all__ = [
@@ -29,76 +29,6 @@ __all__ = [
     "load_documents",
     "summarize_documents",
 ]
-
-
-def _where(page: int | None, line: int | None) -> dict[str, int]:
-    out: dict[str, int] = {}
-    if page is not None:
-        out["page"] = page
-    if line is not None:
-        out["line"] = line
-    return out
-
-
-def document_items(doc: Document) -> list[dict[str, Any]]:
-    """The ``references`` items of ``doc``, entry by entry (then the markers that point nowhere)."""
-    by_entry: dict[int, list[tuple[int, str]]] = {}
-    for s in doc.sentences:
-        for m in s.markers:
-            for e in m.entries:
-                pairs = by_entry.setdefault(e, [])
-                if all(k != s.number for k, _ in pairs):
-                    pairs.append((s.number, m.text))
-    sents = {s.number: s for s in doc.sentences}
-    items: list[dict[str, Any]] = []
-    for ref in doc.references:
-        base = {"file": doc.path, "entry": ref.number}
-        if ref.label is not None:
-            base["label"] = ref.label
-        pairs = by_entry.get(ref.number, [])
-        if not pairs:
-            items.append(
-                {
-                    "id": f"{doc.path}#ref{ref.number}",
-                    "full_citation": ref.text,
-                    "document": {**base, "cited": False, **_where(ref.page, ref.line)},
-                }
-            )
-            continue
-        for k, marker in pairs:
-            s = sents[k]
-            items.append(
-                {
-                    "id": f"{doc.path}#ref{ref.number}/s{k}",
-                    "claim": s.claim,
-                    "full_citation": ref.text,
-                    "document": {
-                        **base,
-                        "marker": marker,
-                        "sentence_number": k,
-                        "sentence": s.text,
-                        **_where(s.page, s.line),
-                    },
-                }
-            )
-    for s, m, target in doc.unresolved:
-        items.append(
-            {
-                "id": f"{doc.path}#s{s.number}/{target}",
-                "claim": s.claim,
-                "document": {
-                    "file": doc.path,
-                    "entry": None,
-                    "marker": m.text,
-                    "target": target,
-                    "sentence_number": s.number,
-                    "sentence": s.text,
-                    "problem": "the marker points to no entry of the reference list",
-                    **_where(s.page, s.line),
-                },
-            }
-        )
-    return items
 
 
 def _unresolved_error(doc: Document, item: dict[str, Any], n: int) -> ItemError:
@@ -174,7 +104,8 @@ class DocumentSummary(BaseModel):
         default_factory=dict, description="Citing (sentence, entry) pairs by content verdict."
     )
     citing_sentences_judged: int = Field(
-        default=0, description="Citing sentences whose content grounding a model judged (Yes or No)."
+        default=0,
+        description="Citing sentences whose content grounding a model judged (Yes or No).",
     )
     warnings: list[str] = Field(default_factory=list, description="What the reader noticed.")
 
@@ -219,7 +150,9 @@ def summarize_documents(
                 res = ln.get("result") or {}
                 cg = str(res.get("content_grounding", "error")).split(".", 1)[0]
                 content[cg] += 1
-                if cg in ("Yes", "No") and (ln.get("details") or {}).get("content", {}).get("subclaims"):
+                if cg in ("Yes", "No") and (ln.get("details") or {}).get("content", {}).get(
+                    "subclaims"
+                ):
                     judged.add(int(d["sentence_number"]))
         out.append(
             DocumentSummary(
@@ -229,7 +162,9 @@ def summarize_documents(
                 uncited=len(doc.uncited),
                 citing_sentences=len(doc.sentences),
                 unresolved=[
-                    UnresolvedMarker(marker=m.text, target=t, sentence=s.number, line=s.line, page=s.page)
+                    UnresolvedMarker(
+                        marker=m.text, target=t, sentence=s.number, line=s.line, page=s.page
+                    )
                     for s, m, t in doc.unresolved
                 ],
                 reference_grounding=dict(sorted(Counter(entry_verdicts.values()).items())),

@@ -81,7 +81,11 @@ def read_jats(path: Path) -> Document:
             continue
         label_el = next((x for x in ref if _local(x.tag) == "label"), None)
         cit = next(
-            (x for x in ref.iter() if _local(x.tag) in ("mixed-citation", "element-citation", "citation")),
+            (
+                x
+                for x in ref.iter()
+                if _local(x.tag) in ("mixed-citation", "element-citation", "citation")
+            ),
             None,
         )
         if cit is None:
@@ -129,11 +133,20 @@ def read_jats(path: Path) -> Document:
                 r = ranges[n]
                 end_label, end_rids = xrefs[int(r.group(2))]
                 skip.add(int(r.group(2)))
-                if label.isdigit() and end_label.isdigit() and 0 <= int(end_label) - int(label) <= 100:
-                    rids = [by_label.get(str(k)) or f"#{k}" for k in range(int(label), int(end_label) + 1)]
+                if (
+                    label.isdigit()
+                    and end_label.isdigit()
+                    and 0 <= int(end_label) - int(label) <= 100
+                ):
+                    rids = [
+                        by_label.get(str(k)) or f"#{k}"
+                        for k in range(int(label), int(end_label) + 1)
+                    ]
                 else:
                     rids = rids + end_rids
-                out.append(RawMarker(r.start(), r.end(), f"{label}–{end_label}", "key", tuple(rids)))
+                out.append(
+                    RawMarker(r.start(), r.end(), f"{label}–{end_label}", "key", tuple(rids))
+                )
                 continue
             out.append(RawMarker(m.start(), m.end(), label or ",".join(rids), "key", tuple(rids)))
         return out

@@ -1,4 +1,4 @@
-"""LaTeX: ``.tex`` with ``\\cite{…}``, ``\\citep``, ``\\citet`` and friends; the ``.bib`` or a ``.bbl``.
+r"""LaTeX: ``.tex`` with ``\\cite{…}``, ``\\citep``, ``\\citet`` and friends; the ``.bib`` or a ``.bbl``.
 
 The reference list is, in this order of preference: the ``.bbl`` beside the ``.tex`` (what
 BibTeX/biber printed), a ``thebibliography`` environment in the ``.tex``, or the entries of the
@@ -17,13 +17,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from citejudge.documents._build import DocumentError, Entry, Paragraph, assemble
+from citejudge.documents._bib import bib_file_entries
+from citejudge.documents._build import DocumentError, Entry, Paragraph, assemble, read_text_file
 from citejudge.documents._markers import RawMarker
 from citejudge.documents._model import Document
-from citejudge.documents._plain import read_text_file
 from citejudge.text.normalize import delatex
 
-__all__ = ["bib_file_entries", "read_latex"]
+__all__ = ["read_latex"]
 
 _COMMENT = re.compile(r"(?<!\\)%.*$", re.M)
 _CITE = re.compile(
@@ -38,37 +38,8 @@ _DROP_ENVS = re.compile(
     r"\\begin\{(equation|align|eqnarray|figure|table|tabular|verbatim|lstlisting|tikzpicture|algorithm)(\*?)\}.*?\\end\{\1\2\}",
     re.S,
 )
-_BLOCK_START = re.compile(r"(?m)^[ \t]*@[A-Za-z]+\s*[{(]")
 _TOKEN = re.compile(r"⟦(\d+)⟧")
 _NARRATIVE = ("citet", "textcite", "Textcite", "citeauthor", "citealt", "citeA", "citeNP")
-
-
-def bib_file_entries(bib: Path) -> list[Entry]:
-    """Every entry of a ``.bib`` file, its text as found (``@type{key, …}``) and what it states."""
-    from citejudge.readers.bibtex import parse_bibtex_entry
-
-    text = read_text_file(bib)
-    starts = [m.start() for m in _BLOCK_START.finditer(text)]
-    out: list[Entry] = []
-    for k, s in enumerate(starts):
-        block = text[s : starts[k + 1] if k + 1 < len(starts) else len(text)].strip()
-        head = re.match(r"\s*@([A-Za-z]+)\s*[{(]\s*([^,\s]*)", block)
-        if head is None or head.group(1).lower() in ("comment", "string", "preamble"):
-            continue
-        cw = parse_bibtex_entry(block)
-        out.append(
-            Entry(
-                block,
-                None,
-                head.group(2),
-                None,
-                text.count("\n", 0, s) + 1,
-                authors=list(cw.authors),
-                year=cw.year,
-                title=cw.title,
-            )
-        )
-    return out
 
 
 def _bibitems(text: str, source_line: int = 1) -> list[Entry]:
@@ -108,7 +79,9 @@ def read_latex(path: Path) -> Document:
         assert m is not None
         entries = _bibitems(m.group(0), text.count("\n", 0, m.start()) + 1)
     else:
-        names = [n.strip() for m in _BIBLIO.finditer(text) for n in m.group(1).split(",") if n.strip()]
+        names = [
+            n.strip() for m in _BIBLIO.finditer(text) for n in m.group(1).split(",") if n.strip()
+        ]
         all_entries: list[Entry] = []
         for n in names:
             bib = path.parent / (n if n.endswith(".bib") else n + ".bib")
@@ -123,7 +96,9 @@ def read_latex(path: Path) -> Document:
             )
         cited: list[str] = []
         for m in _CITE.finditer(text):
-            cited.extend(k.strip() for k in m.group(2).split(",") if k.strip() and k.strip() not in cited)
+            cited.extend(
+                k.strip() for k in m.group(2).split(",") if k.strip() and k.strip() not in cited
+            )
         nocite = [k.strip() for m in _NOCITE.finditer(text) for k in m.group(1).split(",")]
         by_key = {e.key: e for e in all_entries}
         keys = list(by_key) if "*" in nocite else [*cited, *(k for k in nocite if k not in cited)]
@@ -149,14 +124,24 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
 
     body = _CITE.sub(token, body)
     body = _NOCITE.sub("", body)
-    body = re.sub(r"\\(?:section|subsection|subsubsection|paragraph|chapter|caption|title|label|ref|eqref|autoref|cref|Cref|url|footnote)\*?\s*(?:\[[^\]]*\])?\{[^{}]*\}", lambda mm: mm.group(0) if mm.group(0).startswith(("\\caption", "\\footnote")) else "", body)
+    body = re.sub(
+        r"\\(?:section|subsection|subsubsection|paragraph|chapter|caption|title|label|ref|eqref|autoref|cref|Cref|url|footnote)\*?\s*(?:\[[^\]]*\])?\{[^{}]*\}",
+        lambda mm: mm.group(0) if mm.group(0).startswith(("\\caption", "\\footnote")) else "",
+        body,
+    )
     paragraphs: list[Paragraph] = []
     line = offset_line
     for chunk in re.split(r"\n[ \t]*\n", body):
         n_lines = chunk.count("\n") + 2
-        plain = " ".join(delatex(chunk).split()) if "\\" in chunk or "{" in chunk else " ".join(chunk.split())
+        plain = (
+            " ".join(delatex(chunk).split())
+            if "\\" in chunk or "{" in chunk
+            else " ".join(chunk.split())
+        )
         if plain:
-            paragraphs.append(Paragraph(plain, [(0, None, line + (len(chunk) - len(chunk.lstrip("\n"))))]))
+            paragraphs.append(
+                Paragraph(plain, [(0, None, line + (len(chunk) - len(chunk.lstrip("\n"))))])
+            )
         line += n_lines - 1
 
     def narrative(keys: list[str]) -> str:
@@ -171,7 +156,7 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
     def markers(sentence: str) -> list[RawMarker]:
         out = []
         for mm in _TOKEN.finditer(sentence):
-            original, cmd, keys = cites[int(mm.group(1))]
+            original, _cmd, keys = cites[int(mm.group(1))]
             out.append(RawMarker(mm.start(), mm.end(), original, "key", tuple(keys)))
         return out
 
@@ -185,7 +170,9 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
         s = re.sub(r"\(\s*\)|\[\s*\]", "", s)
         return " ".join(s.split())
 
-    doc = assemble(str(path), "latex", entries, paragraphs, warnings=warnings, markers=markers, claim=claim)
+    doc = assemble(
+        str(path), "latex", entries, paragraphs, warnings=warnings, markers=markers, claim=claim
+    )
     # the sentence as found carries the cite commands, not the tokens
     fixed = [
         s.model_copy(update={"text": _TOKEN.sub(lambda mm: cites[int(mm.group(1))][0], s.text)})

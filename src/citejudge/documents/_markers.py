@@ -1,4 +1,4 @@
-"""Citation markers in running text, and which reference-list entries they point to.
+r"""Citation markers in running text, and which reference-list entries they point to.
 
 Recognised (:func:`find_markers`): numeric brackets ``[3]``, ``[3, 5]``, ``[3–5]``, ``[3,5-7]``;
 Markdown footnotes ``[^3]``; pandoc citations ``[@key]``, ``[@a; @b, p. 4]`` and narrative
@@ -27,7 +27,9 @@ from citejudge.text.normalize import fold
 __all__ = ["RawMarker", "Resolver", "family_name", "find_markers", "strip_markers"]
 
 _DASH = "–—‐‑−-"
-_NUM_LIST = rf"\d{{1,4}}(?:\s*[{_DASH}]\s*\d{{1,4}})?(?:\s*[,;]\s*\d{{1,4}}(?:\s*[{_DASH}]\s*\d{{1,4}})?)*"
+_NUM_LIST = (
+    rf"\d{{1,4}}(?:\s*[{_DASH}]\s*\d{{1,4}})?(?:\s*[,;]\s*\d{{1,4}}(?:\s*[{_DASH}]\s*\d{{1,4}})?)*"
+)
 _NUMERIC = re.compile(rf"\[\s*({_NUM_LIST})\s*\](?!\s*[(:])")
 _FOOTNOTE = re.compile(r"\[\^([^\]\s]{1,40})\](?!:)")
 _PANDOC_GROUP = re.compile(r"\[([^\[\]]*?-?@[\w:.#$%&+?<>~/-]+[^\[\]]*)\]")
@@ -182,9 +184,7 @@ class Resolver:
 
     def __init__(self, references: Sequence[Reference]) -> None:
         self.references = list(references)
-        self.by_label = {
-            fold(r.label): r.number for r in self.references if r.label is not None
-        }
+        self.by_label = {fold(r.label): r.number for r in self.references if r.label is not None}
         self.by_key = {r.key: r.number for r in self.references if r.key is not None}
         self.numbered = any(r.label and r.label.isdigit() for r in self.references)
         self.families = [[family_name(a) for a in r.authors[:2]] for r in self.references]
@@ -199,7 +199,11 @@ class Resolver:
                 unresolved.append(t)
             elif n not in entries:
                 entries.append(n)
-        kind = raw.kind if raw.kind in ("numeric", "author-year", "key", "label", "footnote") else "key"
+        kind = (
+            raw.kind
+            if raw.kind in ("numeric", "author-year", "key", "label", "footnote")
+            else "key"
+        )
         return Marker(
             text=raw.text,
             kind=kind,  # type: ignore[arg-type]

@@ -18,6 +18,7 @@ __all__ = [
     "DocumentFormat",
     "Marker",
     "Reference",
+    "document_items",
 ]
 
 DocumentFormat = Literal["pdf", "latex", "jats", "markdown", "text"]
@@ -76,7 +77,9 @@ class CitingSentence(BaseModel):
     model_config = _FROZEN
     number: int = Field(description="1-based among the document's citing sentences.")
     text: str = Field(description="The sentence as found (markers included).")
-    claim: str = Field(description="The sentence without its markers: what the cited work must support.")
+    claim: str = Field(
+        description="The sentence without its markers: what the cited work must support."
+    )
     markers: list[Marker] = Field(description="Its markers, in reading order.")
     page: int | None = Field(default=None, description="Page where it starts (PDF).")
     line: int | None = Field(default=None, description="1-based line where it starts.")
@@ -114,7 +117,75 @@ class Document(BaseModel):
         return [(s, m, t) for s in self.sentences for m in s.markers for t in m.unresolved]
 
     def items(self) -> list[dict[str, Any]]:
-        """The ``references`` items of this document (see :func:`~citejudge.documents.document_items`)."""
-        from citejudge.documents._items import document_items
-
+        """The ``references`` items of this document (see :func:`document_items`)."""
         return document_items(self)
+
+
+def _where(page: int | None, line: int | None) -> dict[str, int]:
+    out: dict[str, int] = {}
+    if page is not None:
+        out["page"] = page
+    if line is not None:
+        out["line"] = line
+    return out
+
+
+def document_items(doc: Document) -> list[dict[str, Any]]:
+    """The ``references`` items of ``doc``, entry by entry (then the markers that point nowhere)."""
+    by_entry: dict[int, list[tuple[int, str]]] = {}
+    for s in doc.sentences:
+        for m in s.markers:
+            for e in m.entries:
+                pairs = by_entry.setdefault(e, [])
+                if all(k != s.number for k, _ in pairs):
+                    pairs.append((s.number, m.text))
+    sents = {s.number: s for s in doc.sentences}
+    items: list[dict[str, Any]] = []
+    for ref in doc.references:
+        base = {"file": doc.path, "entry": ref.number}
+        if ref.label is not None:
+            base["label"] = ref.label
+        pairs = by_entry.get(ref.number, [])
+        if not pairs:
+            items.append(
+                {
+                    "id": f"{doc.path}#ref{ref.number}",
+                    "full_citation": ref.text,
+                    "document": {**base, "cited": False, **_where(ref.page, ref.line)},
+                }
+            )
+            continue
+        for k, marker in pairs:
+            s = sents[k]
+            items.append(
+                {
+                    "id": f"{doc.path}#ref{ref.number}/s{k}",
+                    "claim": s.claim,
+                    "full_citation": ref.text,
+                    "document": {
+                        **base,
+                        "marker": marker,
+                        "sentence_number": k,
+                        "sentence": s.text,
+                        **_where(s.page, s.line),
+                    },
+                }
+            )
+    for s, m, target in doc.unresolved:
+        items.append(
+            {
+                "id": f"{doc.path}#s{s.number}/{target}",
+                "claim": s.claim,
+                "document": {
+                    "file": doc.path,
+                    "entry": None,
+                    "marker": m.text,
+                    "target": target,
+                    "sentence_number": s.number,
+                    "sentence": s.text,
+                    "problem": "the marker points to no entry of the reference list",
+                    **_where(s.page, s.line),
+                },
+            }
+        )
+    return items

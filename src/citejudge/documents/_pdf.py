@@ -59,7 +59,7 @@ def _page_runs(page: object) -> list[_Run]:
 
 
 def _gutter(runs: list[_Run], width: float) -> float | None:
-    """x of a vertical gap no run crosses, between 35% and 65% of the page, with text on both sides."""
+    """X of a vertical gap no run crosses, between 35% and 65% of the page, with text on both sides."""
     if len(runs) < 8:
         return None
     lo, hi = 0.35 * width, 0.65 * width
@@ -149,7 +149,9 @@ def _page_lines(runs: list[_Run], width: float, height: float, page_no: int) -> 
 
 
 _DIGITS = re.compile(r"\d+")
-_PAGE_NO = re.compile(r"^\s*(?:page\s+)?\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?\s*$|^\s*[-–]\s*\d{1,4}\s*[-–]\s*$", re.I)
+_PAGE_NO = re.compile(
+    r"^\s*(?:page\s+)?\d{1,4}(?:\s*(?:/|of)\s*\d{1,4})?\s*$|^\s*[-–]\s*\d{1,4}\s*[-–]\s*$", re.I
+)
 
 
 def pdf_lines(path: Path) -> tuple[list[Line], list[str]]:
@@ -192,7 +194,7 @@ def pdf_lines(path: Path) -> tuple[list[Line], list[str]]:
     for p, texts in enumerate(pages, start=1):
         for k, t in enumerate(texts):
             n += 1
-            if (p, k) in drop or _PAGE_NO.match(t) and t.strip():
+            if (p, k) in drop or (_PAGE_NO.match(t) and t.strip()):
                 continue
             lines.append(Line(t, p, n))
     return lines, warnings
@@ -209,8 +211,8 @@ def _furniture(pages: list[list[str]]) -> set[tuple[int, int]]:
         for k in idx[:2] + idx[-2:]:
             key = _DIGITS.sub("#", " ".join(texts[k].split()).lower())
             where.append((p, k, key))
-    for key in {(p, key) for p, _, key in where}:
-        edges[key[1]] += 1
+    for _page, text_key in {(p, key) for p, _, key in where}:
+        edges[text_key] += 1
     common = {k for k, c in edges.items() if c >= max(3, len(pages) // 2)}
     return {(p, k) for p, k, key in where if key in common}
 

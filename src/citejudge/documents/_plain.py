@@ -13,7 +13,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from citejudge.documents._build import DocumentError, Entry, Paragraph, assemble
+from citejudge.documents._bib import bib_file_entries
+from citejudge.documents._build import Entry, Paragraph, assemble, read_text_file
 from citejudge.documents._finder import (
     REF_HEADING,
     Line,
@@ -25,7 +26,7 @@ from citejudge.documents._finder import (
 )
 from citejudge.documents._model import Document, DocumentFormat
 
-__all__ = ["document_from_lines", "read_markdown", "read_text_file"]
+__all__ = ["document_from_lines", "read_markdown"]
 
 _FRONT = re.compile(r"\A---\s*\n(.*?)\n(?:---|\.\.\.)\s*\n", re.S)
 _FOOTNOTE_DEF = re.compile(r"^\[\^([^\]\s]{1,40})\]:\s*(.*)$")
@@ -37,20 +38,6 @@ _MD_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _MD_LINK = re.compile(r"\[([^\]\[^@][^\]\[]*)\]\(([^)\s]*)\)")
 _MD_EMPH = re.compile(r"(\*\*|__|\*|(?<!\w)_)(?=\S)(.+?)(?<=\S)\1")
 _MD_CODE = re.compile(r"`([^`]*)`")
-
-
-def read_text_file(path: Path) -> str:
-    """The file's text (UTF-8, with a BOM or not); undecodable bytes are a :class:`DocumentError`."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise DocumentError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DocumentError(
-            f"{path}: not UTF-8 text (byte {exc.start})", hint="convert the file to UTF-8"
-        ) from exc
 
 
 def _md_inline(s: str) -> str:
@@ -107,9 +94,9 @@ def _paragraphs(
         if REF_HEADING.match(s) or (markdown and _HEADING.match(s)):
             flush()
             continue
-        if markdown and _LIST_ITEM.match(ln.text):
-            flush()
-        elif cur and cur[-1].page != ln.page and cur[-1].text.rstrip().endswith((".", "!", "?")):
+        if (markdown and _LIST_ITEM.match(ln.text)) or (
+            cur and cur[-1].page != ln.page and cur[-1].text.rstrip().endswith((".", "!", "?"))
+        ):
             flush()
         cur.append(ln)
     flush()
@@ -151,7 +138,9 @@ def document_from_lines(
             fallback = _heading_block(lines)
             if fallback:
                 blocks = [fallback]
-                warn.append("the finder labelled no reference line; the list after the references heading was read")
+                warn.append(
+                    "the finder labelled no reference line; the list after the references heading was read"
+                )
         for block in blocks:
             for ent in split_entries(lines, block):
                 first = lines[ent[0]]
@@ -179,12 +168,6 @@ def _front_matter(text: str) -> tuple[dict[str, object], int]:
     return (data if isinstance(data, dict) else {}), m.group(0).count("\n")
 
 
-def _bib_entries(bib: Path) -> list[Entry]:
-    from citejudge.documents._latex import bib_file_entries
-
-    return bib_file_entries(bib)
-
-
 def read_markdown(path: Path, *, markdown: bool = True) -> Document:
     """A Markdown (``markdown=True``) or plain-text document."""
     text = read_text_file(path)
@@ -205,25 +188,48 @@ def read_markdown(path: Path, *, markdown: bool = True) -> Document:
             parts, first = [m.group(2)], i
             skip.add(i)
             i += 1
-            while i < len(lines) and lines[i].text.startswith(("    ", "\t")) and not lines[i].blank:
+            while (
+                i < len(lines) and lines[i].text.startswith(("    ", "\t")) and not lines[i].blank
+            ):
                 parts.append(lines[i].text)
                 skip.add(i)
                 i += 1
-            entries.append(Entry(_md_inline(join_entry_lines(parts)), m.group(1), m.group(1), None, lines[first].number))
+            entries.append(
+                Entry(
+                    _md_inline(join_entry_lines(parts)),
+                    m.group(1),
+                    m.group(1),
+                    None,
+                    lines[first].number,
+                )
+            )
         bib = meta.get("bibliography")
-        bibs = [bib] if isinstance(bib, str) else [b for b in bib if isinstance(b, str)] if isinstance(bib, list) else []
+        bibs = (
+            [bib]
+            if isinstance(bib, str)
+            else [b for b in bib if isinstance(b, str)]
+            if isinstance(bib, list)
+            else []
+        )
         for b in bibs:
             p = (path.parent / b) if not Path(b).is_absolute() else Path(b)
             if p.is_file():
-                entries.extend(e for e in _bib_entries(p) if e.key not in {x.key for x in entries})
+                entries.extend(
+                    e for e in bib_file_entries(p) if e.key not in {x.key for x in entries}
+                )
             else:
                 warnings.append(f"bibliography {b} named in the front matter was not found")
         if bibs and entries:
             # pandoc prints only what is cited: keep the cited keys, in order of first citation
             entries = _cited_only(text, entries)
     return document_from_lines(
-        str(path), "markdown" if markdown else "text", lines, markdown=markdown,
-        extra_entries=entries, extra_skip=skip, warnings=warnings,
+        str(path),
+        "markdown" if markdown else "text",
+        lines,
+        markdown=markdown,
+        extra_entries=entries,
+        extra_skip=skip,
+        warnings=warnings,
     )
 
 

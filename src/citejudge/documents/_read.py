@@ -46,7 +46,9 @@ def read_document(path: str | Path, *, fmt: str | None = None) -> Document:
         raise DocumentError(f"{p}: no such file")
     fmt = fmt or detect_format(p)
     if fmt not in DOCUMENT_FORMATS:
-        raise DocumentError(f"{p}: unknown format {fmt!r}", hint=f"one of {', '.join(DOCUMENT_FORMATS)}")
+        raise DocumentError(
+            f"{p}: unknown format {fmt!r}", hint=f"one of {', '.join(DOCUMENT_FORMATS)}"
+        )
     if fmt == "pdf":
         from citejudge.documents._pdf import read_pdf
 
