@@ -67,10 +67,12 @@ def _expand_numbers(spec: str) -> list[str] | None:
         m = re.fullmatch(rf"(\d+)\s*[{_DASH}]\s*(\d+)", part)
         if m:
             a, b = int(m.group(1)), int(m.group(2))
-            if b < a or b - a > 100:
+            if b < a or b - a > 100 or b >= 1000:
                 return None  # "[1990-2010]" is not a range of references
             out.extend(str(n) for n in range(a, b + 1))
         elif part.isdigit():
+            if int(part) >= 1000:
+                return None  # "[2019]" is a year, not the 2019th reference
             out.append(str(int(part)))
     return out or None
 
