@@ -27,7 +27,37 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from make_document_fixtures import render_pdf  # noqa: E402
 
-WORDS = ["representation", "learning", "network", "training", "model", "data", "optimisation", "gradient", "layer", "attention", "sequence", "image", "language", "reinforcement", "policy", "memory", "regularisation", "benchmark", "accuracy", "error", "parameter", "architecture", "convolution", "recurrent", "transfer", "evaluation", "dataset", "feature", "embedding"]
+WORDS = [
+    "representation",
+    "learning",
+    "network",
+    "training",
+    "model",
+    "data",
+    "optimisation",
+    "gradient",
+    "layer",
+    "attention",
+    "sequence",
+    "image",
+    "language",
+    "reinforcement",
+    "policy",
+    "memory",
+    "regularisation",
+    "benchmark",
+    "accuracy",
+    "error",
+    "parameter",
+    "architecture",
+    "convolution",
+    "recurrent",
+    "transfer",
+    "evaluation",
+    "dataset",
+    "feature",
+    "embedding",
+]
 
 
 def paper(pages: int, refs: int, seed: int = 0) -> str:
@@ -55,7 +85,9 @@ def paper(pages: int, refs: int, seed: int = 0) -> str:
                 f'[{n + 1}] {au}, "{title}," Journal of {rnd.choice(WORDS).capitalize()} Studies, vol. {rnd.randint(1, 40)}, pp. {rnd.randint(1, 200)}-{rnd.randint(201, 400)}, {rnd.randint(1990, 2024)}.'
             )
     paras = []
-    per_page = 6  # paragraphs of about 70 words on an A5 two-column page (with --pages 30: 31 pages)
+    per_page = (
+        6  # paragraphs of about 70 words on an A5 two-column page (with --pages 30: 31 pages)
+    )
     for i in range(pages * per_page - refs // 6):
         words = [rnd.choice(WORDS) for _ in range(70)]
         sent = (

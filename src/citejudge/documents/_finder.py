@@ -44,6 +44,7 @@ __all__ = [
     "Line",
     "ReferenceFinder",
     "entry_label",
+    "group_entries",
     "join_entry_lines",
     "line_features",
     "load_finder",
@@ -375,7 +376,11 @@ def split_entries(lines: Sequence[Line], block: Sequence[int]) -> list[list[int]
             starts.add(i)
     else:
         starts = _unlabelled_starts(lines, idx, texts, block)
-    starts.add(idx[0])
+    return group_entries(idx, starts)
+
+
+def group_entries(idx: Sequence[int], starts: set[int]) -> list[list[int]]:
+    """Lines ``idx`` (in order) cut into entries at ``starts``; the first line always starts one."""
     entries: list[list[int]] = []
     for i in idx:
         if i in starts or not entries:
@@ -393,8 +398,7 @@ def _unlabelled_starts(
     deeper = sum(1 for x in inds if x > margin)
     # blank-line separated: most gaps between consecutive lines hold a blank line
     blank_before = {
-        i: any(lines[k].blank for k in range(prev + 1, i))
-        for prev, i in itertools.pairwise(idx)
+        i: any(lines[k].blank for k in range(prev + 1, i)) for prev, i in itertools.pairwise(idx)
     }
     if deeper >= max(1, len(idx) // 5) and deeper < len(idx):
         # hanging indent: entries start back at the margin
