@@ -4,7 +4,10 @@
 
 Prints JSON: per held-out document and in total, reference-line precision and recall (non-blank
 lines), and entries split correctly against the hand count in tests/data/finder_entry_starts.json
-(an entry is correct when a returned entry has exactly its first and last line). ``--cv`` also
+(an entry is correct when a returned entry has exactly its first and last line; docs/FINDER.md
+says how the count was made). ``entries_on_tagged_lines`` scores the entry splitter alone, run on
+the lines the data tags ``ref``: how far the splitter's rules agree with the reader's count (were
+the count made by those rules, this would be 1.0 by construction). ``--cv`` also
 runs leave-one-document-out over the nine training documents with the training script's
 hyperparameters (line scores only: they have no hand-counted entries), the check used to choose
 features without looking at the held-out three. Also prints lines/s of labelling.
@@ -25,6 +28,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from citejudge.documents._finder import (  # noqa: E402
     Line,
+    group_entries,
     line_features,
     load_finder,
     reference_blocks,
@@ -38,14 +42,7 @@ GOLD = ROOT / "tests" / "data" / "finder_entry_starts.json"
 def gold_entries(lines: list[Line], tags: list[str], starts: list[int]) -> list[tuple[int, int]]:
     """(first, last) 0-based line of every hand-counted entry."""
     ref = [i for i, t in enumerate(tags) if t == "ref" and not lines[i].blank]
-    s = set(starts)
-    out: list[list[int]] = []
-    for i in ref:
-        if i in s or not out:
-            out.append([i])
-        else:
-            out[-1].append(i)
-    return [(e[0], e[-1]) for e in out]
+    return [(e[0], e[-1]) for e in group_entries(ref, set(starts))]
 
 
 def line_scores(pred: list[str], tags: list[str], lines: list[Line]) -> dict[str, int]:
@@ -79,6 +76,7 @@ def main() -> int:
     finder = load_finder()
     total = {"tp": 0, "fp": 0, "fn": 0}
     ent = {"gold": 0, "returned": 0, "correct": 0}
+    oracle = {"returned": 0, "correct": 0}
     per_doc = {}
     n_lines, seconds = 0, 0.0
     for f in files:
@@ -96,6 +94,9 @@ def main() -> int:
         g = set(gold_entries(lines, tags, gold[f.name]))
         got = {(e[0], e[-1]) for e in entries}
         correct = len(g & got)
+        on_tags = {(e[0], e[-1]) for b in reference_blocks(tags) for e in split_entries(lines, b)}
+        oracle["returned"] += len(on_tags)
+        oracle["correct"] += len(g & on_tags)
         ent["gold"] += len(g)
         ent["returned"] += len(got)
         ent["correct"] += correct
@@ -113,6 +114,11 @@ def main() -> int:
             **ent,
             "recall": round(ent["correct"] / max(1, ent["gold"]), 4),
             "precision": round(ent["correct"] / max(1, ent["returned"]), 4),
+        },
+        "entries_on_tagged_lines": {
+            **oracle,
+            "recall": round(oracle["correct"] / max(1, ent["gold"]), 4),
+            "precision": round(oracle["correct"] / max(1, oracle["returned"]), 4),
         },
         "lines_per_second": round(n_lines / max(seconds, 1e-9)),
     }
