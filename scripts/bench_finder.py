@@ -9,8 +9,8 @@ says how the count was made). ``entries_on_tagged_lines`` scores the entry split
 the lines the data tags ``ref``: how far the splitter's rules agree with the reader's count (were
 the count made by those rules, this would be 1.0 by construction). ``--cv`` also
 runs leave-one-document-out over the nine training documents with the training script's
-hyperparameters (line scores only: they have no hand-counted entries), the check used to choose
-features without looking at the held-out three. Also prints lines/s of labelling.
+hyperparameters and the same rules after the CRF (line scores only: they have no hand-counted
+entries), the check used to choose features without looking at the held-out three. Also prints lines/s of labelling.
 """
 
 from __future__ import annotations
@@ -28,10 +28,12 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from citejudge.documents._finder import (  # noqa: E402
     Line,
+    anchor_to_heading,
     group_entries,
     line_features,
     load_finder,
     reference_blocks,
+    running_text,
     split_entries,
 )
 from train_finder import DATA, PARAMS, held_out, read_ttx  # noqa: E402
@@ -140,8 +142,9 @@ def main() -> int:
                 tr.train(f"{tmp}/m")
                 tg = pycrfsuite.Tagger()
                 tg.open(f"{tmp}/m")
-                pred = tg.tag(feats[f.name])
-            sc = line_scores(list(pred), data[f.name][1], data[f.name][0])
+                lines = data[f.name][0]
+                pred = running_text(lines, anchor_to_heading(lines, tg.tag(feats[f.name])))
+            sc = line_scores(pred, data[f.name][1], lines)
             per[f.name] = _prf(sc)
             for k in cv:
                 cv[k] += sc[k]

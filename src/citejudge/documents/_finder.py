@@ -1,19 +1,27 @@
 """The reference finder: which lines of a document's text are its reference list, and the entries.
 
-Two steps, each measured on ``../shared/data/refparse/finder`` (``docs/FINDER.md``,
+Three steps, each measured on ``../shared/data/refparse/finder`` (``docs/FINDER.md``,
 ``scripts/bench_finder.py``):
 
 1. **Line labels** — a linear-chain CRF (python-crfsuite) labels every line ``ref``, ``text``,
-   ``title``, ``meta`` or ``blank`` from features of the line and its neighbours: indentation
-   and its change, length against the page's width, a leading label (``[3]``, ``12.``,
-   ``[Smith 2010]``), capitalised name patterns (``Smith, J.``, ``Smith JO``, ``J. Smith``),
-   years (bracketed or not), punctuation and digit density, reference words (``pp.``, ``vol.``,
-   ``doi``, ``In:``, ``Press``), a references heading ("References", "Bibliography",
-   "Literatur", "Literatura", …) and the distance since one, and the relative position in the
-   document. The model (``finder.crfsuite``) and its manifest (``finder.json``: data sha256,
-   held-out documents, hyperparameters, scores) are package data written by
-   ``scripts/train_finder.py``; the model's sha256 is checked when it loads.
-2. **Entries** — rules (:func:`split_entries`): labelled lists start an entry at each label
+   ``title``, ``meta`` or ``blank`` from features (v2, :func:`line_features`) of the line:
+   indentation and its change, length against the page's width and against the document's
+   median line, indentation against the document's usual one, a leading label (``[3]``,
+   ``12.``, ``[Smith 2010]``), capitalised name patterns (``Smith, J.``, ``Smith JO``,
+   ``J. Smith``), years (bracketed or not), punctuation and digit density, reference words
+   (``pp.``, ``vol.``, ``doi``, ``In:``, ``Press``), wide gaps (table columns); of the stretch
+   around it: the shares of lines with a year, a name, a label, a reference word, a
+   reference-like look, table columns among the 3 and the 10 non-blank lines on either side; of
+   where it stands: relative position, a references heading above it ("References",
+   "1.3 References", "Bibliography", "Literatur", "Literatura", …) and the distance since, a
+   section heading since that; and of its previous and next non-blank lines. The model
+   (``finder.crfsuite``) and its manifest (``finder.json``: data sha256, held-out documents,
+   hyperparameters) are package data written by ``scripts/train_finder.py``; the model's
+   sha256 and feature version are checked when it loads.
+2. **Rules after the CRF** (:meth:`ReferenceFinder.labels`): :func:`anchor_to_heading` (a list
+   starts right after its heading) and :func:`running_text` (three or more ``meta`` lines in a
+   row are text); :func:`reference_blocks` bridges a running header of one or two lines.
+3. **Entries** — rules (:func:`split_entries`): labelled lists start an entry at each label
    (numbers in sequence); hanging-indent lists at each line back at the block's left margin;
    flush-left lists where the previous line ended a reference (terminal punctuation and a short
    line) and the line starts with a name; a blank line ends an entry in a list whose entries are
@@ -27,6 +35,7 @@ import json
 import logging
 import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -43,19 +52,21 @@ __all__ = [
     "REF_HEADING",
     "Line",
     "ReferenceFinder",
+    "anchor_to_heading",
     "entry_label",
     "group_entries",
     "join_entry_lines",
     "line_features",
     "load_finder",
     "reference_blocks",
+    "running_text",
     "split_entries",
 ]
 
 log = logging.getLogger(__name__)
 
 #: Bumped whenever :func:`line_features` changes (the model records the version it was trained with).
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2
 LABELS = ("ref", "text", "title", "meta", "blank")
 MODEL_FILE, MANIFEST_FILE = "finder.crfsuite", "finder.json"
 
@@ -75,7 +86,7 @@ class Line:
 
 
 REF_HEADING = re.compile(
-    r"^\s*(?:#{1,6}\s*|\*\*|__)?(?:[\dIVX]+\.?\s+)?(?:references?(?: and notes| cited)?|bibliography|"
+    r"^\s*(?:#{1,6}\s*|\*\*|__)?(?:(?:[\dIVX]{1,4}|[A-Z])(?:\.\d{1,3})*\.?\s+)?(?:references?(?: and notes| cited)?|bibliography|"
     r"works cited|literature(?: cited)?|sources|citations|literatur(?:verzeichnis)?|literatura|"
     r"bibliografie|bibliografia|bibliographie|références|referencias|referenze|reference list|"
     r"seznam (?:použité )?literatury|použitá literatura|zdroje|notes and references)\s*:?\s*(?:\*\*|__)?\s*$",
@@ -121,15 +132,72 @@ def _indent(text: str) -> int:
     return len(text) - len(text.lstrip(" "))
 
 
+_GAPS = re.compile(r"\S\s{3,}(?=\S)")
+_SECTION = re.compile(
+    r"^\s*(?:(?:chapter|appendix|part|kapitel|anhang|kapitola|příloha|rozdział|capítulo)\b.{0,80}"
+    r"|(?:\d{1,2}|[A-Z])(?:\.\d{1,2})*\.?\s+[A-Z][^.]{2,80})\s*$",
+    re.I,
+)
+#: Half-widths (in non-blank lines) of the windows whose shares of reference cues are features.
+WINDOWS = (3, 10)
+_CUES = ("year", "author", "label", "refword", "reflike", "table")
+
+
+def _cues(t: str, s: str) -> dict[str, bool]:
+    """Reference cues of one line (``t`` as printed, ``s`` stripped) counted in the windows."""
+    year = bool(_YEAR.search(s))
+    author = bool(_AUTHOR_START.match(t))
+    label = bool(_NUM_LABEL.match(t) or _ALPHA_LABEL.match(t) or _FOOTNOTE_DEF.match(t))
+    refword = any(rx.search(s) for rx in _REF_WORDS.values())
+    return {
+        "year": year,
+        "author": author,
+        "label": label,
+        "refword": refword,
+        "reflike": year and (author or label or refword or bool(_PAREN_YEAR.search(s))),
+        "table": len(_GAPS.findall(s)) >= 2,
+    }
+
+
+def _window_shares(texts: Sequence[str], nonblank: Sequence[int]) -> dict[int, dict[str, float]]:
+    """Per non-blank line: the share of lines with each cue among the non-blank lines around it."""
+    cues = [_cues(texts[i], texts[i].strip()) for i in nonblank]
+    prefix = {c: list(itertools.accumulate((int(x[c]) for x in cues), initial=0)) for c in _CUES}
+    m = len(nonblank)
+    out: dict[int, dict[str, float]] = {}
+    for k, i in enumerate(nonblank):
+        f: dict[str, float] = {}
+        for w in WINDOWS:
+            lo, hi = max(0, k - w), min(m, k + w + 1)
+            for c in _CUES:
+                share = (prefix[c][hi] - prefix[c][lo]) / (hi - lo)
+                f[f"w{w}{c}=" + _bucket(share, (0.01, 0.25, 0.5, 0.75))] = 1.0
+        out[i] = f
+    return out
+
+
 def line_features(lines: Sequence[Line]) -> list[dict[str, float]]:
-    """Features of every line (crfsuite attribute dicts; binary features have value 1.0)."""
+    """Features of every line (crfsuite attribute dicts; binary features have value 1.0).
+
+    Of the line itself, against the document (length and indentation relative to the
+    document's median length and most common indentation), of the stretch around it (shares of
+    reference cues in windows of :data:`WINDOWS` non-blank lines), of where it stands (relative
+    position, a references heading above it and the distance since, a section heading since
+    that), and of its previous and next non-blank lines.
+    """
     texts = [ln.text.replace("\t", "    ") for ln in lines]
     n = len(texts)
-    nonblank = [t for t in texts if t.strip()]
-    widths = sorted(len(t.rstrip()) for t in nonblank)
+    nonblank = [i for i, t in enumerate(texts) if t.strip()]
+    widths = sorted(len(texts[i].rstrip()) for i in nonblank)
     width = widths[int(0.9 * (len(widths) - 1))] if widths else 80
+    lengths = sorted(len(texts[i].strip()) for i in nonblank)
+    median_len = lengths[len(lengths) // 2] if lengths else 60
+    usual_indent = Counter(_indent(texts[i]) for i in nonblank).most_common(1)
+    margin = usual_indent[0][0] if usual_indent else 0
+    shares = _window_shares(texts, nonblank)
     base: list[dict[str, float]] = []
     since_heading = math.inf
+    section_since = False
     for i, t in enumerate(texts):
         s = t.strip()
         f: dict[str, float] = {"bias": 1.0}
@@ -139,9 +207,12 @@ def line_features(lines: Sequence[Line]) -> list[dict[str, float]]:
             continue
         ind = _indent(t)
         f["ind=" + _bucket(ind, (1, 3, 7, 16, 40))] = 1.0
+        rel = ind - margin
+        f["relind=" + ("0" if rel == 0 else "-" if rel < 0 else "+" if rel <= 6 else "++")] = 1.0
         ratio = len(t.rstrip()) / max(width, 1)
         f["width=" + _bucket(ratio, (0.3, 0.6, 0.8, 0.95, 1.05))] = 1.0
         f["len=" + _bucket(len(s), (10, 30, 60, 90))] = 1.0
+        f["rellen=" + _bucket(len(s) / max(median_len, 1), (0.3, 0.7, 0.9, 1.1, 1.4))] = 1.0
         if _NUM_LABEL.match(t):
             f["numlabel"] = 1.0
         if _ALPHA_LABEL.match(t) or _FOOTNOTE_DEF.match(t):
@@ -160,6 +231,7 @@ def line_features(lines: Sequence[Line]) -> list[dict[str, float]]:
         for name, rx in _REF_WORDS.items():
             if rx.search(s):
                 f["w:" + name] = 1.0
+        f["gaps=" + str(min(len(_GAPS.findall(s)), 2))] = 1.0
         punct = sum(1 for c in s if c in ".,;:()[]")
         f["punct=" + _bucket(punct / len(s), (0.02, 0.04, 0.07, 0.12))] = 1.0
         digits = sum(1 for c in s if c.isdigit())
@@ -183,14 +255,23 @@ def line_features(lines: Sequence[Line]) -> list[dict[str, float]]:
             f["headnum"] = 1.0
         if REF_HEADING.match(s):
             f["refheading"] = 1.0
-            since_heading = 0
-        elif since_heading != math.inf:
-            since_heading += 1
+            since_heading, section_since = 0, False
+        else:
+            if since_heading != math.inf:
+                since_heading += 1
+            if len(s) < 90 and _SECTION.match(s) and not years:
+                f["section"] = 1.0
+                section_since = since_heading != math.inf
         if since_heading != math.inf:
             f["since=" + _bucket(since_heading, (1, 5, 30, 150, 600))] = 1.0
+            if section_since:
+                f["section_since_refheading"] = 1.0
+        else:
+            f["no_refheading_above"] = 1.0
         f["pos=" + str(min(9, int(10 * i / max(n, 1))))] = 1.0
         if len(s.split()) <= 8 and not s.endswith((".", ",")) and s[:1].isupper():
             f["short_title"] = 1.0
+        f.update(shares[i])
         base.append(f)
     # neighbours: indentation change and a few features of the previous/next non-blank line
     out: list[dict[str, float]] = []
@@ -217,6 +298,9 @@ def line_features(lines: Sequence[Line]) -> list[dict[str, float]]:
         "caps",
         "pagenum",
         "bullet",
+        "gaps=2",
+        "section",
+        "parenyear",
     )
     for i, f in enumerate(base):
         g = dict(f)
@@ -238,6 +322,14 @@ def line_features(lines: Sequence[Line]) -> list[dict[str, float]]:
                     for k in ("numlabel", "author", "year", "refheading"):
                         if k in base[j]:
                             g[tag + ":" + k] = 1.0
+            if prev_nb[i] >= 0:  # a blank line inside a stretch of reference-like lines
+                g.update(
+                    {
+                        "p:" + k: 1.0
+                        for k in base[prev_nb[i]]
+                        if k.startswith(f"w{WINDOWS[-1]}reflike=")
+                    }
+                )
         out.append(g)
     return out
 
@@ -257,10 +349,69 @@ class ReferenceFinder:
         self.tagger.open(str(model))
 
     def labels(self, lines: Sequence[Line]) -> list[str]:
-        """One label of :data:`LABELS` per line."""
+        """One label of :data:`LABELS` per line.
+
+        The CRF's labels, then two rules: :func:`anchor_to_heading` and :func:`running_text`.
+        """
         if not lines:
             return []
-        return list(self.tagger.tag(line_features(lines)))
+        labels = list(self.tagger.tag(line_features(lines)))
+        return running_text(lines, anchor_to_heading(lines, labels))
+
+
+_ENTRY_START = (_NUM_LABEL, _ALPHA_LABEL, _FOOTNOTE_DEF, _AUTHOR_START, _BULLET)
+
+
+def anchor_to_heading(lines: Sequence[Line], labels: list[str], reach: int = 15) -> list[str]:
+    """A reference list starts right after its heading.
+
+    ``text`` (and ``meta``) lines between a references heading and the first ``ref`` line below
+    it (at most ``reach`` non-blank lines, the first of them starting like an entry: a label, a
+    name, a bullet) become ``ref``. On the training documents (leave-one-document-out,
+    docs/FINDER.md) it removed no right label; it mends lists whose first entries the CRF
+    leaves out (short two-column papers).
+    """
+    out = list(labels)
+    for h, ln in enumerate(lines):
+        if ln.blank or not REF_HEADING.match(ln.text.strip()):
+            continue
+        run: list[int] = []
+        for j in range(h + 1, len(lines)):
+            if lines[j].blank:
+                continue
+            if out[j] == "ref":
+                break
+            if out[j] not in ("text", "meta") or len(run) >= reach:
+                run = []
+                break
+            run.append(j)
+        else:
+            run = []
+        if run and any(rx.match(lines[run[0]].text) for rx in _ENTRY_START):
+            for j in run:
+                out[j] = "ref"
+    return out
+
+
+def running_text(lines: Sequence[Line], labels: list[str], least: int = 3) -> list[str]:
+    """Page furniture is a line or two: longer runs of ``meta`` lines are running text.
+
+    A run of ``least`` or more ``meta`` lines with no blank line between them becomes ``text``,
+    so the sentences in it are not lost.
+    """
+    out = list(labels)
+    i = 0
+    while i < len(out):
+        if out[i] != "meta" or lines[i].blank:
+            i += 1
+            continue
+        j = i
+        while j < len(out) and out[j] == "meta" and not lines[j].blank:
+            j += 1
+        if j - i >= least:
+            out[i:j] = ["text"] * (j - i)
+        i = j
+    return out
 
 
 def _package_file(name: str) -> Path:
@@ -293,16 +444,27 @@ def load_finder() -> ReferenceFinder:
     return ReferenceFinder(model, manifest)
 
 
-def reference_blocks(labels: Sequence[str]) -> list[list[int]]:
-    """Runs of ``ref`` lines; a run goes on across ``blank`` and ``meta`` lines (page breaks)."""
+def reference_blocks(labels: Sequence[str], bridge: int = 2) -> list[list[int]]:
+    """Runs of ``ref`` lines (indices), the blocks entries are split from.
+
+    A run goes on across ``blank`` and ``meta`` lines (page breaks) and across at most ``bridge``
+    other lines (a running header the labeller called ``text``), which stay out of the run. A
+    ``title`` line (a heading) ends it.
+    """
     blocks: list[list[int]] = []
     cur: list[int] = []
+    gap = 0
     for i, lab in enumerate(labels):
         if lab == "ref":
             cur.append(i)
-        elif lab not in ("blank", "meta") and cur:
+            gap = 0
+        elif lab in ("blank", "meta") or not cur:
+            continue
+        elif lab != "title" and gap < bridge:
+            gap += 1
+        else:
             blocks.append(cur)
-            cur = []
+            cur, gap = [], 0
     if cur:
         blocks.append(cur)
     return blocks
