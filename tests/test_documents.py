@@ -71,6 +71,18 @@ def test_pdf_list_spans_a_page_break_and_drops_the_running_header() -> None:
     assert all("preprint" not in s.text for s in doc.sentences)
 
 
+@pytest.mark.parametrize("name", ["numbered", "authoryear"])
+def test_pdf_entries_read_as_written(name: str) -> None:
+    """Every entry of the PDF reads as in the Markdown it was made from, the one that runs
+    over the page break and past the running header of page 2 included."""
+
+    def key(s: str) -> str:
+        return "".join(s.split()).replace("-", "")
+
+    pdf, md = read_document(FIX / f"{name}.pdf"), read_document(FIX / f"{name}.md")
+    assert [key(r.text) for r in pdf.references] == [key(r.text) for r in md.references]
+
+
 def test_markers_of_every_kind() -> None:
     text = (
         "A [3, 5] B [7–9] C [^2] D [@smith2020; @lee2019, p. 4] E (Smith et al., 2020a; Jones & Lee "

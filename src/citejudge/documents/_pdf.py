@@ -3,14 +3,14 @@
 pypdfium2 (PDFium, compiled; 5.13.0) rather than pdfminer.six (pure Python; 20260107), chosen
 by ``scripts/bench_pdf.py``: both feed the same layout code below (:func:`lines_of_pages`) and
 the same finder and parser, and are scored against the references the fixture PDFs were made
-from. On the 32-page two-column benchmark paper (80 references) pypdfium2 took 0.057 s a page
-(wall, median of 3 rounds, load average 11 on 2 cores; 0.006 s of CPU), pdfminer.six 0.62 s
-(0.065 s of CPU): 10-11x slower; on the two 2-page fixtures 4-5x. Quality: both found all 80
-entries of the paper and all 13 of ``numbered.pdf`` exactly; on ``authoryear.pdf`` pypdfium2
-found all 13 exactly, pdfminer.six 14 (its text lines joined the running header to a reference,
-which was then not dropped, and the last entry was split). Every marker resolved with both.
-Both run a few citing sentences of the paper together (pypdfium2 326, pdfminer.six 330 of the
-334 the Markdown reader finds in its source text): a known limit, their markers still resolve.
+from. Speed decides: on the 32-page two-column benchmark paper (80 references) pypdfium2 took
+0.0058 s of CPU a page (0.009 s wall, median of 3 rounds in turns, load average 6-8 on 2
+cores), pdfminer.six 0.060 s (0.10 s wall): 10-11x slower; on the two 2-page fixtures 5x.
+Quality is the same: both find all 80 entries of the paper and all 13 of each fixture exactly,
+every marker resolved, 333 of the 334 citing sentences the Markdown reader finds in the
+paper's source text (one pair runs together). (A first run had pdfminer.six 14 entries on
+``authoryear.pdf``: a two-page document's running header was kept; :func:`_furniture` now
+drops a line that heads both pages of a two-page document, for either library.)
 
 For each page, PDFium's text rectangles (runs of text on one line) are gathered with their
 positions; a page whose runs leave a vertical gutter near the middle is read as two columns
@@ -18,8 +18,8 @@ positions; a page whose runs leave a vertical gutter near the middle is read as 
 same baseline form a line, and a line's indentation is its distance from its column's left edge
 in average character widths, so hanging indents and labels survive. A larger vertical gap than
 the page's usual line spacing becomes a blank line. Running headers and footers (the first or
-last line of a page repeating on at least half of the pages, digits aside) and bare page numbers
-are dropped.
+last line of a page repeating on at least half of the pages, or on both pages of a two-page
+document, digits aside) and bare page numbers are dropped.
 
 An encrypted PDF (without an empty password) and a PDF without a text layer (scanned pages)
 are :class:`~citejudge.documents.DocumentError`.
@@ -229,8 +229,12 @@ def pdf_lines(path: Path) -> tuple[list[Line], list[str]]:
 
 
 def _furniture(pages: list[list[str]]) -> set[tuple[int, int]]:
-    """(page, index) of running headers and footers: first/last lines repeating on >= half the pages."""
-    if len(pages) < 3:
+    """(page, index) of running headers and footers.
+
+    First or last lines repeating on at least half the pages (at least 3), or on both pages of
+    a two-page document.
+    """
+    if len(pages) < 2:
         return set()
     edges: Counter[str] = Counter()
     where: list[tuple[int, int, str]] = []
@@ -241,7 +245,8 @@ def _furniture(pages: list[list[str]]) -> set[tuple[int, int]]:
             where.append((p, k, key))
     for _page, text_key in {(p, key) for p, _, key in where}:
         edges[text_key] += 1
-    common = {k for k, c in edges.items() if c >= max(3, len(pages) // 2)}
+    least = 2 if len(pages) == 2 else max(3, len(pages) // 2)  # two pages: on both
+    common = {k for k, c in edges.items() if c >= least}
     return {(p, k) for p, k, key in where if key in common}
 
 
