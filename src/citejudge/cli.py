@@ -115,16 +115,8 @@ def cmd_snapshot_pull(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------ check
 
 
-def cmd_check(args: argparse.Namespace) -> int:
-    """``citejudge check TASK INPUT --out OUT``."""
-    from citejudge.run.config import validate_config
-    from citejudge.run.pipeline import run_check
-    from citejudge.tasks.protocol import TASKS
-
-    data = {
-        "task": args.task,
-        "input": [args.input],
-        "out": args.out,
+def _check_options(args: argparse.Namespace, flags: Sequence[str]) -> dict[str, Any]:
+    return {
         "index": args.index,
         "model": "none" if args.no_llm else args.model,
         "workers": args.workers,
@@ -132,10 +124,28 @@ def cmd_check(args: argparse.Namespace) -> int:
         "fulltext_dir": args.fulltext,
         "batch_size": args.batch_size,
         "cache_dir": args.cache_dir,
-        **{name: getattr(args, name) for name in TASKS[args.task].flags},
+        **{name: getattr(args, name) for name in flags},
     }
-    cfg = validate_config({k: v for k, v in data.items() if v is not None}, "check")
-    summary = run_check(cfg, quiet=args.quiet)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """``citejudge check TASK INPUT --out OUT``."""
+    from citejudge import api
+    from citejudge.tasks.protocol import TASKS
+
+    options = _check_options(args, TASKS[args.task].flags)
+    summary = api.check_file(args.task, args.input, args.out, quiet=args.quiet, **options)
+    return EXIT_ITEMS if summary.over_budget else EXIT_OK
+
+
+def cmd_check_document(args: argparse.Namespace) -> int:
+    """``citejudge check document FILE... --index PATH --out OUT``."""
+    from citejudge import api
+
+    options = _check_options(args, ("strict_identifiers",))
+    summary = api.check_file(
+        "references", None, args.out, documents=args.files, quiet=args.quiet, **options
+    )
     return EXIT_ITEMS if summary.over_budget else EXIT_OK
 
 
@@ -155,12 +165,14 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """``citejudge run --config FILE [--resume]``."""
-    from citejudge.run import load_config, run
+    from citejudge import api
 
-    cfg = load_config(
-        Path(args.config), model=args.model, out=args.out, ray_address=args.ray_address
+    cfg = api.load_run_config(
+        args.config, model=args.model, out=args.out, ray_address=args.ray_address
     )
-    summary = run(cfg, resume=args.resume, quiet=args.quiet, config_path=Path(args.config))
+    summary = api.run_config(
+        cfg, resume=args.resume, quiet=args.quiet, config_path=Path(args.config)
+    )
     print(
         json.dumps({"out": str(cfg.out), **summary.to_dict(), "over_budget": summary.over_budget})
     )
@@ -346,13 +358,34 @@ def build_parser() -> argparse.ArgumentParser:
 
     chk = sub.add_parser("check", help="evaluate items of one task; writes one JSON line per item")
     csub = chk.add_subparsers(dest="task", required=True, parser_class=_Parser)
+    checks: list[tuple[_Parser, tuple[str, ...]]] = []
     for task, spec in TASKS.items():
         c = csub.add_parser(task, help=spec.help, description=spec.help)
         c.add_argument(
             "input", metavar="INPUT", help="items: .jsonl, .json, .csv (and .bib for references)"
         )
-        c.add_argument("--out", required=True, metavar="OUT", help="results JSONL ('-' for stdout)")
         c.add_argument("--index", metavar="PATH", help="world index from 'citejudge index build'")
+        c.set_defaults(func=cmd_check, task=task)
+        checks.append((c, spec.flags))
+    doc = csub.add_parser(
+        "document",
+        help="check whole documents: every reference, every citing sentence",
+        description="Read each document (PDF, .tex with its .bib/.bbl, JATS .xml, .md, .txt), find "
+        "its reference list and the sentences that cite it, and run the references task on "
+        "every (entry, citing sentence) pair and on every uncited entry. Writes the results to "
+        "OUT, the extracted items to OUT.items.jsonl (re-runnable with 'check references') and "
+        "a summary per document to OUT.manifest.json and stderr. A document that cannot be "
+        "read, and a marker that points to no entry, are error lines naming the file.",
+    )
+    doc.add_argument("files", nargs="+", metavar="FILE", help="documents to check")
+    doc.add_argument(
+        "--index", required=True, metavar="PATH", help="world index from 'citejudge index build'"
+    )
+    doc.set_defaults(func=cmd_check_document, task="references")
+    checks.append((doc, ("strict_identifiers",)))
+    for cp, flags in checks:
+        c = cp
+        c.add_argument("--out", required=True, metavar="OUT", help="results JSONL ('-' for stdout)")
         c.add_argument(
             "--model", metavar="NAME", help="model card in models/ (default: cpu-default)"
         )
@@ -383,14 +416,13 @@ def build_parser() -> argparse.ArgumentParser:
             "~/.cache/citejudge/source-index)",
         )
         c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-        for name in spec.flags:
+        for name in flags:
             c.add_argument(
                 "--" + name.replace("_", "-"),
                 dest=name,
                 action="store_true",
                 help=_TASK_FLAG_HELP[name],
             )
-        c.set_defaults(func=cmd_check, task=task)
 
     r = sub.add_parser(
         "run",

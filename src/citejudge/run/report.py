@@ -471,6 +471,32 @@ def _manifest_facts(m: dict[str, Any] | None) -> dict[str, Any]:
     }
 
 
+def _document_rows(manifest: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Per-document summaries of a ``document`` run (the manifest's ``documents``), one row each.
+
+    A row: file, format, error, references, their verdicts (Yes / No / Not found), citing
+    sentences, how many a model judged, content verdicts of the (sentence, entry) pairs,
+    uncited entries and markers that point to no entry. Runs over items have none.
+    """
+    rows: list[dict[str, Any]] = []
+    for d in (manifest or {}).get("documents") or []:
+        rows.append(
+            {
+                "file": d.get("file"),
+                "format": d.get("format"),
+                "error": d.get("error"),
+                "references": d.get("references", 0),
+                "reference_grounding": d.get("reference_grounding") or {},
+                "citing_sentences": d.get("citing_sentences", 0),
+                "citing_sentences_judged": d.get("citing_sentences_judged", 0),
+                "content_grounding": d.get("content_grounding") or {},
+                "uncited": d.get("uncited", 0),
+                "markers_pointing_nowhere": len(d.get("unresolved") or []),
+            }
+        )
+    return rows
+
+
 def _attach_gold(views: Sequence[View], gold: Gold, rows: Sequence[ItemRow]) -> None:
     """Give each item row its gold label (and a mismatch mark) as facets, so confusion cells link to rows."""
     by_item: dict[str, list[ItemRow]] = defaultdict(list)
@@ -612,6 +638,7 @@ def _compute(
                 Counter(r.outcome for r in rows).items(), key=lambda kv: OUTCOMES.index(kv[0])
             )
         },
+        "documents": _document_rows(run.manifest),
     }
     return Computed(_rounded(report), views, rows)
 
