@@ -839,16 +839,44 @@ def test_details_stay_within_their_budget(tmp_path: Path) -> None:
 
 
 def test_items_from_documents_carry_a_document_facet(tmp_path: Path) -> None:
-    """details.document (document input) becomes a facet: a per-document count can link to its items."""
+    """The document an item was found in (``details.input_extra.document.file``, as ``check
+    document`` writes it) becomes a facet, and the Documents view links each document to them."""
     from citejudge.run.report import _compute, load_run
 
     lines = references_lines()[:3]
-    lines[0]["details"]["document"] = "paper-a.pdf"
-    lines[1]["details"]["document"] = "paper-b.pdf"
-    d = write_run(tmp_path / "run", lines, manifest(judge=None))
+    for ln, f in zip(lines[:2], ["paper-a.pdf", "paper<b>.md"], strict=True):
+        ln["details"]["input_extra"] = {
+            "document": {"file": f, "entry": 1, "label": "1", "marker": "[1]", "sentence_number": 2}
+        }
+    summary = {
+        "file": "paper-a.pdf",
+        "format": "pdf",
+        "error": None,
+        "references": 40,
+        "uncited": 2,
+        "citing_sentences": 31,
+        "unresolved": [{"marker": "[44]", "target": "44", "sentence": 9, "line": 120, "page": 3}],
+        "reference_grounding": {"Not found": 1, "Yes": 39},
+        "content_grounding": {"N/A": 1},
+        "citing_sentences_judged": 0,
+        "warnings": [],
+    }
+    broken = {"file": "scan.pdf", "error": "scan.pdf: the PDF has no text layer"}
+    d = write_run(tmp_path / "run", lines, manifest(judge=None, documents=[summary, broken]))
     rows = _compute(load_run(d), None, None, None).rows
     assert [[v for g, v in r.facets if g == "Document"] for r in rows] == [
         ["paper-a.pdf"],
-        ["paper-b.pdf"],
+        ["paper<b>.md"],
         [],
     ]
+    rep = build_report(d, None, None)
+    assert [x["file"] for x in rep["documents"]] == ["paper-a.pdf", "scan.pdf"]
+    assert rep["documents"][0]["markers_pointing_nowhere"] == 1
+    page = (d / "report.html").read_text()
+    doc_section = page[page.index('id="documents"') : page.index('id="why"')]
+    # the document's name links to its rows; its counts are the summary's (entries, not lines)
+    href = re.search(r'<a href="(#f-[t0-9.]+)"><code>paper-a.pdf</code></a>', doc_section)
+    assert href is not None and rows_of(page, href.group(1)) == [lines[0]["id"]]
+    assert "Not found" in doc_section and ">40<" in doc_section
+    assert "scan.pdf: the PDF has no text layer" in doc_section
+    assert "paper<b>" not in page  # escaped

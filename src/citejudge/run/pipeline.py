@@ -519,7 +519,9 @@ def _run_locked(
             )
     if missing:
         raise RunError(
-            f"input shard(s) not found: {', '.join(missing)}", hint="check 'input' in the config"
+            f"{'document(s)' if cfg.document else 'input shard(s)'} not found: {', '.join(missing)}",
+            hint=f"check '{'document' if cfg.document else 'input'}' in the config (paths are "
+            "relative to the config file's folder)",
         )
     if not shards:
         raise ConfigError(

@@ -435,8 +435,10 @@ def _references_row(line: dict[str, Any], n: int) -> ItemRow:
         row.add("Match method", "(not looked up)")
     row.add("Content decider", decider)
     row.add("Content basis", basis)
-    doc = det.get("document")
-    if isinstance(doc, str) and doc:  # an item found in a document: a per-document view links here
+    # an item found in a document (``check document``: details.input_extra.document.file): the
+    # per-document view links here
+    doc = _d(_d(det.get("input_extra")).get("document")).get("file") or det.get("document")
+    if isinstance(doc, str) and doc:
         row.add("Document", doc)
     return row
 

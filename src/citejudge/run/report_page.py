@@ -44,6 +44,7 @@ __all__ = [
     "CountTable",
     "DeciderRow",
     "DistributionSection",
+    "DocumentRow",
     "ErrorRow",
     "ErrorsSection",
     "Example",
@@ -324,6 +325,23 @@ class JudgeSection:
     sentences: list[str]
     deciders: list[DeciderRow]
     stats: list[tuple[str, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRow:
+    """One checked document: its counts, each linked to its rows where rows carry them."""
+
+    file: str
+    href: str | None
+    format: str
+    error: str | None
+    references: int
+    verdicts: list[tuple[str, Count]]
+    citing_sentences: int
+    judged: int
+    content: list[tuple[str, Count]]
+    uncited: int
+    nowhere: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -645,6 +663,47 @@ def _judge(rep: dict[str, Any]) -> JudgeSection:
     return JudgeSection(sentences, deciders, stats)
 
 
+def _documents(rep: dict[str, Any], idx: FacetIndex) -> list[DocumentRow]:
+    """The per-document summaries (``check document`` and ``document`` runs) with their links.
+
+    Reference verdicts count entries; their links select the document's result lines with that
+    verdict (a line is one entry and one sentence citing it). Content verdicts count (sentence,
+    entry) pairs, as the lines do.
+    """
+    out: list[DocumentRow] = []
+    for d in rep.get("documents") or []:
+        f = str(d.get("file") or "?")
+        doc: Facet = ("Document", f)
+        rg = d.get("reference_grounding") or {}
+        cg = d.get("content_grounding") or {}
+        out.append(
+            DocumentRow(
+                file=f,
+                href=idx.link(doc),
+                format=str(d.get("format") or "–"),
+                error=d.get("error"),
+                references=int(d.get("references") or 0),
+                verdicts=[
+                    (
+                        k,
+                        idx.count(
+                            int(n), doc, ("Reference grounding", "No" if k == "Not found" else k)
+                        ),
+                    )
+                    for k, n in rg.items()
+                ],
+                citing_sentences=int(d.get("citing_sentences") or 0),
+                judged=int(d.get("citing_sentences_judged") or 0),
+                content=[
+                    (k, idx.count(int(n), doc, ("Content grounding", k))) for k, n in cg.items()
+                ],
+                uncited=int(d.get("uncited") or 0),
+                nowhere=int(d.get("markers_pointing_nowhere") or 0),
+            )
+        )
+    return out
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
@@ -794,6 +853,17 @@ def build_page(
             "Every count links to its rows in the item table.",
         )
     ]
+    documents = _documents(rep, idx)
+    if documents:
+        sections.append(
+            Section(
+                "documents",
+                "documents",
+                "Documents",
+                documents,
+                "References count entries; content grounding counts (sentence, entry) pairs.",
+            )
+        )
     why = [_count_table(t, unit, idx) for t in rep.get("breakdowns") or []]
     if why:
         sections.append(Section("why", "why", "Why, counted", why))
