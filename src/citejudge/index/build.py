@@ -86,7 +86,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3  # 2: zstd records with a dictionary, hashed keys; 3: lookup.u64, dense rowids
+SCHEMA_VERSION = 4  # 2: zstd records with a dictionary, hashed keys; 3: lookup.u64, dense rowids;
+# 4: records carry venue_kinds (what each venue name is: its source type, or "host")
 BATCH = 2000  # works per batch sent from a worker to the writer
 MAX_TOKEN = 40  # tantivy's default tokenizer drops longer tokens; queries must too
 # Indexing memory of Tantivy: a fixed budget, whatever the world. It also sets the size of the
