@@ -247,6 +247,8 @@ class _Parser(argparse.ArgumentParser):
 _TASK_FLAG_HELP = {
     "strict_identifiers": "a stated arXiv id, PMID or PMCID that the matched work's records lack is a mismatch "
     "(default: reported as unverified when no other work has it)",
+    "strict_venues": "a cited venue that the matched work's records cannot confirm (they are all "
+    "repository or preprint-server copies) is a mismatch (default: reported as unverified)",
     "no_gold": "items have no gold answer: skip correctness",
 }
 

@@ -28,6 +28,9 @@ __all__ = [
     "canonical_venue_ids",
     "compare_venue",
     "is_book_series",
+    "is_repository_doi",
+    "is_repository_name",
+    "is_venue_name",
     "venue_heads",
     "venue_tokens",
 ]
@@ -456,6 +459,123 @@ _VENUES: dict[str, tuple[str, ...]] = {
 }
 
 
+# --------------------------------------------------------------------------- what a name is
+
+# A record's "venue" that names no venue: a URL (OpenAlex puts PDF and landing-page links in
+# raw_source_name), a placeholder title, nothing but punctuation or digits.
+_URL_LIKE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*://|www\.|doi:\s*10\.|10\.\d{4,9}/)", re.I)
+_PLACEHOLDERS = frozenset(
+    {"no title", "untitled", "unknown", "unknown source", "none", "null", "n a", "na", "tbd"}
+)
+
+
+@lru_cache(maxsize=1 << 14)
+def is_venue_name(name: str) -> bool:
+    """Whether a record's venue string names a venue at all.
+
+    Not a venue: a URL ("http://ageconsearch.umn.edu/record/124521", a PDF link), a placeholder
+    ("(No Title)", "Unknown"), a string without a letter. Such a record has no venue.
+    """
+    if not name or _URL_LIKE.match(name) or "://" in name:
+        return False
+    folded = fold(name)
+    return bool(folded) and folded not in _PLACEHOLDERS and any(c.isalpha() for c in folded)
+
+
+# Preprint servers and repositories, for names a world gives no type for (BibTeX and CSL worlds,
+# OpenAlex records before source types): a word of the name, or a run of words.
+_REPOSITORY_WORDS = frozenset(
+    {
+        "arxiv",
+        "corr",
+        "biorxiv",
+        "medrxiv",
+        "chemrxiv",
+        "psyarxiv",
+        "socarxiv",
+        "eartharxiv",
+        "engrxiv",
+        "techrxiv",
+        "edarxiv",
+        "ssrn",
+        "repec",
+        "econstor",
+        "zenodo",
+        "figshare",
+        "pubmed",
+        "europepmc",
+        "citeseerx",
+        "doaj",
+        "escholarship",
+        "infoscience",
+        "preprints",
+        "repository",
+        "repositories",
+        "repositorio",
+        "repositorium",
+        "eprints",
+        "dspace",
+        "researchgate",
+    }
+)
+_REPOSITORY_PHRASES: tuple[tuple[str, ...], ...] = (
+    ("research", "square"),
+    ("agecon", "search"),
+    ("osf", "preprints"),
+    ("europe", "pmc"),
+    ("pubmed", "central"),
+    ("cern", "document", "server"),
+    ("ucl", "discovery"),
+    ("digital", "commons"),
+    ("digital", "library", "of", "the", "commons"),
+    ("data", "archiving", "and", "networked", "services"),
+    ("social", "science", "research", "network"),
+    ("research", "papers", "in", "economics"),
+    ("open", "science", "framework"),
+    ("archive", "ouverte"),
+    ("archives", "ouvertes"),
+    ("hyper", "articles", "en", "ligne"),
+    ("white", "rose", "research", "online"),
+    ("computing", "research", "repository"),
+    ("cold", "spring", "harbor", "laboratory"),
+)
+
+
+def _has_run(toks: tuple[str, ...], run: tuple[str, ...]) -> bool:
+    n = len(run)
+    return any(toks[i : i + n] == run for i in range(len(toks) - n + 1))
+
+
+@lru_cache(maxsize=1 << 14)
+def is_repository_name(name: str) -> bool:
+    """Whether ``name`` is a preprint server or a repository (arXiv, SSRN, HAL, RePEc, PubMed...).
+
+    A repository holds copies of works published elsewhere (or not yet): its name cannot
+    contradict a cited journal or conference. Used where the world gives no source type.
+    """
+    toks = venue_tokens(name)
+    if not toks:
+        return False
+    if _REPOSITORY_WORDS.intersection(toks) or toks[0] == "hal":  # ("HAL (Le Centre pour…)")
+        return True
+    return any(_has_run(toks, run) for run in _REPOSITORY_PHRASES)
+
+
+# DOIs that preprint servers and repositories register for their copies (bioRxiv and medRxiv:
+# numeric suffixes; Cold Spring Harbor's journals share the prefix with lettered ones).
+_REPOSITORY_DOI = re.compile(
+    r"^10\.(?:48550/arxiv\.|1101/(?:\d{4}\.\d\d\.\d\d\.)?\d{5,}|2139/ssrn\.|21203/rs\.|"
+    r"22004/ag\.econ\.|5281/zenodo\.|6084/m9\.figshare\.|3123[1-5]/|20944/preprints|"
+    r"26434/chemrxiv|36227/techrxiv)",
+    re.I,
+)
+
+
+def is_repository_doi(doi: str) -> bool:
+    """Whether ``doi`` (canonical form) is one a preprint server or repository registered for its copy."""
+    return _REPOSITORY_DOI.match(doi) is not None
+
+
 # A parenthesised acronym after a name ("ACM Computing Surveys (CSUR)", "... Intervention (MICCAI)").
 _ACRONYM_PAREN = re.compile(
     r"\s*\(\s*(?=[^\W\d_])(?=[^\W_]*[A-Z\u00c0-\u024f])[\w&\-]{1,11}\s*\)\s*$"
@@ -476,8 +596,28 @@ _MEETING_NOTE = re.compile(
 )
 
 
+_PART_WORDS = frozenset({"series", "part", "section"})
+
+
+def _series_head(toks: tuple[str, ...]) -> tuple[str, ...]:
+    """The tokens up to a series letter: the qualifier after it is a name of the series that changed.
+
+    "Journal of the Royal Statistical Society: Series B (Methodological)" (its name until 1997)
+    and "... Series B (Statistical Methodology)" are one journal; "Series A" is another.
+    """
+    for i in range(len(toks) - 2):
+        if toks[i] in _PART_WORDS and len(toks[i + 1]) <= 2 and toks[i + 1].isalnum():
+            return toks[: i + 2]
+    return toks
+
+
+@lru_cache(maxsize=1 << 14)
 def venue_heads(venue: str) -> frozenset[tuple[str, ...]]:
-    """Token forms of a venue name with a trailing acronym in brackets and a descriptive subtitle dropped."""
+    """Token forms of a venue name, each with a part dropped that does not tell venues apart.
+
+    The parts: a trailing acronym in brackets, a descriptive subtitle, a meeting's date and
+    place, a series' qualifier (:func:`_series_head`).
+    """
     forms = {venue}
     dropped = _ACRONYM_PAREN.sub("", venue)
     forms.add(dropped)
@@ -488,7 +628,8 @@ def venue_heads(venue: str) -> frozenset[tuple[str, ...]]:
         head = _TAGLINE.sub("", v)
         if head != v and venue_tokens(head):
             forms.add(head)
-    return frozenset(t for t in (venue_tokens(v) for v in forms) if t)
+    heads = {t for t in (venue_tokens(v) for v in forms) if t}
+    return frozenset(heads | {_series_head(t) for t in heads})
 
 
 @dataclass(frozen=True)
@@ -641,7 +782,7 @@ def _compare_one(cited: str, rec: str) -> tuple[Status, str]:
     if venue_heads(cited) & venue_heads(rec):
         return (
             "match",
-            "same venue name (bracketed acronym, descriptive subtitle or meeting date aside)",
+            "same venue name (bracketed acronym, descriptive subtitle, meeting date or series qualifier aside)",
         )
     ic, ir = canonical_venue_ids(cited), canonical_venue_ids(rec)
     if ic & ir:

@@ -96,6 +96,7 @@ class CheckOptionsRecord(BaseModel):
     fail_on_error: bool | float
     today_year: int | None
     strict_identifiers: bool
+    strict_venues: bool = False
 
 
 class Counts(BaseModel):

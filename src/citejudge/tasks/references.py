@@ -328,6 +328,7 @@ class ReferencesTask:
     world: WorldLookup
     today_year: int = _dt.date.today().year
     strict_identifiers: bool = False
+    strict_venues: bool = False
 
     def check(self, item: Item) -> OutputLine:
         """Evaluate one item (with content grounding left to the judge stage)."""
@@ -373,6 +374,7 @@ class ReferencesTask:
             self.world,
             today_year=self.today_year,
             strict_identifiers=self.strict_identifiers,
+            strict_venues=self.strict_venues,
         )
         details.update(verdict.details())
         if conflicts:
@@ -533,7 +535,9 @@ def make_checker(opts: TaskOptions) -> Checker:
 
     world = WorldIndex.open(_index_path(opts))
     task = ReferencesTask(
-        world, strict_identifiers=bool(getattr(opts, "strict_identifiers", False))
+        world,
+        strict_identifiers=bool(getattr(opts, "strict_identifiers", False)),
+        strict_venues=bool(getattr(opts, "strict_venues", False)),
     )
     if opts.today_year is not None:
         task.today_year = opts.today_year
