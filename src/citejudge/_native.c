@@ -938,12 +938,14 @@ enum {
     H_VERSION_KIND,
     H_NO_IDS,
     H_HOST_KIND,
+    H_NAMED_KINDS,
+    H_IS_VENUE_NAME,
     N_HELPERS
 };
 static const char *helper_names[N_HELPERS] = {
     "clean", "doi", "strip_landing_suffix", "openalex", "arxiv_of_location", "orcid", "pmid",
     "pmcid", "mag", "arxiv_from_doi", "abstract_text", "abstract_from_inverted_index", "Work",
-    "Author", "Version", "version_kind", "no_ids", "host_kind",
+    "Author", "Version", "version_kind", "no_ids", "host_kind", "named_kinds", "is_venue_name",
 };
 static PyObject *helpers[N_HELPERS];
 
@@ -983,6 +985,10 @@ static PyObject *configure_convert(PyObject *self, PyObject *arg) {
     }
     if (!PyDict_Check(got[H_VERSION_KIND])) {
         PyErr_SetString(PyExc_TypeError, "configure_convert(): version_kind must be a dict");
+        return NULL;
+    }
+    if (!PyAnySet_Check(got[H_NAMED_KINDS])) {
+        PyErr_SetString(PyExc_TypeError, "configure_convert(): named_kinds must be a set");
         return NULL;
     }
     for (int i = 0; i < N_HELPERS; i++) {
@@ -1437,6 +1443,23 @@ static PyObject *convert(PyObject *self, PyObject *args) {
         if (r == 0) r = add_unless(venue_alt, name, venue);
         else Py_DECREF(name);
         if (r < 0) goto done;
+    }
+    { /* a journal or proceedings names the venue: the kinds change nothing */
+        Py_ssize_t pos = 0;
+        PyObject *key, *value;
+        while (PyDict_Next(kinds, &pos, &key, &value)) {
+            int named = PySet_Contains(helpers[H_NAMED_KINDS], value);
+            if (named > 0) { /* (a URL or "(No Title)" names no venue, whatever its type) */
+                PyObject *is_name = call1(H_IS_VENUE_NAME, key);
+                named = is_name ? PyObject_IsTrue(is_name) : -1;
+                Py_XDECREF(is_name);
+            }
+            if (named < 0) goto done;
+            if (named) {
+                PyDict_Clear(kinds);
+                break;
+            }
+        }
     }
 
     /* versions, urls, arXiv from locations */

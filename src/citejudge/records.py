@@ -65,7 +65,8 @@ class Work(msgspec.Struct, omit_defaults=True):
     #: OpenAlex Sources ``type`` of the location's source ("journal", "repository",
     #: "conference", "ebook platform", "book series", "metadata"...) for its display name,
     #: abbreviated title and raw source name, and "host" for a host organisation or publisher.
-    #: Names it lacks are judged by name (see ``citejudge.match.venues``).
+    #: Names it lacks are judged by name (see ``citejudge.match.venues``). Empty for a record
+    #: with a journal or conference source: its venue is named, and the kinds change nothing.
     venue_kinds: dict[str, str] = msgspec.field(default_factory=dict)
 
 

@@ -21,7 +21,7 @@ from functools import cache, lru_cache
 from typing import Any, Literal
 
 from citejudge.text.normalize import fold
-from citejudge.text.venue_names import is_book_series, venue_tokens
+from citejudge.text.venue_names import is_book_series, is_venue_name, venue_tokens
 
 __all__ = [
     "VenueCheck",
@@ -460,27 +460,6 @@ _VENUES: dict[str, tuple[str, ...]] = {
 
 
 # --------------------------------------------------------------------------- what a name is
-
-# A record's "venue" that names no venue: a URL (OpenAlex puts PDF and landing-page links in
-# raw_source_name), a placeholder title, nothing but punctuation or digits.
-_URL_LIKE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*://|www\.|doi:\s*10\.|10\.\d{4,9}/)", re.I)
-_PLACEHOLDERS = frozenset(
-    {"no title", "untitled", "unknown", "unknown source", "none", "null", "n a", "na", "tbd"}
-)
-
-
-@lru_cache(maxsize=1 << 14)
-def is_venue_name(name: str) -> bool:
-    """Whether a record's venue string names a venue at all.
-
-    Not a venue: a URL ("http://ageconsearch.umn.edu/record/124521", a PDF link), a placeholder
-    ("(No Title)", "Unknown"), a string without a letter. Such a record has no venue.
-    """
-    if not name or _URL_LIKE.match(name) or "://" in name:
-        return False
-    folded = fold(name)
-    return bool(folded) and folded not in _PLACEHOLDERS and any(c.isalpha() for c in folded)
-
 
 # Preprint servers and repositories, for names a world gives no type for (BibTeX and CSL worlds,
 # OpenAlex records before source types): a word of the name, or a run of words.

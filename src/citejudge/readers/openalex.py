@@ -37,6 +37,7 @@ from citejudge.ids import (
 )
 from citejudge.records import HOST_KIND, Author, Version, Work
 from citejudge.text.normalize import strip_markup
+from citejudge.text.venue_names import is_venue_name
 
 __all__ = [
     "OpenAlexAbstractError",
@@ -179,6 +180,9 @@ _META_DECODER = msgspec.json.Decoder(_OAWorkMeta, strict=False)
 _JSON_DECODER = msgspec.json.Decoder()
 _WS = re.compile(r"\s+")
 _ORCID_SEARCH = re.compile(r"(\d{4}-\d{4}-\d{4}-\d{3}[\dXx])").search
+#: Source types of a venue proper: a record with one keeps no venue_kinds (the matcher needs them
+#: only for records known from repositories, metadata sources, ebook platforms and book series).
+_NAMED_KINDS = frozenset({"journal", "conference"})
 _VERSION_KIND = {
     "submittedVersion": "preprint",
     "acceptedVersion": "accepted",
@@ -456,6 +460,8 @@ def _convert(rec: _OAWorkMeta, source: str | None, inverted: str | None = None) 
         _add(venue_alt, host, venue)
         if host and host not in venue_kinds:
             venue_kinds[host] = HOST_KIND
+    if any(k in _NAMED_KINDS and is_venue_name(n) for n, k in venue_kinds.items()):
+        venue_kinds = {}  # a journal or proceedings names the venue: the kinds change nothing
 
     # versions, urls, arXiv from locations
     versions: list[Version] = []
@@ -590,6 +596,8 @@ def _configure_native_convert() -> (
             "version_kind": _VERSION_KIND,
             "no_ids": _NO_IDS,
             "host_kind": HOST_KIND,
+            "named_kinds": _NAMED_KINDS,
+            "is_venue_name": is_venue_name,
         }
     )
     return _NATIVE.convert  # type: ignore[no-any-return]
