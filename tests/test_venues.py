@@ -7,6 +7,10 @@ from hypothesis import strategies as st
 from citejudge.match.venues import (
     _GENERIC_WORDS,
     VenueCheck,
+    _abbrev_ids,
+    _aligns,
+    _strip_org,
+    _table,
     canonical_venue_ids,
     compare_venue,
     is_repository_doi,
@@ -198,3 +202,30 @@ def test_repository_dois() -> None:
     assert is_repository_doi("10.2139/ssrn.4714562")
     assert not is_repository_doi("10.1101/gr.123456.111")  # Genome Research: same prefix
     assert not is_repository_doi("10.1109/jcdl57899.2023.00026")
+
+
+def _abbrev_ids_everywhere(venue: str) -> frozenset[str]:
+    """:func:`_abbrev_ids` trying every row of the table (no index)."""
+    toks = venue_tokens(venue)
+    return frozenset(
+        vid
+        for vid, full in _table()
+        if len(full) > 1 and (_aligns(toks, full) or _aligns(_strip_org(toks), _strip_org(full)))
+    )
+
+
+_abbrev_word = st.sampled_from(
+    ["J.", "Int.", "Conf.", "Proc.", "IEEE", "ACM", "Mach.", "Learn.", "Res.", "Comput.", "Vis.",
+     "Trans.", "Neural", "Inf.", "Process.", "Syst.", "Nat.", "Commun.", "Phys.", "Rev.", "Lett.",
+     "of", "the", "and", "Artif.", "Intell.", "Assoc.", "Linguistics", "on", "Sci.", "Med."]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_abbrev_word, min_size=1, max_size=6))
+@example(["IEEE", "Trans.", "Pattern", "Anal.", "Mach.", "Intell."])
+@example(["ACM"])
+@example(["of", "the"])
+def test_the_abbreviation_index_finds_what_every_row_finds(words: list[str]) -> None:
+    venue = " ".join(words)
+    assert _abbrev_ids(venue) == _abbrev_ids_everywhere(venue)

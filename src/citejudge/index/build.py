@@ -79,6 +79,7 @@ __all__ = [
     "build_index",
     "build_index_from_works",
     "fold_title",
+    "has_key",
     "key_hash",
     "tantivy_schema",
     "work_keys",
@@ -221,6 +222,36 @@ def work_keys(
         if blocks:
             keys.extend(title_blocks(folded_title))
     return tuple(keys)
+
+
+def has_key(work: Work, key: str) -> bool:
+    """Whether ``key`` is one of ``work_keys(work, blocks=False)``, working out its kind alone.
+
+    A reader confirms each record a key's hash found (hashes collide): this spares it the
+    other keys (the title's folding above all). A differential test checks it against
+    :func:`work_keys`.
+    """
+    kind, _, value = key.partition(":")
+    if not value:
+        return False
+    if kind == "i":
+        return work.id == value
+    if kind == "d":
+        return work.doi == value or any(v.doi == value for v in work.versions)
+    if kind == "a":
+        if work.arxiv == value or any(v.arxiv == value for v in work.versions):
+            return True
+        return any(
+            d is not None and d.startswith(_ARXIV_DOI) and arxiv_from_doi(d) == value
+            for d in (work.doi, *(v.doi for v in work.versions))
+        )
+    if kind == "p":
+        return work.pmid == value
+    if kind == "c":
+        return work.pmcid == value
+    if kind == "t":
+        return work.title is not None and fold_title(work.title).replace(" ", "") == value
+    return key in work_keys(work, blocks=False)
 
 
 #: Words left out of title queries and title blocks (they match most titles).

@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Protocol
 
 import msgspec
@@ -355,7 +356,7 @@ def same_family(a: Work, b: Work) -> bool:
 def _add_venue_aliases(works: list[Work], world: WorldLookup) -> None:
     """Extend each record's venue names with the other names its venues have in the Sources entity."""
     aliases = getattr(world, "venue_aliases", None)
-    if aliases is None:
+    if aliases is None or not getattr(world, "has_venue_aliases", True):
         return
     for w in works:
         names = [n for n in [w.venue, *w.venue_alt] if n]
@@ -376,7 +377,8 @@ def family_of(work: Work, world: WorldLookup, known: list[Work] | None = None) -
     members: dict[str, Work] = {}
     key = title_key(work.title)
     pool = list(known or [])
-    if key:
+    rows = getattr(world, "title_key_rows", None)
+    if key and (rows is None or rows(key) > 1):  # (one row: the work alone has this title)
         ids_of = getattr(world, "ids_by_title_key", None)
         if ids_of is None:
             pool += world.by_title_key(key)
@@ -643,6 +645,12 @@ def _regroup_title_venue(cited: CitedWork, work: Work) -> CitedWork:
     return cited
 
 
+@lru_cache(maxsize=1 << 12)
+def _words_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    """The folded words in order, anything but letters and digits between them."""
+    return re.compile(r"(?<![^\W_])" + r"[\W_]+".join(map(re.escape, words)) + r"(?![^\W_])")
+
+
 _LEAD_NUMBER = re.compile(r"^\s*(?:\[\s*\d{1,4}\s*\]|\(\s*\d{1,4}\s*\)|\d{1,4}\s*[.)]?)\s+")
 
 
@@ -696,9 +704,7 @@ def _regroup_title_out_of_authors(
         return cited
     raw = _LEAD_NUMBER.sub("", cited.raw[:2000])
     folded = fold(raw)
-    m = re.search(
-        r"(?<![^\W_])" + r"[\W_]+".join(re.escape(w) for w in words) + r"(?![^\W_])", folded
-    )
+    m = _words_pattern(tuple(words)).search(folded)
     if m is None:
         return cited
     # the folded text keeps word order and count: cut the original text before the same word

@@ -16,6 +16,7 @@ Workshops, Findings, companion volumes and the like are different venues from th
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any, Literal
@@ -699,11 +700,26 @@ def _table() -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(rows)
 
 
+@lru_cache(maxsize=1)
+def _exact_ids() -> dict[tuple[str, ...], frozenset[str]]:
+    """Table entries by their token form and their form without leading organisations."""
+    found: dict[tuple[str, ...], set[str]] = {}
+    for vid, toks in _table():
+        for form in (toks, _strip_org(toks)):
+            if form:
+                found.setdefault(form, set()).add(vid)
+    return {form: frozenset(ids) for form, ids in found.items()}
+
+
+_PARENS = re.compile(r"\(([^()]*)\)")
+_PART_SEPARATORS = re.compile(r"[,;:]")
+
+
 def _segments(venue: str) -> list[tuple[str, ...]]:
     """The whole venue and its comma/parenthesis-separated parts, as token tuples."""
-    s = re.sub(r"\(([^()]*)\)", r", \1,", venue)
+    s = _PARENS.sub(r", \1,", venue)
     out = [venue_tokens(venue)]
-    out += [venue_tokens(p) for p in re.split(r"[,;:]", s)]
+    out += [venue_tokens(p) for p in _PART_SEPARATORS.split(s)]
     return [t for t in out if t]
 
 
@@ -711,26 +727,65 @@ def _segments(venue: str) -> list[tuple[str, ...]]:
 def canonical_venue_ids(venue: str) -> frozenset[str]:
     """Ids of the short-name table entries the venue names exactly (whole string or one part)."""
     ids: set[str] = set()
+    exact = _exact_ids()
     segs = _segments(venue)
     for seg in segs:
         for cand in {seg, _strip_org(seg)}:
-            if not cand:
-                continue
-            for vid, toks in _table():
-                if cand == toks or cand == _strip_org(toks):
-                    ids.add(vid)
+            if cand:
+                ids |= exact.get(cand, frozenset())
         if ids and seg == segs[0]:
             break  # the whole string names a venue: parts cannot add others
     return frozenset(ids)
+
+
+@lru_cache(maxsize=1)
+def _abbrev_rows() -> tuple[
+    tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...],
+    dict[str, list[int]],
+    dict[str, list[int]],
+    list[int],
+]:
+    """The table's rows of several words, indexed by the first letters :func:`_aligns` needs.
+
+    Each row is listed under the lead letters a citation must share with it (its whole name,
+    and its name without leading organisations); rows it does not pre-filter (names of function
+    words, or of organisations alone) are listed apart. :func:`_abbrev_ids` tries only the rows
+    so found, with the same outcome as trying all (a differential test checks it).
+    """
+    rows = tuple((vid, full, _strip_org(full)) for vid, full in _table() if len(full) > 1)
+    whole: dict[str, list[int]] = {}
+    stripped: dict[str, list[int]] = {}
+    always: list[int] = []
+    for i, (_, full, bare) in enumerate(rows):
+        if _FUNCTION_WORDS.issuperset(full) or not bare or _FUNCTION_WORDS.issuperset(bare):
+            always.append(i)
+            continue
+        for letter in _lead_letters(full):
+            whole.setdefault(letter, []).append(i)
+        for letter in _lead_letters(bare):
+            stripped.setdefault(letter, []).append(i)
+    return rows, whole, stripped, always
 
 
 @lru_cache(maxsize=1 << 14)
 def _abbrev_ids(venue: str) -> frozenset[str]:
     """Table entries the venue abbreviates (ISO 4 rule), e.g. "J. Mach. Learn. Res." -> jmlr."""
     toks = venue_tokens(venue)
+    bare = _strip_org(toks)
+    rows, whole, stripped, always = _abbrev_rows()
+    if toks and bare:
+        tried = set(always)
+        for letter in _lead_letters(toks):
+            tried.update(whole.get(letter, ()))
+        for letter in _lead_letters(bare):
+            tried.update(stripped.get(letter, ()))
+        order: Iterable[int] = sorted(tried)
+    else:  # (no pre-filter applies to an empty side)
+        order = range(len(rows))
     out: set[str] = set()
-    for vid, full in _table():
-        if len(full) > 1 and (_aligns(toks, full) or _aligns(_strip_org(toks), _strip_org(full))):
+    for i in order:
+        vid, full, full_bare = rows[i]
+        if vid not in out and (_aligns(toks, full) or _aligns(bare, full_bare)):
             out.add(vid)
     return frozenset(out)
 
@@ -790,6 +845,9 @@ def _compare_one(cited: str, rec: str) -> tuple[Status, str]:
     return "mismatch", f"cited '{cited}', record venue is '{rec}'"
 
 
+_LETTER = re.compile(r"[^\W\d_]")
+
+
 def compare_venue(cited: str, record_venues: list[str]) -> VenueCheck:
     """Compare a cited venue with every name the record gives (venue, venue_alt, versions).
 
@@ -797,7 +855,7 @@ def compare_venue(cited: str, record_venues: list[str]) -> VenueCheck:
     the record's venue but is not unambiguous; else "mismatch".
     """
     names = [v for v in record_venues if v and v.strip()]
-    if not cited or not re.search(r"[^\W\d_]", cited):
+    if not cited or not _LETTER.search(cited):
         return VenueCheck("match", "no venue cited")
     if all(t in _GENERIC_WORDS for t in venue_tokens(cited)) and not any(
         venue_tokens(cited) == venue_tokens(n) for n in names

@@ -57,8 +57,11 @@ _ORDINALS = frozenset(
 )
 _ORDINAL_RE = re.compile(r"^\d+(st|nd|rd|th)$|^(19|20)\d\d$|^'?\d\d$")
 _VOLUME_RE = re.compile(r"\bvol(?:ume)?\.?\s*\d+[a-z]?\b", re.I)
+_ARXIV_ID_RE = re.compile(r"\barxiv:\s*\S+", re.I)
+_PARENS_RE = re.compile(r"\(([^()]*)\)")
 
 
+@lru_cache(maxsize=1 << 16)
 def venue_tokens(venue: str) -> tuple[str, ...]:
     """Folded venue words without years, ordinals, leading "The"/"Proceedings of the", "U.S.A.".
 
@@ -67,11 +70,13 @@ def venue_tokens(venue: str) -> tuple[str, ...]:
     s = venue.replace("&", " and ")
     if "ol" in s:  # "The China Environment Yearbook, Volume 4": the volume is not part of the name
         s = _VOLUME_RE.sub(" ", s)
-    s = re.sub(r"\barxiv:\s*\S+", "arxiv", s, flags=re.I)
-    s = re.sub(r"\(([^()]*)\)", r" , \1 , ", s) if "(" in s else s
+    if ":" in s:
+        s = _ARXIV_ID_RE.sub("arxiv", s)
+    s = _PARENS_RE.sub(r" , \1 , ", s) if "(" in s else s
     toks = fold(s).split()
-    toks = [t for t in toks if not _ORDINAL_RE.match(t) and t not in _ORDINALS]
-    toks = [t for t in toks if not re.fullmatch(r"\d+", t)]
+    toks = [
+        t for t in toks if not t.isdecimal() and t not in _ORDINALS and not _ORDINAL_RE.match(t)
+    ]
     while toks and toks[0] in {"the", "proceedings", "proc", "of", "in"}:
         toks.pop(0)
     if toks and toks[-1] == "usa":
