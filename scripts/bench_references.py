@@ -330,9 +330,12 @@ def _diff(
         it = items[k]
         change = f"{base.get(k, '').split('.', 1)[0]} -> {cur[k].split('.', 1)[0]}"
         by[f"{change} ({it.get('fault') or 'faithful'}, expected {it.get('expect')})"] += 1
+    flipped = set(flips)
+    reworded = sum(1 for k in cur if k not in flipped and base.get(k) != cur[k])
     return {
         "items": len(cur),
         "same_verdict": len(cur) - len(flips),
+        "same_verdict_other_explanation": reworded,
         "changed": len(flips),
         "changes": dict(by.most_common()),
         "examples": [

@@ -825,9 +825,17 @@ def _fabricated_title(rng: random.Random) -> str:
     )
 
 
+def _words(s: str) -> list[str]:
+    return sorted(re.findall(r"[0-9a-z]+", fold_ascii(s).casefold()))
+
+
 def _venues_differ(a: str, names: Sequence[str]) -> bool:
+    # (the same words in another order are the same venue: "World Bank, Washington, DC eBooks")
     fa = _fold(a)
-    return all(fa and _fold(n) and fa not in _fold(n) and _fold(n) not in fa for n in names)
+    return all(
+        fa and _fold(n) and fa not in _fold(n) and _fold(n) not in fa and _words(a) != _words(n)
+        for n in names
+    )
 
 
 def apply_fault(work: Work, c: Cite, fault: str, rng: random.Random, pool: Pool) -> Cite | None:
