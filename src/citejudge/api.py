@@ -137,6 +137,7 @@ def check(
     batch_size: int = 64,
     workers: int = 1,
     strict_identifiers: bool = False,
+    strict_venues: bool = False,
     no_gold: bool = False,
     today_year: int | None = None,
 ) -> Iterator[Result]:
@@ -158,6 +159,7 @@ def check(
         batch_size=batch_size,
         workers=workers,
         strict_identifiers=strict_identifiers,
+        strict_venues=strict_venues,
         no_gold=no_gold,
         today_year=today_year,
     )

@@ -141,8 +141,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_check_document(args: argparse.Namespace) -> int:
     """``citejudge check document FILE... --index PATH --out OUT``."""
     from citejudge import api
+    from citejudge.tasks.protocol import TASKS
 
-    options = _check_options(args, ("strict_identifiers",))
+    options = _check_options(args, TASKS["references"].flags)
     summary = api.check_file(
         "references", None, args.out, documents=args.files, quiet=args.quiet, **options
     )
@@ -277,6 +278,8 @@ class _Parser(argparse.ArgumentParser):
 _TASK_FLAG_HELP = {
     "strict_identifiers": "a stated arXiv id, PMID or PMCID that the matched work's records lack is a mismatch "
     "(default: reported as unverified when no other work has it)",
+    "strict_venues": "a cited venue that the matched work's records cannot confirm (they are all "
+    "repository or preprint-server copies) is a mismatch (default: reported as unverified)",
     "no_gold": "items have no gold answer: skip correctness",
 }
 
@@ -382,7 +385,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--index", required=True, metavar="PATH", help="world index from 'citejudge index build'"
     )
     doc.set_defaults(func=cmd_check_document, task="references")
-    checks.append((doc, ("strict_identifiers",)))
+    checks.append((doc, TASKS["references"].flags))
     for cp, flags in checks:
         c = cp
         c.add_argument("--out", required=True, metavar="OUT", help="results JSONL ('-' for stdout)")

@@ -95,6 +95,12 @@ class RunConfig(BaseModel):
         description="references: a stated arXiv id, PMID or PMCID "
         "that the matched work's records lack is a mismatch (default: unverified).",
     )
+    strict_venues: bool = Field(
+        default=False,
+        description="references: a cited venue that the matched work's records cannot confirm "
+        "(every copy is in a repository or on a preprint server) is a mismatch "
+        "(default: unverified).",
+    )
     seed: int = Field(default=0, description="Seed recorded in the manifest and used for sampling.")
     gold: str | None = Field(
         default=None, description="For the report: a gold file or an input field name."

@@ -97,6 +97,7 @@ class CheckOptionsRecord(BaseModel):
     fail_on_error: bool | float
     today_year: int | None
     strict_identifiers: bool
+    strict_venues: bool = False
     documents: list[str] | None = Field(
         default=None, description="check document: the documents, as given."
     )

@@ -424,6 +424,7 @@ def run_check(cfg: RunConfig, *, quiet: bool = False) -> RunSummary:
         fail_on_error=cfg.fail_on_error,
         today_year=cfg.today_year,
         strict_identifiers=cfg.strict_identifiers,
+        strict_venues=cfg.strict_venues,
     )
 
     def open_sink() -> LineSink:

@@ -69,6 +69,10 @@ class TaskOptions(Protocol):
     def strict_identifiers(self) -> bool:
         """references: a stated identifier the matched work lacks is a mismatch."""
 
+    @property
+    def strict_venues(self) -> bool:
+        """references: a cited venue only repository copies stand against is a mismatch."""
+
 
 #: The deterministic stage of a task: one item in, its output line out.
 Checker = Callable[["Item"], "OutputLine"]
@@ -136,7 +140,7 @@ TASKS: Mapping[str, TaskSpec] = MappingProxyType(
             "citejudge.tasks.references",
             "reference and content grounding of cited works",
             "reference_grounding",
-            ("strict_identifiers",),
+            ("strict_identifiers", "strict_venues"),
         ),
         "rag-audit": TaskSpec(
             "citejudge.tasks.rag_audit", "citation audit of a RAG answer", "verdict"
