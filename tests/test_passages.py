@@ -231,6 +231,32 @@ def test_coverage_rule_turns_a_supported_claim_with_a_missing_number_into_no() -
     assert cs.label == "SUPPORTED" and cs.missing == ("45",)
 
 
+def test_coverage_rule_only_lists_what_short_evidence_lacks() -> None:
+    """An abstract is judged whole as before: its missing number is listed, the label stays.
+
+    On the short-evidence sets a missing number is about as frequent among supported claims as
+    among the others (HealthVer 5.8% / 6.8%), so it decides nothing there.
+    """
+    abstract = (
+        "This commentary traces the history of the image analysis program NIH Image and its "
+        "successor ImageJ over twenty-five years. It describes how a freely available tool grew "
+        "into a widely used platform with a large community of plugin developers."
+    )
+    claim = "ImageJ grew into a widely used platform over 25 years."
+    sel = select_passages(claim, abstract)
+    assert sel.kind == "short" and sel.missing == ("25",)
+    yes = SupportDecision("SUPPORTED", "cal", "scorer", score=0.9, threshold=0.5, rationale="p")
+    kept = apply_coverage_rule(yes, sel, claim)
+    assert kept.label == "SUPPORTED" and kept.missing == ("25",) and kept.rationale == "p"
+    # the same words on a page: the rule decides
+    page = _page(60).replace(
+        "The board chose her", "ImageJ grew into a platform. The board chose her"
+    )
+    on_page = select_passages(claim, page)
+    assert on_page.kind == "long" and "25" in on_page.missing
+    assert apply_coverage_rule(yes, on_page, claim).label == "NOT_SUPPORTED"
+
+
 def test_record_of_an_empty_selection() -> None:
     sel = PassageSelection("short", 0, (), (), 0)
     assert sel.text == "" and sel.record()["passages"] == []

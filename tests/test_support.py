@@ -357,9 +357,61 @@ def test_a_long_text_is_judged_by_its_passages_with_the_long_fit(tmp_path: Path)
         s.assess([(claim, _page())], [])
 
 
-def test_a_calibration_without_a_long_fit_judges_everything_whole() -> None:
-    s = SupportScorer.load(CAL / "cpu-nli.json", embedder=HashEmbedder(), nli=FakeNli())
-    assert s.kind_of(_page()) == ("long" if s.long_threshold is not None else "short")
+def test_a_calibration_without_a_long_fit_judges_everything_whole(tmp_path: Path) -> None:
+    cal = json.loads((CAL / "cpu-embed-only.json").read_text())
+    del cal["long"]
+    path = tmp_path / "short-only.json"
+    path.write_text(json.dumps(cal))
+    s = SupportScorer.load(path, embedder=HashEmbedder())
+    assert s.long_threshold is None and s.kind_of(_page()) == "short"
+    (a,) = s.assess([("Tom Ashby retired in June.", _page())])
+    assert a.kind == "short" and a.threshold == s.threshold and a.selection is None
+
+
+def test_the_shipped_calibrations_share_one_long_fit() -> None:
+    """Every shipped calibration judges long texts by the same fit; short evidence as before."""
+    names = ("cpu-default.json", "cpu-embed-only.json", "cpu-nli.json")
+    longs = [json.loads((CAL / n).read_text())["long"] for n in names]
+    assert all(lf == longs[0] for lf in longs)
+    fit = longs[0]
+    assert fit["min_chars"] == 2500 and 0.0 < fit["threshold"] < 1.0
+    assert set(fit["features"]) <= set(support.ALL_FEATURES) - {"llm_margin", *NLI_FEATURES}
+    s = SupportScorer.load(CAL / "cpu-embed-only.json", embedder=HashEmbedder())
+    assert s.long_threshold == fit["threshold"] and s.kind_of(_page()) == "long"
+    # a claim stated on the page against one whose date and name are on no passage
+    yes, no = s.assess(
+        [
+            ("Maria Keane will lead the Harbour Trust from September.", _page()),
+            ("Maria Keane will lead the Port Authority from March 2021.", _page()),
+        ]
+    )
+    assert yes.kind == no.kind == "long" and yes.probability > no.probability
+    assert no.selection is not None and "2021" in no.selection.missing
+
+
+#: A Czech news page (the shape of CTKFacts' longest evidence), written for this test.
+CS_PAGE = "".join(
+    f"Praha {i}. března (ČTK) - Vláda dnes schválila návrh zákona o podpoře bydlení, "
+    f"řekl ministr pro místní rozvoj po jednání kabinetu číslo {i}.\n"
+    for i in range(1, 40)
+)
+#: The menu of an English magazine page as WiCE keeps it: "'s" lines read as Czech when alone.
+MENU = "".join(
+    f"{c}'s Richest\n" for c in ("America", "China", "India", "Indonesia", "Korea", "Japan")
+)
+
+
+def test_czech_long_texts_keep_the_short_fit() -> None:
+    s = SupportScorer.load(CAL / "cpu-embed-only.json", embedder=HashEmbedder())
+    assert len(CS_PAGE) > 2500
+    assert s.kind_of(CS_PAGE, "Vláda schválila návrh zákona o podpoře bydlení.") == "short"
+    (a,) = s.assess([("Vláda schválila návrh zákona o podpoře bydlení.", CS_PAGE)])
+    assert a.kind == "short" and a.threshold == s.threshold
+    # an English page whose head is a menu of "'s" lines, and a claim that reads Czech alone
+    page = MENU * 3 + _page()
+    claim = "Having a main partner improves HIV outcomes."
+    assert support.detect_language(claim) == "cs"  # why the claim alone does not decide
+    assert s.kind_of(page, claim) == "long"
 
 
 def test_the_long_fit_reads_no_llm_or_nli_features(tmp_path: Path) -> None:

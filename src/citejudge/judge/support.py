@@ -51,7 +51,7 @@ from citejudge.judge.passages import (
 )
 from citejudge.judge.prompts import defuse
 from citejudge.resources import resource_dir
-from citejudge.text import evidence_windows
+from citejudge.text import detect_language, evidence_windows
 
 __all__ = [
     "CALIBRATION_DIR",
@@ -801,11 +801,21 @@ class SupportScorer:
         """Evidence longer than this (characters) is judged by the long-text fit, if there is one."""
         return self._cal.long_chars
 
-    def kind_of(self, evidence: str) -> EvidenceKind:
-        """Which fit judges ``evidence``: "long" for a long text when the calibration has a long fit."""
+    def kind_of(self, evidence: str, claim: str = "") -> EvidenceKind:
+        """Which fit judges ``claim`` against ``evidence``.
+
+        "long" for a long text when the calibration has a long fit, except for Czech (read from
+        the claim with the evidence: a short claim, or a page's menu lines, alone are misread as
+        Czech on some English pairs of the benchmark sets): the long fit is
+        fitted on English pages (WiCE), so Czech keeps the short fit it was measured with (as
+        the claim-coverage rule exempts Czech).
+        """
         if self._cal.long is None:
             return "short"
-        return evidence_kind(evidence, self._cal.long_chars)
+        kind = evidence_kind(evidence, self._cal.long_chars)
+        if kind == "long" and detect_language(f"{claim}\n{evidence}") == "cs":
+            return "short"
+        return kind
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float64]:
         """L2-normalised vectors of ``texts`` (:func:`embedder_embed` of the scorer's embedder)."""
@@ -862,7 +872,7 @@ class SupportScorer:
         sels = list(selections) if selections is not None else [None] * len(pairs)
         if len(sels) != len(pairs):
             raise ValueError(f"{len(sels)} selections for {len(pairs)} pairs")
-        kinds = [self.kind_of(ev) for _, ev in pairs]
+        kinds = [self.kind_of(ev, claim) for claim, ev in pairs]
         out: list[Assessment | None] = [None] * len(pairs)
         short = [i for i, k in enumerate(kinds) if k == "short"]
         if short:

@@ -12,9 +12,9 @@ Deterministic around the model:
   full text is judged by its top passages and prompts stay short;
 * the card's support decider labels each sub-claim SUPPORTED / NOT_SUPPORTED against those
   passages (the calibrated scorer with its fit for short evidence or for long texts), and the
-  claim-coverage rule follows: a number or date of the sub-claim that no passage holds makes it
-  at most partially supported, NOT_SUPPORTED (names no passage holds are listed, and weigh in
-  the scorer)
+  claim-coverage rule follows for a long text: a number or date of the sub-claim that no passage
+  holds makes it at most partially supported, NOT_SUPPORTED (names no passage holds are listed,
+  and weigh in the scorer; short evidence, judged whole, only lists them)
   (:func:`citejudge.judge.deciders.apply_coverage_rule`);
 * the claim is "Yes" only if every sub-claim is supported.
 
