@@ -320,7 +320,7 @@ def apply_coverage_rule(
     are, and so do the labels of short evidence (a sentence, an abstract, judged whole as before)
     and of a Czech ``claim``: there a missing number is about as frequent among supported claims
     as among the others (measured by ``scripts/bench_support.py``: HealthVer 5.8% / 6.8%, SciFact
-    4.3% / 3.6%, COVID-Fact 5.6% / 6.9%, CTKFacts 6.8% / 7.6%), on WiCE's pages it is not (2.8% /
+    4.3% / 3.6%, COVID-Fact 5.6% / 6.8%, CTKFacts 6.8% / 7.6%), on WiCE's pages it is not (2.8% /
     34.7%).
     """
     if decision.label is None or not selection.missing:
