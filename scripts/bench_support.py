@@ -53,6 +53,7 @@ from citejudge.judge.passages import (
 from citejudge.judge.support import (
     CHOICES,
     LABEL_PREFIX,
+    PASSAGE_FEATURES,
     OnnxNli,
     build_prompt,
     default_embedder,
@@ -345,22 +346,7 @@ def predict_lr(model: dict[str, Any], rows: list[Row]) -> list[bool]:
 
 #: Features of the long-text fit (passages selected from a page or a full text): cosines and
 #: lexical features of the passages, the page's word overlap, and the claim coverage features.
-LONG_FEATURES = [
-    "cos_max",
-    "cos_topk",
-    "cos_whole",
-    "overlap",
-    "overlap_topk",
-    "num_missing",
-    "has_num",
-    "neg_mismatch",
-    "hedge_claim",
-    "hedge_evidence",
-    "claim_len",
-    "cov_best",
-    "cov_sel",
-    "key_missing",
-]
+LONG_FEATURES = [*EMB_FEATURES, *LEX_FEATURES, *PASSAGE_FEATURES]
 #: Candidate feature sets of the long-text fit; the one with the best cross-validated balanced
 #: accuracy on the long fit rows (5 folds by claim hash, 3 fold assignments) is fitted.
 LONG_FEATURE_SETS = {
@@ -372,7 +358,7 @@ LONG_FEATURE_SETS = {
 #: The commit whose cpu-embed-only.json is "today's scorer" (main when issue 31 was started).
 TODAY_COMMIT = "3724ea2"
 #: Bumped when the passage selection or its features change (cached rows are recomputed).
-PASSAGES_VERSION = 2
+PASSAGES_VERSION = 3
 
 
 def compute_passages(rows: list[Row], embedder: Any, timing: dict[str, float]) -> None:

@@ -321,7 +321,7 @@ def apply_coverage_rule(
     and of a Czech ``claim``: there a missing number is about as frequent among supported claims
     as among the others (measured by ``scripts/bench_support.py``: HealthVer 5.8% / 6.8%, SciFact
     4.3% / 3.6%, COVID-Fact 5.6% / 6.8%, CTKFacts 6.8% / 7.6%), on WiCE's pages it is not (2.8% /
-    34.7%).
+    35.2%).
     """
     if decision.label is None or not selection.missing:
         return decision
