@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -18,6 +21,7 @@ from citejudge.judge.deciders import (
     card_support_decider,
     support_decider,
 )
+from citejudge.judge.passages import PassageSelection, select_passages
 from citejudge.tasks.ceval_schemas import SupportAnswer
 from citejudge.tasks.citation_eval import SUPPORT_FORM
 
@@ -131,3 +135,55 @@ def test_a_missing_calibration_is_a_config_error() -> None:
     )
     with pytest.raises(ConfigError, match="no-such-calibration"):
         card_support_decider(card, ScriptedBackend([]))
+
+
+class _PassageScorer(_Scorer):
+    """A scorer with a long-text fit: passages and a threshold of its own for long evidence."""
+
+    def __init__(self, probs: list[float]) -> None:
+        super().__init__(probs)
+        self.selected: list[tuple[str, str]] = []
+        self.given: list[object] = []
+
+    def select(self, claim: str, evidence: str) -> PassageSelection:
+        self.selected.append((claim, evidence))
+        return select_passages(claim, evidence)
+
+    def assess(self, pairs: Sequence[tuple[str, str]], selections: Any = None) -> list[Any]:
+        self.given = list(selections or [])
+        out = []
+        for (claim, ev), p, sel in zip(pairs, self.probs, self.given, strict=True):
+            long = len(ev) > 40
+            out.append(
+                SimpleNamespace(
+                    probability=p,
+                    threshold=0.7 if long else 0.5,
+                    kind="long" if long else "short",
+                    selection=sel or (select_passages(claim, ev) if long else None),
+                )
+            )
+        return out
+
+
+def test_scorer_decider_applies_each_fit_threshold_and_names_the_fit() -> None:
+    scorer = _PassageScorer([0.6, 0.6])
+    decider = ScorerSupportDecider(scorer)
+    long_ev = "Keane leads the trust. " * 5
+    sel = decider.select("Keane leads the trust.", long_ev)
+    assert scorer.selected == [("Keane leads the trust.", long_ev)] and sel.passages
+    got = decider.decide(
+        [
+            SupportQuestion("A holds.", "A holds."),
+            SupportQuestion("Keane leads the trust.", long_ev, "", sel),
+        ]
+    )
+    assert [d.label for d in got] == ["SUPPORTED", "NOT_SUPPORTED"]  # 0.6 vs 0.5, vs 0.7
+    assert [d.threshold for d in got] == [0.5, 0.7]
+    assert [d.evidence_kind for d in got] == ["short", "long"]
+    assert got[1].selection is sel and scorer.given == [None, sel]
+    assert "passages of a long text" in (got[1].rationale or "")
+    # a plain scorer keeps its one threshold and makes no selection of its own
+    plain = ScorerSupportDecider(_Scorer([0.6]))
+    assert plain.select("A holds.", "A holds.").passages[0].text == "A holds."
+    (d,) = plain.decide([SupportQuestion("A holds.", "A holds.")])
+    assert d.threshold == 0.5 and d.evidence_kind is None and d.selection is None

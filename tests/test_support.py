@@ -303,3 +303,139 @@ def test_scores_do_not_depend_on_batch_mates() -> None:
     alone = scorer.score([pair])[0]
     mixed = scorer.score([*others, pair, *others])[1]
     assert alone == mixed
+
+
+def _page(n: int = 80) -> str:
+    """A long web page (the shape of WiCE's evidence): menu, date line, article, filler stories."""
+    head = (
+        "Skip to content\nHome | News | Sport\n# Harbour Trust names new director\n"
+        "Published Aug. 14, 2019\n"
+        "The Harbour Trust said that Maria Keane will lead the organisation from September.\n"
+        "She replaces Tom Ashby, who retired in June after a decade in the post.\n"
+    )
+    plates = [f"{a}{b}" for a in "ABCDEFGHJ" for b in "KLMNPQRST"]
+    return head + "".join(f"An archive photograph shows the pier, plate {p}.\n" for p in plates[:n])
+
+
+def _two_kind_calibration(tmp_path: Path, threshold: float = 0.37) -> Path:
+    cal = json.loads((CAL / "cpu-embed-only.json").read_text())
+    feats = ["cos_max", "overlap", "cov_best", "cov_sel", "key_missing"]
+    cal["long"] = {
+        "features": feats,
+        "mean": [0.5] * len(feats),
+        "scale": [0.25] * len(feats),
+        "coef": [0.5, 1.0, 1.0, 1.0, -2.0],
+        "intercept": 0.0,
+        "threshold": threshold,
+        "min_chars": 2500,
+    }
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps(cal))
+    return path
+
+
+def test_a_long_text_is_judged_by_its_passages_with_the_long_fit(tmp_path: Path) -> None:
+    s = SupportScorer.load(_two_kind_calibration(tmp_path), embedder=HashEmbedder())
+    claim = "Maria Keane replaced Tom Ashby at the Harbour Trust."
+    short_ev = "Maria Keane replaced Tom Ashby."
+    assert s.kind_of(short_ev) == "short" and s.kind_of(_page()) == "long"
+    a_short, a_long = s.assess([(claim, short_ev), (claim, _page())])
+    assert a_short.kind == "short" and a_short.selection is None
+    assert a_short.threshold == s.threshold != a_long.threshold == 0.37 == s.long_threshold
+    assert a_long.kind == "long" and a_long.selection is not None
+    assert "Tom Ashby" in a_long.selection.text and "plate" not in a_long.selection.passages[0].text
+    assert s.score([(claim, short_ev), (claim, _page())]) == [
+        a_short.probability,
+        a_long.probability,
+    ]
+    assert s.decide([(claim, _page())]) == [a_long.supported]
+    # the task's own selection is judged as given
+    mine = s.select(claim, _page())
+    (again,) = s.assess([(claim, _page())], [mine])
+    assert again.selection is mine and again.probability == a_long.probability
+    with pytest.raises(ValueError, match="selections"):
+        s.assess([(claim, _page())], [])
+
+
+def test_a_calibration_without_a_long_fit_judges_everything_whole(tmp_path: Path) -> None:
+    cal = json.loads((CAL / "cpu-embed-only.json").read_text())
+    del cal["long"]
+    path = tmp_path / "short-only.json"
+    path.write_text(json.dumps(cal))
+    s = SupportScorer.load(path, embedder=HashEmbedder())
+    assert s.long_threshold is None and s.kind_of(_page()) == "short"
+    (a,) = s.assess([("Tom Ashby retired in June.", _page())])
+    assert a.kind == "short" and a.threshold == s.threshold and a.selection is None
+
+
+def test_the_shipped_calibrations_share_one_long_fit() -> None:
+    """Every shipped calibration judges long texts by the same fit; short evidence as before."""
+    names = ("cpu-default.json", "cpu-embed-only.json", "cpu-nli.json")
+    longs = [json.loads((CAL / n).read_text())["long"] for n in names]
+    assert all(lf == longs[0] for lf in longs)
+    fit = longs[0]
+    assert fit["min_chars"] == 2500 and 0.0 < fit["threshold"] < 1.0
+    assert set(fit["features"]) <= set(support.ALL_FEATURES) - {"llm_margin", *NLI_FEATURES}
+    s = SupportScorer.load(CAL / "cpu-embed-only.json", embedder=HashEmbedder())
+    assert s.long_threshold == fit["threshold"] and s.kind_of(_page()) == "long"
+    # a claim stated on the page against one whose date and name are on no passage
+    yes, no = s.assess(
+        [
+            ("Maria Keane will lead the Harbour Trust from September.", _page()),
+            ("Maria Keane will lead the Port Authority from March 2021.", _page()),
+        ]
+    )
+    assert yes.kind == no.kind == "long" and yes.probability > no.probability
+    assert no.selection is not None and "2021" in no.selection.missing
+
+
+#: A Czech news page (the shape of CTKFacts' longest evidence), written for this test.
+CS_PAGE = "".join(
+    f"Praha {i}. března (ČTK) - Vláda dnes schválila návrh zákona o podpoře bydlení, "
+    f"řekl ministr pro místní rozvoj po jednání kabinetu číslo {i}.\n"
+    for i in range(1, 40)
+)
+#: The menu of an English magazine page as WiCE keeps it: "'s" lines read as Czech when alone.
+MENU = "".join(
+    f"{c}'s Richest\n" for c in ("America", "China", "India", "Indonesia", "Korea", "Japan")
+)
+
+
+def test_czech_long_texts_keep_the_short_fit() -> None:
+    s = SupportScorer.load(CAL / "cpu-embed-only.json", embedder=HashEmbedder())
+    assert len(CS_PAGE) > 2500
+    assert s.kind_of(CS_PAGE, "Vláda schválila návrh zákona o podpoře bydlení.") == "short"
+    (a,) = s.assess([("Vláda schválila návrh zákona o podpoře bydlení.", CS_PAGE)])
+    assert a.kind == "short" and a.threshold == s.threshold
+    # an English page whose head is a menu of "'s" lines, and a claim that reads Czech alone
+    page = MENU * 3 + _page()
+    claim = "Having a main partner improves HIV outcomes."
+    assert support.detect_language(claim) == "cs"  # why the claim alone does not decide
+    assert s.kind_of(page, claim) == "long"
+
+
+def test_the_long_fit_reads_no_llm_or_nli_features(tmp_path: Path) -> None:
+    path = _two_kind_calibration(tmp_path)
+    cal = json.loads(path.read_text())
+    cal["long"]["features"][0] = "llm_margin"
+    path.write_text(json.dumps(cal))
+    with pytest.raises(ValueError, match="long-text fit"):
+        SupportScorer.load(path, embedder=HashEmbedder())
+
+
+def test_passage_features_read_the_passages_and_the_whole_page() -> None:
+    from citejudge.judge.passages import select_passages
+    from citejudge.judge.support import PASSAGE_FEATURES, embedder_embed, passage_features
+
+    embed = embedder_embed(HashEmbedder())
+    claim = "Tom Ashby retired in June 2018 from the Harbour Trust."
+    sel = select_passages(claim, _page(), embed)
+    f = passage_features(claim, _page(), sel, embed)
+    assert set(PASSAGE_FEATURES) <= set(f)
+    assert f["key_missing"] > 0 and "2018" in sel.missing  # the year is on no passage
+    assert f["cos_max"] == max(p.similarity for p in sel.passages if p.similarity is not None)
+    # without similarities in the selection (a coverage-only selection) they are embedded here
+    bare = select_passages(claim, _page())
+    g = passage_features(claim, _page(), bare, embed)
+    assert g["cov_sel"] == f["cov_sel"] or bare.passages != sel.passages
+    assert -1.0 <= g["cos_whole"] <= 1.0

@@ -31,6 +31,19 @@ def test_split_sentences_keeps_abbreviations_and_numbers_inside() -> None:
         "We used e.g. Adam.",
         "It converged.",
     ]
+    # web pages (WiCE): a month, a case name, a title, "U.S." and page numbers end no sentence
+    text = (
+        "The Library of Congress announced Wednesday, Dec. 12, 2018, the films. "
+        "Brown v. Board of Education was decided by the U.S. Supreme Court. "
+        "Rep. Fred Upton agreed. See vol. 287, pp. 224-228. It ended."
+    )
+    assert split_sentences(text) == [
+        "The Library of Congress announced Wednesday, Dec. 12, 2018, the films.",
+        "Brown v. Board of Education was decided by the U.S. Supreme Court.",
+        "Rep. Fred Upton agreed.",
+        "See vol. 287, pp. 224-228.",
+        "It ended.",
+    ]
 
 
 def test_split_sentences_czech_and_whitespace() -> None:

