@@ -348,8 +348,29 @@ _VANCOUVER_END = re.compile(r"\s[A-Z]{1,3}\s*$")  # "Smith JA": a Vancouver name
 _NAME_HYPHENS = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013"})
 
 
-def split_author_string(text: str) -> list[str]:
-    """Split a bare author list (``"A and B"``, ``"Last, F., Last2, G."``, ``"A; B"``) into names."""
+_INVERTED_INITIALS_RE = re.compile(rf"[^,]+,\s*(?:[{_UP}]\.\s?)+")
+_LEAD_SEP_RE = re.compile(r"^\s*[,;]?\s*(?:(?:and|und|et|y|e|&)\s+)?", re.I)
+
+
+def split_author_string(text: str, *, all_names: bool = False) -> list[str]:
+    """Split a bare author list (``"A and B"``, ``"Last, F., Last2, G."``, ``"A; B"``) into names.
+
+    ``all_names``: the text is known to hold names only (the learned parser's author span),
+    so what the splitter leaves after the names it recognised is split again, not dropped
+    ("Surname, G., et K. Other": a natural-order name after inverted ones).
+    """
+    if all_names:
+        head = _AUTHOR_MARK_RE.sub(r"\1", _ELLIPSIS_RE.sub(" ", _ET_AL_RE.sub("", _clean(text))))
+        head = head.translate(_NAME_HYPHENS).strip(" ,;")
+        names, end = _split_names(head)
+        if names:
+            found = [c for c in (_clean(n).strip(" ,;") for n in names) if c]
+            rest = _LEAD_SEP_RE.sub("", head[end:], count=1).strip(" ,;.")
+            if rest and " " not in rest and found and _INVERTED_INITIALS_RE.fullmatch(found[-1]):
+                found[-1] = f"{found[-1]} {rest}"  # "Ohnishi, S. Tsuyoshi": the rest of one name
+            elif rest and len(rest) < len(head):
+                found += split_author_string(rest, all_names=True)
+            return found
     s = _clean(text)
     if not s:
         return []

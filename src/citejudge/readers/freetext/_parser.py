@@ -1,15 +1,30 @@
-"""The free-text citation parser's entry point and its clean-up passes."""
+"""The free-text citation parser's entry point: the CRF's labelled spans -> :class:`CitedWork`.
+
+The learned parser (:mod:`._crf`) labels every token; this module turns the labelled spans
+into fields: the first author span is split into names (:func:`split_author_string`), the
+year is read from the date span, the title and container are cleaned of quotes, "In:" and
+editors, the volume span gives volume (an issue number in it is dropped) and sometimes the
+pages. Identifiers are read by rules over the whole string (:mod:`._ids`), never from a span.
+
+Rules kept from the hand-written parser, each because it measured better than the model on
+the same strings (``scripts/eval_parser.py``): Markdown links ``[Title](url)`` (a markup form,
+not a style, absent from the training data); a BibTeX entry handed in as a string; the
+"citation is mostly non-text" guard.
+"""
 
 from __future__ import annotations
 
 import logging
 import re
 
-from citejudge.readers._text import _CONTROL_RE, _PREPRINT_RE, _clean, _tidy
+from citejudge.readers._text import _CONTROL_RE, _ET_AL_RE, _PREPRINT_RE, _tidy
 from citejudge.readers.bibtex import parse_bibtex_entry
+from citejudge.readers.freetext._authors import split_author_string
+from citejudge.readers.freetext._crf import ModelError, tag_tokens, tokenize
+from citejudge.readers.freetext._fields import _best_year
 from citejudge.readers.freetext._ids import _scan_ids
-from citejudge.readers.freetext._structure import _parse_markdown, _parse_structure
-from citejudge.readers.freetext._vocab import _UNPRINTABLE_RE, _UP
+from citejudge.readers.freetext._structure import _parse_markdown
+from citejudge.readers.freetext._vocab import _ELLIPSIS_RE, _UNPRINTABLE_RE, _YEAR_WORDS_RE
 from citejudge.records import CitedWork
 from citejudge.text.normalize import strip_markup
 from citejudge.text.venue_names import is_book_series
@@ -18,6 +33,8 @@ logger = logging.getLogger(__name__)
 
 MAX_STRUCTURE_CHARS = 5000
 """Only this many leading characters are parsed for structure (ids are scanned everywhere)."""
+
+_BIBTEX_RE = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]")
 
 
 def parse_citation_string(text: str) -> CitedWork:
@@ -29,7 +46,7 @@ def parse_citation_string(text: str) -> CitedWork:
         w = CitedWork(raw=repr(text)[:200], form="string")
         w.warnings.append(f"full_citation is {type(text).__name__}, not a string")
         return w
-    if re.match(r"^\s*@\s*[A-Za-z]+\s*[{(]", text[:200]):
+    if _BIBTEX_RE.match(text[:200]):
         return parse_bibtex_entry(text)
     work = CitedWork(raw=text, form="string")
     if not text.strip():
@@ -50,11 +67,13 @@ def parse_citation_string(text: str) -> CitedWork:
         work.warnings.append("citation is mostly non-text; only identifiers were read")
         return work
     try:
-        md = _strip_control_keep_lines(strip_markup(head) if "<" in head or "&#" in head else head)
+        md = _CONTROL_RE.sub(" ", strip_markup(head) if "<" in head or "&#" in head else head)
         if not _parse_markdown(md, work):
-            _parse_structure(_pre_clean(_clean(md), work), work)
-            _name_tail_out_of_title(work)
-            _split_container_from_title(work)
+            tokens = tokenize(md)
+            fill_from_labels(tokens, tag_tokens(tokens), work)
+    except ModelError as exc:
+        logger.error("%s", exc)
+        work.warnings.append(f"structure not parsed: {exc}")
     except Exception as exc:  # pragma: no cover - defensive: a parser bug must not lose the item
         logger.debug("citation structure parse failed", exc_info=True)
         work.warnings.append(f"structure parse failed: {type(exc).__name__}")
@@ -64,90 +83,179 @@ def parse_citation_string(text: str) -> CitedWork:
     return work
 
 
-_SAME_AUTHORS_RE = re.compile(r"^\s*(?:[—–\-_]{2,}|―{1,})\s*[.,]?\s*")
+def spans(tokens: list[str], labels: list[str]) -> list[tuple[str, str]]:
+    """Maximal runs of one label: ``(label, text)`` in order."""
+    out: list[tuple[str, str]] = []
+    start = 0
+    for i in range(1, len(tokens) + 1):
+        if i == len(tokens) or labels[i] != labels[start]:
+            out.append((labels[start], " ".join(tokens[start:i])))
+            start = i
+    return out
 
 
-_EDITOR_NOTE_RE = re.compile(r"^(.{2,200}?),\s*(?:eds?|editors?|hrsg|hg)\.(?=\s)", re.I)
+_DASHES_RE = re.compile(r"^\s*(?:[—–\-_―‒]{2,}|―)\s*[.,:]?\s*$")
+_EDS_MARK_RE = re.compile(
+    r"[\s,]*\(?\b(?:eds?|editors?|hrsg|hg|coords?|dir|éds?)\.?\)?\s*[.,:]?\s*$", re.I
+)
+_QUOTES = "\"“”„‟«»‘’‚‹›'"
+_IN_RE = re.compile(r"^(?:in|dans|en|em|im|w)\s*:?\s+(?=\S)|^in:\s*", re.I)
+_CONTAINER_EDS_RE = re.compile(
+    r"^(?:.{2,200}?\((?:eds?|hrsg|hg|editors?|éds?|dir)\.?\)\s*[,.:]?\s*)", re.I
+)
+_YEAR_ONLY_RE = re.compile(r"(?<!\d)((?:1[5-9]|20)\d\d)([a-z])?(?!\d)")
+_VOLUME_RE = re.compile(
+    r"(?:\b(?:vol(?:ume)?|bd|band|t|tome|jg)\.?\s*)?([A-Za-z]?\d+[A-Za-z]?|[IVXLC]{1,6}\b)"
+)
+_LEAD_YEAR_RE = re.compile(r"^\s*[(\[]?(?:1[5-9]|20)\d\d[a-z]?[)\]]?\s*[;,:.]\s*")
+_PAGES_RE = re.compile(r"([A-Za-z]?\d+[a-z]?(?:\s*[-–—‐‑]+\s*[A-Za-z]?\d+[a-z]?)?)")
+_PAGES_PREFIX_RE = re.compile(r"^\s*[(\[]?\s*(?:pp?|pages?|s|ss|pág|págs|str|sp|c)\.?\s*", re.I)
+_VOL_PAGES_RE = re.compile(r"\d[^:]*:\s*([A-Za-z]?\d+[a-z]?(?:\s*[-–—‐‑]+\s*[A-Za-z]?\d+[a-z]?)?)")
 
 
-def _pre_clean(text: str, work: CitedWork) -> str:
-    """Marks that are not citation content: "———." (same authors as the entry before) and ", ed." after names."""
-    m = _SAME_AUTHORS_RE.match(text)
+_CLOSER = {
+    "“": '”"',
+    "„": '“”"',
+    "«": "»",
+    "‘": "’'",
+    "‚": "‘’'",
+    "‹": "›",
+    '"': '"”',
+    "'": "'’",
+    "”": "”",
+}
+
+
+def _clean_title(text: str) -> str | None:
+    s = text.strip().strip(" ,;:.")
+    # a quoted title: «Title.», “Title,”, ‘Title’ (the closing punctuation may sit inside); a
+    # quote that closes inside the title belongs to a word ("‘omics’ approaches to ...")
+    if s[:1] in _CLOSER:
+        closers = _CLOSER[s[0]]
+        body = s[1:]
+        inner = body.rstrip(" ,;:.")
+        if inner[-1:] in closers:
+            s = inner[:-1]
+        elif not any(c in body for c in closers):
+            s = body
+    elif s[-1:] in '”»’"' and not any(c in s[:-1] for c in '“«‘"'):
+        s = s[:-1]
+    elif (
+        len(s) > 2 and s[-2] in '”»’"' and s[-1] in ".,;:" and not any(c in s[:-2] for c in '“«‘"')
+    ):
+        s = s[:-2]
+    return _tidy(s.strip(" "))
+
+
+def _clean_container(text: str) -> str | None:
+    s = _IN_RE.sub("", text.strip(), count=1)
+    s = _CONTAINER_EDS_RE.sub("", s, count=1)
+    # "MICCAI 2015. LNCS, vol. 9351": the book series after the proceedings is not the venue
+    head, sep, tail = s.rpartition(". ")
+    if sep and head and is_book_series(tail.strip(" ,.;:")):
+        s = head
+    s = _tidy(s.strip(_QUOTES + " ()[]")) or ""
+    s = s.strip(_QUOTES + " ")
+    return s or None
+
+
+_VANCOUVER_LAST_RE = re.compile(r"(?:^|,\s*)[^,\s][^,]*\s[A-Z]{1,3}\.$")
+_DOTTED_INITIAL_RE = re.compile(r"\b[A-Z]\.")
+
+
+def _authors(text: str, work: CitedWork) -> None:
+    if _DASHES_RE.match(text):
+        work.warnings.append("authors given as '———' (the previous entry's authors): not checked")
+        return
+    m = re.match(r"^\s*(?:[—–\-_―]{2,}|―)\s*[.,]?\s*", text)
     if m:
         work.warnings.append("authors given as '———' (the previous entry's authors): not checked")
         text = text[m.end() :]
-    return _EDITOR_NOTE_RE.sub(r"\1.", text, count=1)
-
-
-# "Title. In: Editors (eds.) Container. Series, vol. N" (Springer LNCS, German "In:") and Elsevier's
-# "Title, in: Proceedings of ..." (lower-case "in:") when the parse left the container in the title.
-_IN_CONTAINER_RE = re.compile(r"(?:\.\s+In:\s+|,\s+in:\s+)")
-
-
-_EDITORS_RE = re.compile(r"^.{2,300}?\((?:eds?|hrsg|hg|editors?)\.?\)\s*[,.:]?\s*", re.I)
-
-
-def _split_container_from_title(work: CitedWork) -> None:
-    for attr in ("title", "venue"):
-        text = getattr(work, attr)
-        if not text:
-            continue
-        m = _IN_CONTAINER_RE.search(text)
-        if not m or (attr == "venue" and work.title):
-            continue
-        head, container = text[: m.start()].strip(" .,"), text[m.end() :].strip(" .,")
-        container = _EDITORS_RE.sub("", container)
-        container = re.split(r"\.\s+(?=[A-Z])", container)[0].strip(" .,")
-        container = re.sub(r",\s*(?:S|pp?|vol|Bd)\.?\s*\d.*$|,\s*S$", "", container).strip(" .,")
-        if len(head.split()) < 2 or not container:
-            continue
-        work.title = _tidy(head)
-        if attr == "venue" or not work.venue or is_book_series(work.venue):
-            work.venue = _tidy(container)
-        return
-
-
-# The rest of an inverted name left at the start of the title: "Ohnishi, S. | Tsuyoshi. EPR ...",
-# "Bach | P R. Quantitative ...", "Whikehart, J. | William. DSP-Based ...".
-_NAME_TAIL_RE = re.compile(
-    rf"^((?:[{_UP}]\.?\s?){{1,3}}|[{_UP}][a-z\u00df-\u024f'\-]{{1,14}}(?:\s[{_UP}][a-z\u00df-\u024f'\-]{{1,14}})?)\.\s+(?=\S)"
-)
-
-
-def _name_tail_out_of_title(work: CitedWork) -> None:
-    """Give the last author back the given names the author splitter left at the start of the title.
-
-    Only for an inverted last author ("Family, I." or a bare family name after inverted names)
-    and a title that goes on after that short name-shaped sentence; the rest must still be a title
-    of several words.
-    """
-    if not work.authors or not work.title:
-        return
-    last = work.authors[-1]
-    m = _NAME_TAIL_RE.match(work.title)
-    if not m:
-        return
-    rest = work.title[m.end() :]
-    if len(rest.split()) < 3:
-        return
-    tail = m.group(1).strip()
-    # the tail must follow the last author directly in the text (no year or title in between)
-    last_word = last.replace(",", " ").split()[-1] if last.split() else ""
-    if not last_word or not re.search(
-        re.escape(last_word) + r"[\s.,]*" + re.escape(tail) + r"\.\s+" + re.escape(rest[:12]),
-        work.raw,
+    if _ET_AL_RE.search(text) or _ELLIPSIS_RE.search(text):
+        work.et_al = True
+    text = _EDS_MARK_RE.sub("", text)
+    text = text.strip(" ,;:")
+    # a final "." ends the author span unless it is an initial's ("Hinton, G."); Vancouver's
+    # undotted initials end the list with the sentence's dot ("Doe A, Roe B.")
+    last = text.rsplit(None, 1)[-1] if text.strip() else ""
+    if text.endswith(".") and (
+        (len(last.rstrip(".").split(".")[-1]) > 2 and not last[:-1].isupper())
+        or (_VANCOUVER_LAST_RE.search(text) and not _DOTTED_INITIAL_RE.search(text[:-1]))
     ):
-        return
-    initials_only = bool(re.fullmatch(rf"(?:[{_UP}]\.?\s?){{1,3}}", tail))
-    bare_family = "," not in last and len(last.split()) == 1
-    inverted_initial = bool(re.fullmatch(rf"[^,]+,\s*(?:[{_UP}]\.\s?){{1,3}}", last))
-    others_inverted = len(work.authors) > 1 and all("," in a for a in work.authors[:-1])
-    if (initials_only and (bare_family or inverted_initial)) or (
-        not initials_only and (inverted_initial or (bare_family and others_inverted))
-    ):
-        work.authors[-1] = f"{last}, {tail}" if bare_family else f"{last} {tail}"
-        work.title = rest
+        text = text[:-1]
+    work.authors = [a for a in split_author_string(text, all_names=True) if a.strip(" ,;.")]
 
 
-def _strip_control_keep_lines(s: str) -> str:
-    return _CONTROL_RE.sub(" ", s)
+def _year(texts: list[str], work: CitedWork) -> bool:
+    for t in texts:
+        best = _best_year(t)
+        if best is not None:
+            work.year, work.year_raw = int(best[3][:4]), best[3]
+            return True
+        m = _YEAR_ONLY_RE.search(t)
+        if m:
+            work.year, work.year_raw = int(m.group(1)), m.group(0)
+            return True
+    for t in texts:
+        yw = _YEAR_WORDS_RE.search(t)
+        if yw:
+            work.year_raw = yw.group(1)
+            return True
+    return False
+
+
+def fill_from_labels(tokens: list[str], labels: list[str], work: CitedWork) -> None:
+    """Set ``work``'s fields from the labelled tokens (the first span of each field decides)."""
+    first: dict[str, str] = {}
+    by_label: dict[str, list[str]] = {}
+    runs = spans(tokens, labels)
+    for label, text in runs:
+        first.setdefault(label, text)
+        by_label.setdefault(label, []).append(text)
+    lead = next((lab for lab, _t in runs if lab != "number"), None)
+    if "author" in first:
+        _authors(first["author"], work)
+    elif lead == "editor":
+        # an edited book cited by its editors ("Smith, John, ed. 2001. A Handbook of Things")
+        _authors(first["editor"], work)
+    else:
+        work.warnings.append("no author list recognised")
+    container = first.get("container") or first.get("collection")
+    if "title" in first:
+        work.title = _clean_title(first["title"])
+    elif container and not ({"volume", "pages"} & first.keys()) and not _IN_RE.match(container):
+        # no title, and the "container" has no volume or pages and no "In": a book's title
+        # ("Maas, Paul. Textual Criticism. Oxford University Press, 1958")
+        work.title = _clean_title(container)
+        container = None
+    if container:
+        work.venue = _clean_container(container)
+    # the date span, else a year written in the volume ("2000;355(9222):"), pages or a note
+    if not _year(by_label.get("date", []), work):
+        _year(
+            [
+                t
+                for lab in ("volume", "pages", "note", "container", "publisher")
+                for t in by_label.get(lab, [])
+            ],
+            work,
+        )
+    vol = first.get("volume")
+    if vol:
+        v = _LEAD_YEAR_RE.sub("", vol)
+        m = _VOLUME_RE.search(v)
+        if m:
+            work.volume = m.group(1)
+        if "pages" not in first:
+            pm = _VOL_PAGES_RE.search(v)
+            if pm:
+                work.pages = re.sub(r"\s+", "", pm.group(1)).replace("--", "–")
+    pages = first.get("pages")
+    if pages:
+        p = _PAGES_PREFIX_RE.sub("", pages)
+        m = _PAGES_RE.search(p)
+        if m:
+            work.pages = re.sub(r"\s+", "", m.group(1)).replace("--", "–")
+    if "publisher" in first:
+        pub = re.sub(r"\s*\(\s*(?:1[5-9]|20)\d\d[a-z]?\s*\)\s*$", "", first["publisher"])
+        work.publisher = _tidy(pub.strip(_QUOTES + " ()[]"))
