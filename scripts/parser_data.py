@@ -771,6 +771,11 @@ def add_noise(
                 sub(k, k + 2, lig, c[k])
                 s = "".join(t)
                 k = s.find(pair)
+    # an all-caps title (real records have them)
+    if rng.random() < 0.03:
+        for i, lab in enumerate(c):
+            if lab == "title":
+                t[i] = t[i].upper()
     # all-caps names
     if rng.random() < 0.08:
         for i, lab in enumerate(c):
@@ -901,7 +906,7 @@ def with_short_container(item: dict[str, Any], rng: random.Random) -> dict[str, 
     return item
 
 
-_PROJECT_STYLES = ("apa", "mla", "chicago", "harvard", "ieee", "vancouver", "acs", "aip", "plain")
+_PROJECT_STYLES = ("apa", "mla", "chicago", "harvard", "ieee", "vancouver", "acs", "aip", "elsevier", "plain")
 
 
 def project_sequence(

@@ -80,7 +80,7 @@ def csl_training(
             if not marked:
                 continue
             s = pdata.rendered_sequence(marked, it, rng, f"csl/{st.name}", st.family, st.locale)
-            if s is not None and "title" in s.labels:
+            if s is not None:
                 out.append(s)
                 got += 1
         if got:

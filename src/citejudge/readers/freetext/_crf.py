@@ -55,8 +55,8 @@ LABELS: tuple[str, ...] = (
 )
 
 #: sha256 of the shipped model file and lexicon (``scripts/train_parser.py`` writes these lines).
-MODEL_SHA256 = "540ebc9c23e9a5a3a7bb393de59c49a68aac3c12ed30e6ca7b854e3262d4fce1"
-LEXICON_SHA256 = "d5cd52814d69a580d5ae4d510254179ef3e533c07f29e4c2d4bc48460b17bbae"
+MODEL_SHA256 = "00959789437fa27611f4d27593d2a36181ccad10fc0a6e6424642c6024a3d1bb"
+LEXICON_SHA256 = "09106ac611475b88c9d3a5aff6335ecb9585b322a8261c91d9b1e5656e49af1b"
 
 MODEL_FILE = "refparser.crfsuite"
 LEXICON_FILE = "lexicon.json"
