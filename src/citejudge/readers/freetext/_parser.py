@@ -235,8 +235,50 @@ def _split_quoted(text: str) -> tuple[str, str]:
     return text, ""
 
 
+_INITIAL_TOKEN_RE = re.compile(r"^(?:[A-Z]\.-?){1,3}$")
+_ACRONYM_COLON_RE = re.compile(r"^[A-Z][A-Z0-9\-]{3,}:$")
+_FAMILY_TOKEN_RE = re.compile(r"^[A-Z][a-zà-ÿ'’\-]+\.$")
+
+
+def _family_after_initials(tokens: list[str], labels: list[str]) -> list[str]:
+    """Give back to the authors a family name the model put at the start of the title.
+
+    Natural-order names whose list ends "…, Wouter J. Veening. Title" or "…, D. J. Field.
+    Title": the model sometimes reads the last family name, a capitalised word ending the
+    sentence after an initial, as the title's first word (bench_rendered "plain" style). Only
+    when the list is in natural order (its first name does not start "Family,").
+    """
+    try:
+        end = labels.index("author")
+    except ValueError:
+        return labels
+    while end < len(labels) and labels[end] == "author":
+        end += 1
+    if (
+        end + 1 < len(labels)
+        and labels[end] == "title"
+        and labels[end + 1] == "title"
+        and _INITIAL_TOKEN_RE.match(tokens[end - 1])
+        and _FAMILY_TOKEN_RE.match(tokens[end])
+    ):
+        start = labels.index("author")
+        if not tokens[start].endswith(","):
+            return [*labels[:end], "author", *labels[end + 1 :]]
+    if (
+        end < len(labels)
+        and labels[end] == "title"
+        and end >= 2
+        and _ACRONYM_COLON_RE.match(tokens[end - 1])
+    ):
+        # "Devlin J, …, Toutanova K. BERT: Pre-training of …": an acronym with a colon opens
+        # the title, it is no name
+        return [*labels[: end - 1], "title", *labels[end:]]
+    return labels
+
+
 def fill_from_labels(tokens: list[str], labels: list[str], work: CitedWork) -> None:
     """Set ``work``'s fields from the labelled tokens (the first span of each field decides)."""
+    labels = _family_after_initials(tokens, labels)
     first: dict[str, str] = {}
     by_label: dict[str, list[str]] = {}
     runs = spans(tokens, labels)
