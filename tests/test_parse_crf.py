@@ -217,3 +217,39 @@ def test_features_are_the_same_for_a_cached_token() -> None:
     assert f.sequence_features(toks) == first
     assert any("year" in x or "w=<year>" in x for x in first[2])
     assert "inq" in first[3] and "after_year" in first[3]
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        "Bengio, Y., Hinton, G., & Vinyals, O.",
+        "Romero, C., Paunesku, D., and Dweck, C. S.",
+        "Safavi-Naeini, A. H., Chan, J.",
+        "Devlin J, Chang MW, Lee K, Toutanova K",
+        "Pérez-Higueras JJ, Arias A",
+        "S. Groblacher, J. T. Hill, A. H. Safavi-Naeini, J. Chan, and O. Painter",
+        "C.D. Samuel-Hodge, T.C. Keyserling, S. Park",
+        "Y. Takeda-Uchimura & T. Wyss-Coray",
+    ],
+)
+def test_fast_author_split_gives_the_general_splitters_names(
+    names: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from citejudge.readers.freetext import _authors
+
+    fast = _authors.split_author_string(names, all_names=True)
+    assert _authors._fast_split(names) is not None
+    monkeypatch.setattr(_authors, "_fast_split", lambda text: None)
+    assert _authors.split_author_string(names, all_names=True) == fast
+
+
+def test_fast_author_split_leaves_other_shapes_to_the_general_splitter() -> None:
+    from citejudge.readers.freetext import _authors
+
+    for names in (
+        "de la Macorra JC, Peters OA",
+        "Wang, Xiaoxiao, Shaoqing Guo",
+        "LeCun, Y.",
+        "World Bank",
+    ):
+        assert _authors._fast_split(names) is None
