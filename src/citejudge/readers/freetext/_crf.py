@@ -122,6 +122,7 @@ def tokenize(text: str) -> list[str]:
 
 
 _STRIP = " .,;:()[]{}<>\"'“”„‟«»‘’‚‹›!?*_/\\|–—-"
+_STRIP_NO_DOT = _STRIP.replace(".", "")
 _CLOSERS = ")]}”»’›\"'>"
 _QUOTE_OPEN = "“„«‘‚‹\"'"
 _QUOTE_CLOSE = "”»’›\"'“"
@@ -327,11 +328,11 @@ class Featurizer:
                     tags.append("caps")
             elif c0.islower():
                 tags.append("low")
-            if _INITIAL_RE.match(
-                core + ("." if tok.rstrip(_STRIP.replace(".", "")).endswith(".") else "")
-            ):
+            cand = core + ("." if tok.rstrip(_STRIP_NO_DOT).endswith(".") else "")
+            # (each pattern is tried only where it can match: the features stay the same)
+            if len(cand) <= 12 and "." in cand and _INITIAL_RE.match(cand):
                 tags.append("init")
-            elif _COMPACT_INIT_RE.match(core):
+            elif len(core) <= 3 and _COMPACT_INIT_RE.match(core):
                 tags.append("cinit")
             if any(ch.isdigit() for ch in core):
                 tags.append("digit")
@@ -343,9 +344,9 @@ class Featurizer:
                     tags.append("doi")
                 if _ISBNISH_RE.match(core):
                     tags.append("isbn")
-            elif _ROMAN_RE.match(core):
+            elif len(core) <= 6 and _ROMAN_RE.match(core):
                 tags.append("roman")
-            if _URLISH_RE.search(tok):
+            if ("." in tok or ":" in tok) and _URLISH_RE.search(tok):
                 tags.append("url")
             lex = self.lexicon
             if low in _MONTHS or low.rstrip(".") in _MONTHS:
@@ -501,6 +502,7 @@ class Featurizer:
 
 
 def _shape(tok: str) -> str:
+    """Character classes of ``tok`` (A, a, 0, other characters as they are), runs collapsed, 8 at most."""
     out: list[str] = []
     last = ""
     for ch in tok:

@@ -198,8 +198,15 @@ def _authors(text: str, work: CitedWork) -> None:
     work.authors = [a for a in split_author_string(text, all_names=True) if a.strip(" ,;.")]
 
 
+_PLAIN_YEAR_RE = re.compile(r"^[\s(\[,.;:]*((?:1[5-9]|20)\d\d)([a-z])?[\s)\],.;:]*$")
+
+
 def _year(texts: list[str], work: CitedWork) -> bool:
     for t in texts:
+        m = _PLAIN_YEAR_RE.match(t)
+        if m:  # "(2015).", "2015,", "[2019a]": the common date span, no scoring needed
+            work.year, work.year_raw = int(m.group(1)), m.group(1) + (m.group(2) or "")
+            return True
         best = _best_year(t)
         if best is not None:
             work.year, work.year_raw = int(best[3][:4]), best[3]
