@@ -99,6 +99,7 @@ _GLUED_NUMBER_RE = re.compile(
     r"^(?:\[\d{1,4}\]|\(\d{1,4}\)|\d{1,4}\.|\d{1,3}(?=[A-Z][a-z]))(?=[^\W\d_])"
 )
 _TOKEN_RE = re.compile(r"\S+")
+_DOUBLE_DOT_INITIAL_RE = re.compile(r"^(?:[^\W\d_]\.[-‐]?){1,4}\.$")
 
 
 def token_spans(text: str) -> list[tuple[int, int]]:
@@ -117,7 +118,10 @@ def tokenize(text: str) -> list[str]:
     text = normalise_input(text)
     toks = text.split()
     if toks and _GLUED_NUMBER_RE.match(toks[0]):
-        return [text[a:b] for a, b in token_spans(text)]
+        toks = [text[a:b] for a, b in token_spans(text)]
+    if ".." in text:
+        # "Pletnev, S.. Monomeric ...": a style's dot after an initial's dot
+        toks = [t[:-1] if _DOUBLE_DOT_INITIAL_RE.match(t) else t for t in toks]
     return toks
 
 
