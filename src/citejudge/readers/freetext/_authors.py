@@ -385,7 +385,7 @@ def split_author_string(text: str, *, all_names: bool = False) -> list[str]:
     """
     if all_names:
         head = _AUTHOR_MARK_RE.sub(r"\1", _ELLIPSIS_RE.sub(" ", _ET_AL_RE.sub("", _clean(text))))
-        head = head.translate(_NAME_HYPHENS).strip(" ,;")
+        head = head.strip(" ,;")
         fast = _fast_split(head)
         if fast is not None:
             return fast
@@ -393,10 +393,31 @@ def split_author_string(text: str, *, all_names: bool = False) -> list[str]:
         if names:
             found = [c for c in (_clean(n).strip(" ,;") for n in names) if c]
             rest = _LEAD_SEP_RE.sub("", head[end:], count=1).strip(" ,;.")
-            if rest and " " not in rest and found and _INVERTED_INITIALS_RE.fullmatch(found[-1]):
-                found[-1] = f"{found[-1]} {rest}"  # "Ohnishi, S. Tsuyoshi": the rest of one name
+            lead = re.match(r"^([A-Z][a-z\u00df-\u024f'’\-]+)(?:\s+(?:and|&)\s+|,\s*|$)", rest)
+            if lead and found and _INVERTED_INITIALS_RE.fullmatch(found[-1]):
+                # "Ohnishi, S. Tsuyoshi", "Grum, R. Edward and Jian Xu": a given name ends the name
+                found[-1] = f"{found[-1]} {lead.group(1)}"
+                rest = rest[lead.end() :].strip(" ,;.")
+                if rest:
+                    found += split_author_string(rest, all_names=True)
             elif rest and len(rest) < len(head):
                 found += split_author_string(rest, all_names=True)
+            # a run of given-first full names the splitter did not cut: "A B C, D E F, G H"
+            found = [
+                part
+                for n in found
+                for part in (
+                    [c.strip() for c in re.split(r",\s*(?:and\s+|&\s*)?", n) if c.strip()]
+                    if "," in n
+                    and all(
+                        _GIVEN_FIRST_NAME.match(c.strip())
+                        for c in re.split(r",\s*(?:and\s+|&\s*)?", n)
+                        if c.strip()
+                    )
+                    and len([c for c in n.split(",") if c.strip()]) >= 2
+                    else [n]
+                )
+            ]
             return found
     s = _clean(text)
     if not s:
