@@ -99,6 +99,13 @@ def _fam(name: str | None) -> str | None:
     return family(name) if name else None
 
 
+def _count(tally: Tally, groups: list[str], bad: list[str], field: str, ok: bool) -> None:
+    """Count one comparison of ``field`` ("title", "container": exact) and note a miss in ``bad``."""
+    tally.add(groups, f"{field}_exact" if field in ("title", "container") else field, ok)
+    if not ok:
+        bad.append("author" if field == "first_author_family" else field)
+
+
 def eval_anystyle(tally: Tally, fails: list[dict[str, Any]]) -> int:
     n = 0
     for name in pdata.ANYSTYLE_FILES:
@@ -116,33 +123,27 @@ def eval_anystyle(tally: Tally, fails: list[dict[str, Any]]) -> int:
             gt = _first_span(s.tokens, s.labels, "title")
             if gt:
                 gold_t = _clean_title(gt) if _clean_title else gt
-                ok = title_key(w.title) == title_key(gold_t)
-                tally.add(groups, "title_exact", ok)
-                if not ok:
-                    bad.append("title")
+                _count(tally, groups, bad, "title", title_key(w.title) == title_key(gold_t))
             gc = _first_span(s.tokens, s.labels, "container")
             if gc:
                 gold_c = _clean_container(gc) if _clean_container else gc
-                ok = title_key(w.venue) == title_key(gold_c)
-                tally.add(groups, "container_exact", ok)
-                if not ok:
-                    bad.append("container")
+                _count(tally, groups, bad, "container", title_key(w.venue) == title_key(gold_c))
             ga = _first_span(s.tokens, s.labels, "author")
             if ga:
                 names = split_author_string(ga)
                 gf = _fam(names[0]) if names else None
                 if gf:
-                    ok = _fam(w.authors[0] if w.authors else None) == gf
-                    tally.add(groups, "first_author_family", ok)
-                    if not ok:
-                        bad.append("author")
+                    _count(
+                        tally,
+                        groups,
+                        bad,
+                        "first_author_family",
+                        _fam(w.authors[0] if w.authors else None) == gf,
+                    )
             gd = " ".join(t for t, lab in zip(s.tokens, s.labels, strict=True) if lab == "date")
             gy = pdata._YEAR4.search(gd) if gd else None
             if gy:
-                ok = w.year == int(gy.group(1))
-                tally.add(groups, "year", ok)
-                if not ok:
-                    bad.append("year")
+                _count(tally, groups, bad, "year", w.year == int(gy.group(1)))
             if bad:
                 fails.append(
                     {
@@ -190,26 +191,22 @@ def eval_csl(
             g = s.gold
             bad: list[str] = []
             if g["title_shown"] and g["title"]:
-                ok = title_key(w.title) == title_key(g["title"])
-                tally.add(groups, "title_exact", ok)
-                if not ok:
-                    bad.append("title")
+                _count(tally, groups, bad, "title", title_key(w.title) == title_key(g["title"]))
             if g["container"] and "container" in s.labels:
-                ok = title_key(w.venue) == title_key(g["container"])
-                tally.add(groups, "container_exact", ok)
-                if not ok:
-                    bad.append("container")
+                _count(
+                    tally, groups, bad, "container", title_key(w.venue) == title_key(g["container"])
+                )
             if g["family"] and "author" in s.labels:
                 gf = fold(g["family"]).split()
-                ok = bool(gf) and _fam(w.authors[0] if w.authors else None) == gf[-1]
-                tally.add(groups, "first_author_family", ok)
-                if not ok:
-                    bad.append("author")
+                _count(
+                    tally,
+                    groups,
+                    bad,
+                    "first_author_family",
+                    bool(gf) and _fam(w.authors[0] if w.authors else None) == gf[-1],
+                )
             if g["year"] and "date" in s.labels:
-                ok = w.year == g["year"]
-                tally.add(groups, "year", ok)
-                if not ok:
-                    bad.append("year")
+                _count(tally, groups, bad, "year", w.year == g["year"])
             if bad:
                 fails.append(
                     {
