@@ -16,7 +16,7 @@ Writes ``src/citejudge/readers/freetext/model/{refparser.crfsuite,lexicon.json,m
 and the two sha256 lines of ``_crf.py``. Deterministic for a given ``--seed`` (CRFsuite's
 L-BFGS is deterministic for the same input in the same order).
 
-    python scripts/train_parser.py [--seed 0] [--styles 420] [--per-style 24] [--c1 0.1] [--c2 0.01]
+    python scripts/train_parser.py [--seed 0] [--styles 420] [--per-style 24] [--c1 1.0] [--c2 0.1] [--iterations 300]
 """
 
 from __future__ import annotations
@@ -231,9 +231,9 @@ def main() -> int:
     ap.add_argument(
         "--project-per-style", type=int, default=250, help="records per project renderer"
     )
-    ap.add_argument("--c1", type=float, default=0.1, help="L1 regularisation")
-    ap.add_argument("--c2", type=float, default=0.01, help="L2 regularisation")
-    ap.add_argument("--iterations", type=int, default=150)
+    ap.add_argument("--c1", type=float, default=1.0, help="L1 regularisation")
+    ap.add_argument("--c2", type=float, default=0.1, help="L2 regularisation")
+    ap.add_argument("--iterations", type=int, default=300)
     ap.add_argument("--min-freq", type=int, default=2, help="features seen fewer times are dropped")
     ap.add_argument("--out", type=Path, default=MODEL_DIR)
     ap.add_argument("--no-rendered", action="store_true", help="train on the AnyStyle strings only")
