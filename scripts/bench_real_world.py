@@ -19,7 +19,11 @@ per cause:
 * ``latex_authors``: author names written in LaTeX (``Sch{\"o}lkopf``) — expected Yes;
 * ``transliterated_authors``: umlauts spelt out (``Schoelkopf``) — expected Yes;
 * ``venue_long_form``: venue with a bracketed acronym / descriptive subtitle — expected Yes;
-* ``wrong_venue``: another record's venue — expected No;
+* ``wrong_venue``: another record's venue — expected No (for a work whose every copy is in a
+  repository or on a preprint server, another repository: the only venue such records contradict);
+* ``repository_only_venue``: a journal or conference (another record's) cited for a work whose
+  every copy is in a repository or on a preprint server — expected Yes (unverified) by default,
+  No with ``--strict-venues``;
 * ``curated_readme``: the 12 real README citations (what the matcher says about each).
 
 Every correct citation judged No is listed with its cause under ``false_no`` (``--show N``).
@@ -46,8 +50,8 @@ sys.path.insert(0, str(HERE))
 
 from citejudge.index import WorldIndex, build_index  # noqa: E402
 from citejudge.io import Item  # noqa: E402
-from citejudge.match.resolve import same_family  # noqa: E402
-from citejudge.match.venues import is_book_series  # noqa: E402
+from citejudge.match.resolve import same_family, venue_side  # noqa: E402
+from citejudge.match.venues import is_book_series, is_repository_name  # noqa: E402
 from citejudge.records import Work  # noqa: E402
 from citejudge.tasks.references import ReferencesTask  # noqa: E402
 from render_citations import cite_of, load_works, render  # noqa: E402
@@ -211,20 +215,36 @@ def _cases(works: list[Work], seed: int) -> list[tuple[str, bool, dict[str, Any]
                 )
             )
     venues = sorted({w.venue for w in works if w.venue})
+    family_of = {w.id: fam for fam in fams for w in fam}
     for w in titled:
         if w.venue:
             names = {x.lower() for x in [w.venue, *w.venue_alt] if x}
             other = [v for v in venues if v.lower() not in names and "arxiv" not in v.lower()]
-            out.append(
-                ("wrong_venue", False, {"metadata": _meta(w, venue=rng.choice(other))}, w.id)
-            )
+            pick = rng.choice(other)
+            sides = [venue_side(m) for m in family_of.get(w.id, [w])]
+            if False in sides and True not in sides:
+                # every copy is a repository's: a journal is unverified, another repository wrong
+                # (both picked without another draw: the other cases stay as they were)
+                repositories = [v for v in other if is_repository_name(v)]
+                journals = [v for v in other if not is_repository_name(v)]
+                at = other.index(pick)
+                out.append(
+                    (
+                        "repository_only_venue",
+                        True,
+                        {"metadata": _meta(w, venue=journals[at % len(journals)])},
+                        w.id,
+                    )
+                )
+                pick = repositories[at % len(repositories)]
+            out.append(("wrong_venue", False, {"metadata": _meta(w, venue=pick)}, w.id))
     return out
 
 
 def run_bench(
     works_path: Path, shared: Path | None, *, seed: int = 0, show: int = 10
 ) -> dict[str, Any]:
-    """Build the index, check every case in default and strict-identifier mode, and return the report."""
+    """Build the index, check every case in default, strict-identifier and strict-venue mode; return the report."""
     works = load_works(works_path)
     cases = _cases(works, seed)
     with tempfile.TemporaryDirectory() as tmp:
@@ -236,8 +256,14 @@ def run_bench(
             "works": len(works),
             "families": len(_families(works)),
         }
-        for mode, strict in (("default", False), ("strict_identifiers", True)):
-            task = ReferencesTask(world, today_year=2026, strict_identifiers=strict)
+        for mode, strict, strict_venues in (
+            ("default", False, False),
+            ("strict_identifiers", True, False),
+            ("strict_venues", False, True),
+        ):
+            task = ReferencesTask(
+                world, today_year=2026, strict_identifiers=strict, strict_venues=strict_venues
+            )
             per: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
             false_no: list[dict[str, Any]] = []
             t0 = time.perf_counter()

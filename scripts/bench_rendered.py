@@ -4,7 +4,8 @@ Builds an index from ``../shared/data/openalex/works.jsonl`` in a temporary dire
 every work in many citation styles, faithful (expected "Yes") or with one injected fault
 (expected "No"), see ``scripts/render_citations.py``, runs the ``references`` check
 (``--no-llm`` logic) in-process and prints JSON: accuracy, F1 for detecting "No", the
-false-positive rate on faithful items, accuracy per style and per fault, refs/s.
+false-positive rate on faithful items, accuracy per style and per fault, the items judged
+"Yes" with an unverified field (by fault and field), refs/s.
 ``--errors FILE`` writes the misclassified items with their verdicts and details.
 
     python scripts/bench_rendered.py [--works PATH] [--sample N] [--per-work N] [--seed S] [--errors errs.jsonl]
@@ -88,6 +89,7 @@ def run_bench(
         per_fault: dict[str, list[bool]] = defaultdict(list)
         errs: list[dict[str, Any]] = []
         misses: Counter[str] = Counter()
+        unverified: dict[str, Counter[str]] = defaultdict(Counter)
         t1 = time.perf_counter()
         for n, it in enumerate(items):
             data: dict[str, Any] = {k: it[k] for k in ("full_citation", "metadata") if k in it}
@@ -97,6 +99,9 @@ def run_bench(
             )
             gold_no = it["expect"] == "No"
             ok = pred_no == gold_no
+            if not pred_no:
+                for name in line.details.get("unverified", []):
+                    unverified[it["fault"] or "faithful"][name] += 1
             pairs.append((gold_no, pred_no))
             per_style[it["style"]].append(ok)
             if not gold_no:
@@ -143,6 +148,8 @@ def run_bench(
         },
         "per_fault": {k: _acc(v) for k, v in sorted(per_fault.items())},
         "faithful_misses_by_reason": dict(misses.most_common()),
+        # judged Yes with a field the records could not confirm (``details.unverified``), by fault
+        "unverified_yes": {k: dict(v) for k, v in sorted(unverified.items())},
         "errors": len(errs),
         "seconds": {
             "build": round(build_s, 2),

@@ -11,7 +11,9 @@ dict) and ``metadata`` fields.
 
 Faults: ``wrong_year`` (±1..3), ``swapped_authors`` (adjacent, distinct people),
 ``title_word`` (one word replaced by a plausible other word), ``dropped_author`` (no
-"et al."), ``added_author`` (a fake person), ``wrong_venue`` (another real venue of the set),
+"et al."), ``added_author`` (a fake person), ``wrong_venue`` (another real venue of the set;
+for a work known only from repositories and preprint servers, another repository: a journal
+cited for it is *unverified*, not wrong, as the record cannot contradict it),
 ``other_doi`` (the real DOI of another work of the set), ``fabricated_doi`` (well-formed,
 random), ``fabricated_title`` (new title, real authors), ``preprint_year`` (a published work
 cited with its preprint's year, when the record knows a different preprint year).
@@ -34,6 +36,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from citejudge.match.resolve import venue_side
+from citejudge.match.venues import is_repository_name
 from citejudge.records import Work
 from citejudge.snapshot import plan_source, read_part
 
@@ -821,9 +825,17 @@ def _fabricated_title(rng: random.Random) -> str:
     )
 
 
+def _words(s: str) -> list[str]:
+    return sorted(re.findall(r"[0-9a-z]+", fold_ascii(s).casefold()))
+
+
 def _venues_differ(a: str, names: Sequence[str]) -> bool:
+    # (the same words in another order are the same venue: "World Bank, Washington, DC eBooks")
     fa = _fold(a)
-    return all(fa and _fold(n) and fa not in _fold(n) and _fold(n) not in fa for n in names)
+    return all(
+        fa and _fold(n) and fa not in _fold(n) and _fold(n) not in fa and _words(a) != _words(n)
+        for n in names
+    )
 
 
 def apply_fault(work: Work, c: Cite, fault: str, rng: random.Random, pool: Pool) -> Cite | None:
@@ -870,7 +882,17 @@ def apply_fault(work: Work, c: Cite, fault: str, rng: random.Random, pool: Pool)
         venues = sorted(
             {v for wid, v, _ in pool.venues if wid != work.id and _venues_differ(v, own)}
         )
-        return replace(c, venue=rng.choice(venues)) if venues else None
+        if not venues:
+            return None
+        pick = rng.choice(venues)
+        if venue_side(work) is False:
+            # a work known only from repositories can be contradicted only by another repository
+            # (picked without another draw: every other item stays as it was)
+            repositories = [v for v in venues if is_repository_name(v)]
+            if not repositories:
+                return None
+            pick = repositories[venues.index(pick) % len(repositories)]
+        return replace(c, venue=pick)
     if fault == "other_doi":
         # another work's DOI, from a work a reader could tell apart (not a duplicate record of this one)
         title, sig = _fold(work.title or ""), _signature(work)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,3 +29,11 @@ def shared_data() -> Path:
 @pytest.fixture
 def repo() -> Path:
     return REPO
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _source_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """citation-eval runs keep their quote indexes in a temporary folder, not ~/.cache."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CITEJUDGE_SOURCE_CACHE", str(tmp_path_factory.mktemp("source-index")))
+        yield

@@ -533,3 +533,238 @@ def test_quote_from_another_source_of_the_same_answer_is_named(world: WorldIndex
     sv = verification(line, 1)
     assert sv["judgement"] == "LIKELY_FABRICATED"
     assert "W1" in sv["reasoning"]
+
+
+# ------------------------------------------------------------- passages of real web pages (issue 29)
+
+# Two pages as a crawler saves them, one sentence or line a line (the shape of WiCE's cited pages):
+# title, navigation, headings, prose, lists, banners. Written for these tests.
+PAGE_A = """(meta data) TITLE: About Us – Example Trade News
+Skip to content
+Example Trade News
+Home | News | Reviews | Events | About
+# About Us
+Example Trade News is the voice of the home entertainment industry.
+We cover the moment a film leaves the cinema until it reaches a living room.
+Our reporters attend every major studio showcase in Los Angeles and London.
+### Meet the Team:
+Jane Q. Doe, Publisher and Editorial Director, Example Trade News:
+Jane Q. Doe has covered the home entertainment business for nearly three decades.
+She previously wrote for the Harbor Reader and the Valley Times.
+- print edition
+- a daily digest sent to 12,000 readers each morning.
+Share this: Facebook | Twitter | Email
+This site uses cookies to improve your experience.
+© 2024 Example Media. All rights reserved."""
+PAGE_B = """(meta data) TITLE: Valley Times – Arts
+Menu
+## Arts
+The Valley Times arts desk reviews two hundred concerts a year.
+Its critics were nominated for three regional journalism awards in 2018.
+Subscribe to our newsletter"""
+URL_A = "https://trade-news.example/about-us"
+URL_B = "https://valley-times.example/arts"
+A1 = "Example Trade News is the voice of the home entertainment industry."
+A3 = "Our reporters attend every major studio showcase in Los Angeles and London."
+A5 = "Jane Q. Doe has covered the home entertainment business for nearly three decades."
+A6 = "She previously wrote for the Harbor Reader and the Valley Times."
+B2 = "Its critics were nominated for three regional journalism awards in 2018."
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory: pytest.TempPathFactory) -> SourceStore:
+    root = tmp_path_factory.mktemp("pages")
+    (root / f"{url_key(URL_A)}.txt").write_text(PAGE_A, encoding="utf-8")
+    (root / "b.txt").write_text(PAGE_B, encoding="utf-8")
+    (root / "index.jsonl").write_text(json.dumps({"url": URL_B, "file": "b.txt"}) + "\n")
+    return SourceStore.open(root)
+
+
+def page_item(content: str, source: str = URL_A) -> Item:
+    return item([cit(claim="Doe runs a trade paper.", content=content, source=source)])
+
+
+def test_passage_of_three_non_adjacent_sentences_is_verified(
+    world: WorldIndex, pages: SourceStore
+) -> None:
+    task = CitationEvalTask(world, pages)
+    for content in (f"{A1} {A3} {A5}", f"{A5} … {A1} […] {A3}"):
+        line = check(task, page_item(content))
+        sv = verification(line)
+        assert sv["judgement"] == "VERIFIED", sv
+        assert "all 3 pieces of the cited content are found" in sv["reasoning"]
+        q = line.details["citations"][0]["verification"]["quote"]
+        assert q["pieces"] == 3 and q["share_found"] == 1.0 and "not_found" not in q
+
+
+def test_passage_with_a_sentence_of_another_stored_work_names_it(
+    world: WorldIndex, pages: SourceStore
+) -> None:
+    line = check(CitationEvalTask(world, pages), page_item(f"{A1} {B2} {A5}"))
+    sv = verification(line)
+    assert sv["judgement"] == "LIKELY_FABRICATED"
+    assert "2 of 3 pieces" in sv["reasoning"] and "piece 2" in sv["reasoning"]
+    assert f"the stored page {URL_B}" in sv["reasoning"]
+    ver = line.details["citations"][0]["verification"]
+    assert ver["quote"]["share_found"] == 0.6667
+    [missing] = ver["quote"]["not_found"]
+    assert missing["piece"] == 2 and missing["found_in"]["text"] == "store:b.txt"
+    assert ver["found_elsewhere"]["source"] == f"the stored page {URL_B}"
+
+
+def test_passage_quoted_from_another_page_entirely_names_it(
+    world: WorldIndex, pages: SourceStore
+) -> None:
+    sv = verification(check(CitationEvalTask(world, pages), page_item(f"{A5} {A6}", source=URL_B)))
+    assert sv["judgement"] == "LIKELY_FABRICATED"
+    assert "0 of 2 pieces" in sv["reasoning"] and URL_A not in sv["reasoning"]
+    assert f"store:{url_key(URL_A)}.txt" in sv["reasoning"]
+
+
+def test_lightly_edited_passage_is_verified(world: WorldIndex, pages: SourceStore) -> None:
+    edited = (
+        "Example Trade News is the  “voice” of the home-entertainment industry. "
+        "Jane Q. Doe has covered the home entertainment business for three decades.\n"
+        "She previously wrote for the Harbor Reader and the Valley Times"
+    )
+    line = check(CitationEvalTask(world, pages), page_item(edited))
+    sv = verification(line)
+    assert sv["judgement"] == "VERIFIED", sv
+    q = line.details["citations"][0]["verification"]["quote"]
+    assert q["exact"] is False and 90 <= q["similarity"] < 100
+
+
+def test_passage_from_a_source_not_in_the_world_is_uncertain(
+    world: WorldIndex, pages: SourceStore
+) -> None:
+    sv = verification(
+        check(
+            CitationEvalTask(world, pages),
+            page_item(f"{A1} {A3}", source="https://not-saved.example/interview"),
+        )
+    )
+    assert sv["judgement"] == "UNCERTAIN" and sv["url_accessible"] is False
+    assert "no page for it is saved" in sv["reasoning"]
+
+
+def test_piece_found_nowhere_goes_to_the_judge_with_evidence_lines(
+    world: WorldIndex, pages: SourceStore
+) -> None:
+    invented = "Doe also founded a film festival in Reno that now draws forty thousand visitors."
+    line = check(CitationEvalTask(world, pages), page_item(f"{A1} {invented} {A5}"))
+    sv = verification(line)
+    assert sv["judgement"] == "UNCERTAIN" and "not judged" in sv["reasoning"]
+    ver = line.details["citations"][0]["verification"]
+    assert ver["pending_judge"] and ver["judge_quote"] == invented
+    assert "2 of 3 pieces" in sv["reasoning"] and "piece 2" in sv["reasoning"]
+    # the judge reads evidence lines of the page, never its menus, headings or banners
+    assert ver["passages"]
+    for p in ver["passages"]:
+        assert not p.startswith(("#", "Home |", "Skip", "Share", "This site uses cookies", "©"))
+
+
+def test_the_judge_is_asked_about_the_pieces_not_found(
+    world: WorldIndex, pages: SourceStore
+) -> None:
+    invented = "Doe also founded a film festival in Reno that now draws forty thousand visitors."
+    backend = ScriptedBackend(
+        [
+            ScriptRule(
+                ("<claim>",), json.dumps({"label": "ENTAILMENT", "reason": "r"}), "SupportAnswer"
+            ),
+            ScriptRule(
+                (invented,),
+                json.dumps({"label": "NOT_IN_SOURCE", "reason": "No festival."}),
+                "SourceCheckAnswer",
+            ),
+        ]
+    )
+    it = item(
+        [cit(claim="Doe runs a trade paper.", content=f"{A1} {invented} {A5}", source=URL_A)],
+        gold_answer=...,
+    )
+    line = CitationEvalTask(world, pages, no_gold=True).check(it)
+    CitationEvalStage(Judge(backend)).apply([(it, line)])
+    assert line.result is not None and validate_result("citation-eval", line.result) == []
+    [source_prompt] = backend.calls[1]
+    assert invented in source_prompt and A1 not in source_prompt.split("<quote>")[-1]
+    assert verification(line)["judgement"] == "UNCERTAIN"
+
+
+def test_heading_of_the_page_glued_to_a_sentence_of_another_names_the_other(
+    world: WorldIndex, pages: SourceStore
+) -> None:
+    # one piece: the page's heading, then a sentence of page B; what page A lacks is looked for
+    line = check(CitationEvalTask(world, pages), page_item(f"### Meet the Team: {B2}"))
+    sv = verification(line)
+    assert sv["judgement"] == "LIKELY_FABRICATED" and f"the stored page {URL_B}" in sv["reasoning"]
+
+
+def test_quote_from_another_record_of_the_same_work_is_verified(tmp_path: Path) -> None:
+    # OpenAlex often holds a report twice (the shape of 'World Development Indicators 2006' in the
+    # shared works): same title, authors and year, two DOIs, two different abstracts
+    twins = [
+        Work(
+            id="W10",
+            title="Paying for Biodiversity Conservation Services",
+            authors=[Author("Stefano Pagiola")],
+            year=2004,
+            doi="10.1596/18393",
+            abstract="This report reviews payment schemes for environmental services in Latin America.",
+        ),
+        Work(
+            id="W11",
+            title="Paying for Biodiversity Conservation Services",
+            authors=[Author("Stefano Pagiola")],
+            year=2004,
+            doi="10.1596/0-8213-5834-2",
+            abstract="Adoption of improved silvopastoral practices in degraded pasture areas is thought "
+            "to provide valuable local and global environmental benefits.",
+        ),
+        WORKS[2],
+    ]
+    build_index_from_works(twins, tmp_path / "t.index")
+    twin_world = WorldIndex.open(tmp_path / "t.index")
+    quote = "Adoption of improved silvopastoral practices in degraded pasture areas"
+    line = check(CitationEvalTask(twin_world), item([cit(content=quote, source="10.1596/18393")]))
+    sv = verification(line)
+    assert sv["judgement"] == "VERIFIED" and "another record of the same work" in sv["reasoning"]
+    facts = line.details["citations"][0]["verification"]["quote"]
+    assert facts["in_other_records"][0]["work_id"] == "W11"
+    # the Transformer abstract is another work: still misattributed
+    other = "the Transformer, based solely on attention mechanisms, dispensing with recurrence"
+    sv = verification(
+        check(CitationEvalTask(twin_world), item([cit(content=other, source="10.1596/18393")]))
+    )
+    assert sv["judgement"] == "LIKELY_FABRICATED" and "W3" in sv["reasoning"]
+
+
+def test_check_keeps_the_quote_index_in_the_cache_dir(tmp_path: Path, pages: SourceStore) -> None:
+    from citejudge.run import RunConfig, run_check
+
+    inp = tmp_path / "in.jsonl"
+    rows = [
+        {"id": "a", "answer": "x", "citations": [cit(content=f"{A1} {B2}", source=URL_A)]},
+        {"id": "b", "answer": "x", "citations": [cit(content=f"{A3} … {A5}", source=URL_A)]},
+    ]
+    inp.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    cfg = RunConfig(
+        task="citation-eval",
+        input=inp,
+        out=tmp_path / "out.jsonl",
+        fulltext_dir=pages.root,
+        cache_dir=tmp_path / "cache",
+        model="none",
+        no_gold=True,
+        workers=1,
+    )
+    summary = run_check(cfg, quiet=True)
+    assert summary.errors == 0
+    lines = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()]
+    labels = [
+        ln["result"]["citation_evaluations"][0]["source_verification"]["judgement"] for ln in lines
+    ]
+    assert labels == ["LIKELY_FABRICATED", "VERIFIED"]
+    assert [
+        p.name[:6] for p in (tmp_path / "cache" / "source-index").glob("store-*") if p.is_dir()
+    ] == ["store-"]

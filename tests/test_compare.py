@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -187,3 +188,59 @@ def test_rag_audit_fields_and_errors(tmp_path: Path) -> None:
         "explanation_a": "summary PASS",
         "explanation_b": "judge: model timed out",
     }
+
+
+def test_compare_page_links_flips_to_their_items(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """compare --html: each flip count links to exactly its items, each with both sides' reasons."""
+    from test_report import _self_contained, row_html, rows_of, table_rows
+
+    evil = "<script>alert(1)</script>"
+    lines_a = _lines()
+    lines_a[3]["id"] = f"i4{evil}"
+    a = write_run(tmp_path / "a", lines_a, manifest())
+    lines_b = _lines()
+    lines_b[3]["id"] = f"i4{evil}"
+    lines_b[1] = _ref_line("i2", "Yes", "VALID", None)  # i2: No → Yes
+    lines_b[0] = _ref_line("i1", "No", "VALID", None)  # i1: Yes → No
+    lines_b[3] = _ref_line(f"i4{evil}", "Yes", "HALLUCINATED", "fabricated_doi")  # No → Yes
+    lines_b[3]["result"]["reference_grounding"] = f"Yes. Matches {evil}"
+    b = write_run(tmp_path / "b", lines_b, manifest())
+    out = tmp_path / "cmp" / "compare.html"
+    assert cmd_compare(CompareOptions(run_a=a, run_b=b, html=out)) == 0
+    text = capsys.readouterr().out
+    assert f"page: {out}" in text and "(results.jsonl line 2 in A, 2 in B)" in text
+    page = out.read_text()
+    _self_contained(page)
+    esc = "i4&lt;script&gt;alert(1)&lt;/script&gt;"
+    assert [k for k, _ in table_rows(page)] == ["i1", "i2", esc]
+    rg = re.search(r"<tr><td>reference_grounding</td>.*?</tr>", page)
+    assert rg is not None
+    links = dict(re.findall(r"(No → Yes|Yes → No): <a href=\"(#f-[t0-9.]+)\">\d+</a>", rg.group(0)))
+    assert rows_of(page, links["No → Yes"]) == ["i2", esc]
+    assert rows_of(page, links["Yes → No"]) == ["i1"]
+    row = row_html(page, "i2")
+    assert "reference_grounding in A (No)" in row and "reference_grounding in B (Yes)" in row
+    # both runs' details of the item, each named by its side
+    assert "<b>A: Reference grounding</b>No. Year mismatch" in row
+    assert "<b>B: Reference grounding</b>Yes. Matches W1" in row
+    assert "Yes. Matches &lt;script&gt;" in row_html(page, esc)
+
+
+def test_compare_page_caps_its_rows(tmp_path: Path) -> None:
+    """Every item can flip (a broken reproducibility run): the page holds the first rows, counts all."""
+    from citejudge.run.compare import compare_loaded
+    from citejudge.run.compare_page import build_compare_page
+    from citejudge.run.report import load_run
+
+    a = write_run(tmp_path / "a", _lines(), manifest())
+    b = write_run(tmp_path / "b", [_ref_line(*r[:1], "Yes", *r[2:]) for r in ROWS], manifest())
+    ra, rb = load_run(a), load_run(b)
+    cmp = compare_loaded(ra, rb)
+    assert len(cmp["flipped"]) == 4  # i2, i3, i4 No → Yes, i6 ERROR → Yes
+    page = build_compare_page(cmp, ra, rb, max_rows=2)
+    assert [r.key for r in page.table.rows] == ["i2", "i3"] and page.table.total == 4
+    assert "first 2 of 4 flipped items" in page.table.note and page.cards[1].value == 4
+    rg = next(f for f in page.fields if f.field == "reference_grounding")
+    assert dict((t, c.n) for t, c in rg.flips) == {"ERROR → Yes": 1, "No → Yes": 3}

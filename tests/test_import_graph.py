@@ -17,17 +17,19 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 # The layers, top first: a part may import parts of lower layers only (none of its own layer but
-# itself). "citejudge" is the package's own ``__init__`` (the root face).
+# itself). "citejudge" is the package's own ``__init__`` (the root face): it re-exports the Python
+# API, so it sits at the top beside the CLI and nothing inside the package imports it.
 LAYERS: list[set[str]] = [
-    {"cli"},  # the command line
+    {"cli", "citejudge"},  # the command line; the root face (re-exports the Python API)
+    {"api"},  # the Python API: open_index, check, read_document (the CLI calls it)
     {"run"},  # config, pipeline, executors, manifest, report, compare
     {"schema"},  # the shipped JSON Schemas, looked up by task
     {"tasks"},  # the task protocol and the evaluators
     {"sources"},  # offline source verification (citation_eval)
     {"index"},  # the embedded index of a world
-    {"match", "snapshot"},  # resolution and field checks; world readers
+    {"match", "snapshot", "documents"},  # resolution and field checks; world readers; documents
     {"readers"},  # one reader per input format
-    {"judge", "ids", "io", "demo", "citejudge"},  # the model boundary; ids; task input
+    {"judge", "ids", "io", "demo"},  # the model boundary; ids; task input
     {
         "text",
         "records",

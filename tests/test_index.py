@@ -111,6 +111,25 @@ def test_lookups_by_every_id_kind(world: WorldIndex) -> None:
     assert ids(world.get_many(["W3", "W999", "W1", "W3"])) == ["W3", "W1"]
 
 
+def test_decoded_records_are_kept_and_handed_out_as_copies(
+    world: WorldIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = world.get("W1")
+    assert first is not None
+    first.venue_alt = ["changed by a caller"]  # (the matcher sets aliases this way)
+    decoded: list[bytes] = []
+    monkeypatch.setattr(
+        world, "decode", lambda data: decoded.append(data) or world.codec.decode(data)
+    )
+    again = world.by_doi("10.1109/cvpr.2016.90")
+    assert [w.id for w in again] == ["W1"] and again[0] is not first
+    assert again[0].venue_alt != ["changed by a caller"]
+    assert decoded == []  # read from the kept records
+    monkeypatch.setattr("citejudge.index.store.WORK_CACHE", 1)
+    assert [w.id for w in world.get_many(["W2", "W3"])] == ["W2", "W3"]
+    assert len(world._work_cache) == 1 and len(decoded) == 2
+
+
 def test_redirects_followed(world: WorldIndex) -> None:
     work, chain = world.follow("W11")
     assert work is not None and work.id == "W1" and chain == ["W11", "W10", "W1"]
@@ -838,3 +857,60 @@ def test_a_records_title_reads_alone_as_in_the_whole_record(title: str | None, f
     )
     data = codec.encode(work)
     assert codec.decode_title(data) == codec.decode(data).title == title
+
+
+_KEY_PROBES = [
+    "i:W1",
+    "i:W2",
+    "d:10.1/x",
+    "d:10.2/y",
+    "d:10.48550/arxiv.2101.00002",
+    "a:2101.00001",
+    "a:2101.00002",
+    "a:2101.00003",
+    "p:123",
+    "c:PMC5",
+    "t:astudyofthings",
+    "t:deeplearningforthemassesasurvey",
+    "t:",
+    "d:",
+    "z:odd",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from([None, "", "A study of things", "Deep learning for the masses: a survey"]),
+    st.sampled_from([None, "10.1/x", "10.48550/arxiv.2101.00002"]),
+    st.sampled_from([None, "2101.00001"]),
+    st.sampled_from([None, "123"]),
+    st.sampled_from([None, "PMC5"]),
+    st.lists(
+        st.builds(
+            Version,
+            doi=st.sampled_from([None, "10.48550/arxiv.2101.00003", "10.2/y"]),
+            arxiv=st.sampled_from([None, "2101.00001", "2101.00002"]),
+        ),
+        max_size=3,
+    ),
+)
+def test_has_key_is_membership_in_work_keys(
+    title: str | None,
+    doi: str | None,
+    arxiv: str | None,
+    pmid: str | None,
+    pmcid: str | None,
+    versions: list[Version],
+) -> None:
+    work = Work(
+        id="W1",
+        title=title,
+        doi=doi,
+        arxiv=arxiv,
+        pmid=pmid,
+        pmcid=pmcid,
+        versions=versions,
+    )
+    keys = build_mod.work_keys(work, blocks=False)
+    for key in {*keys, *_KEY_PROBES}:
+        assert build_mod.has_key(work, key) is (key in keys), key

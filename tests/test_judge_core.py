@@ -76,6 +76,9 @@ def test_invalid_answer_is_retried_once_then_an_error() -> None:
     assert out[0].answer is not None and out[0].attempts == 2
     assert out[1].answer is None and "invalid answer" in (out[1].error or "")
     assert len(backend.batches) == 2 and backend.batches[1] == ["a", "b"]
+    # the report reads these: 3 invalid answers, both requests asked again, one left unanswered
+    assert judge.stats["invalid"] == 3 and judge.stats["retries"] == 2
+    assert judge.stats["errors"] == 1 and judge.stats["model_calls"] == 2
 
 
 def test_backend_failure_becomes_per_request_errors() -> None:

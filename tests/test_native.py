@@ -529,7 +529,7 @@ _SOURCE = st.none() | st.fixed_dictionaries(
         "display_name": _MAYBE_TEXT | st.just("arXiv (Cornell University)"),
         "host_organization_name": _MAYBE_TEXT,
         "abbreviated_title": _MAYBE_TEXT,
-        "type": st.sampled_from(["journal", "repository", None]),
+        "type": st.sampled_from(["journal", "repository", "ebook platform", "", None]),
     },
 )
 _LOCATION = st.fixed_dictionaries(
@@ -637,6 +637,7 @@ def test_the_c_converter_gives_the_python_work(record: dict[str, Any], abstract:
         assert plain == ("OpenAlexRecordError", plain[1])
     else:
         assert with_c == plain
+        assert list(with_c.venue_kinds.items()) == list(plain.venue_kinds.items())  # (order too)
         assert abstract or with_c.abstract is None
 
 

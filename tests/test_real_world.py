@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citejudge.index import WorldIndex, build_index
 from citejudge.match import check_citation, parse_citation_string, parse_metadata
@@ -39,19 +41,23 @@ def _loc(
     *,
     landing: str | None = None,
     host: str | None = None,
+    raw: str | None = None,
 ) -> dict[str, Any]:
     src = (
         {"id": "S1", "display_name": source, "type": stype, "host_organization_name": host}
         if source
         else None
     )
-    return {
+    loc = {
         "is_oa": True,
         "landing_page_url": landing,
         "pdf_url": None,
         "source": src,
         "version": version,
     }
+    if raw is not None:
+        loc["raw_source_name"] = raw  # (the 2025 schema's field)
+    return loc
 
 
 def _work(
@@ -300,7 +306,11 @@ def test_title_only_proceedings_citation_is_not_ambiguous(world: WorldIndex) -> 
     assert set(v.details()["match"]["family"]) == {"W101", "W102"}
 
 
-def test_wrong_conference_for_a_family_is_still_no(world: WorldIndex) -> None:
+@pytest.mark.parametrize("arxiv", [{}, {"arxiv": "2106.01234"}])
+def test_wrong_conference_for_a_family_is_still_no(
+    world: WorldIndex, arxiv: dict[str, str]
+) -> None:
+    # the NeurIPS copy contradicts ICML: the arXiv copy's leniency does not apply
     v = _check(
         parse_metadata(
             {
@@ -308,11 +318,12 @@ def test_wrong_conference_for_a_family_is_still_no(world: WorldIndex) -> None:
                 "authors": TRANSFORMER,
                 "year": 2021,
                 "venue": "ICML",
+                **arxiv,
             }
         ),
         world,
     )
-    assert not v.grounded
+    assert not v.grounded and "unverified" not in v.details()
     assert "Venue mismatch" in v.explanation
 
 
@@ -743,3 +754,450 @@ def test_venue_aliases_from_the_sources_entity(tmp_path: Path, layout: str) -> N
     v = _check(parse_metadata({**base_meta, "venue": "JPCL"}), world)
     assert v.grounded, v.explanation
     assert not _check(parse_metadata({**base_meta, "venue": "JACS"}), world).grounded
+
+
+def test_historical_names_and_repository_aliases_from_the_sources_entity(tmp_path: Path) -> None:
+    # a series renamed ("Applied Statistics" until 1997) that no canonical form can reach, and a
+    # repository whose other names are repositories too
+    base = tmp_path / "snap" / "data"
+    works = [
+        _work(
+            "W960",
+            "Fitting mixed models to repeated measures",
+            1994,
+            ["Ian Grant"],
+            locations=[
+                _loc(
+                    "Journal of the Royal Statistical Society Series C (Applied Statistics)",
+                    "journal",
+                    "publishedVersion",
+                )
+            ],
+        ),
+        _work(
+            "W961",
+            "Working memory in transformers",
+            2022,
+            ["Ola Berg"],
+            locations=[
+                _loc("Zenodo (CERN European Organization for Nuclear Research)", "repository", None)
+            ],
+        ),
+    ]
+    _gz(base / "works" / "updated_date=2026-01-01" / "part_000.gz", [json.dumps(w) for w in works])
+    sources = [
+        {
+            "id": "https://openalex.org/S2",
+            "display_name": "Journal of the Royal Statistical Society Series C (Applied Statistics)",
+            "alternate_titles": ["Applied Statistics", "J R Stat Soc Ser C Appl Stat"],
+            "type": "journal",
+        },
+        {
+            "id": "https://openalex.org/S3",
+            "display_name": "Zenodo (CERN European Organization for Nuclear Research)",
+            "alternate_titles": ["CERN Open Data Repository mirror", "Open Science Deposit"],
+            "type": "repository",
+        },
+    ]
+    _gz(
+        base / "sources" / "updated_date=2026-01-01" / "part_000.gz",
+        [json.dumps(x) for x in sources],
+    )
+    build_index([tmp_path / "snap"], tmp_path / "w.index", workers=1)
+    world = WorldIndex.open(tmp_path / "w.index")
+    jrss = {
+        "title": "Fitting mixed models to repeated measures",
+        "authors": ["Ian Grant"],
+        "year": 1994,
+    }
+    assert _check(parse_metadata({**jrss, "venue": "Applied Statistics"}), world).grounded
+    assert not _check(parse_metadata({**jrss, "venue": "Applied Economics"}), world).grounded
+    # the alias "Open Science Deposit" names no repository by itself: its Source's type says so
+    zen = {"title": "Working memory in transformers", "authors": ["Ola Berg"], "year": 2022}
+    v = _check(parse_metadata({**zen, "venue": "Neural Computation"}), world)
+    assert v.grounded and v.details()["unverified"] == ["venue"], v.explanation
+
+
+# --------------------------------------------------------------------------- record noise
+# Shapes of real records (../shared/data/openalex/works.jsonl): works known to OpenAlex only from
+# repositories and preprint servers (arXiv, PubMed, SSRN + RePEc + AgEcon Search, a publisher's DOI
+# landing page without a source beside an arXiv copy); "venues" that are no venue (a URL as the
+# raw source name, "(No Title)", the "DataCite API" metadata source); a renamed journal series;
+# books named by their ebook platform, book series or host organisation.
+
+ARXIV = "arXiv (Cornell University)"
+NOISY = [
+    _work(
+        "W1101",
+        "Diachronic word embeddings and semantic shifts: a survey",
+        2018,
+        ["Andrey Kutuzov", "Lilja Øvrelid", "Terrence Szymanski", "Erik Velldal"],
+        locations=[
+            _loc(
+                ARXIV,
+                "repository",
+                None,
+                landing="https://arxiv.org/abs/1806.03537",
+                host="Cornell University",
+            )
+        ],
+    ),
+    _work(
+        "W1102",
+        "Malaria vaccine: latest update and challenges ahead",
+        2009,
+        ["Pedro Alonso", "Regina Rabinovich"],
+        locations=[_loc("PubMed", "repository", None, host="National Institutes of Health")],
+    ),
+    _work(
+        "W1103",
+        "Sustainable financing of protected areas in Cambodia",
+        2008,
+        ["Ben Bryant", "Lina Sok"],
+        wtype="preprint",
+        locations=[
+            _loc(None, "", "submittedVersion", raw="http://ageconsearch.umn.edu/record/37920"),
+            _loc(
+                "RePEc: Research Papers in Economics",
+                "repository",
+                "submittedVersion",
+                host="Federal Reserve Bank of St. Louis",
+            ),
+            _loc(
+                "AgEcon Search (University of Minnesota, USA)",
+                "repository",
+                None,
+                host="University of Minnesota Rochester",
+            ),
+        ],
+    ),
+    # the publisher's DOI landing page has no source; the only named copy is arXiv's
+    _work(
+        "W1104",
+        "Citation recommendation for scholarly drafts",
+        2023,
+        ["Mei Tanaka", "Jonas Berg"],
+        doi="10.1109/jcdl57899.2023.00026",
+        locations=[
+            _loc(
+                None, "", "publishedVersion", landing="https://doi.org/10.1109/jcdl57899.2023.00026"
+            ),
+            _loc(
+                ARXIV,
+                "repository",
+                "submittedVersion",
+                landing="https://arxiv.org/abs/2304.13012",
+                host="Cornell University",
+            ),
+        ],
+    ),
+    _work(
+        "W1105",
+        "Sparse recovery under drift",
+        2024,
+        ["Ana Ruiz"],
+        doi="10.48550/arxiv.2402.01234",
+        wtype="preprint",
+        locations=[
+            _loc(
+                ARXIV, "repository", "submittedVersion", landing="https://arxiv.org/abs/2402.01234"
+            )
+        ],
+    ),
+    # venues that are no venue
+    _work(
+        "W1201",
+        "Grazing pressure on alpine meadows",
+        2016,
+        ["Tenzin Dorje"],
+        locations=[
+            _loc(None, "", "publishedVersion", raw="http://www.redalyc.org/pdf/422/42290110.pdf")
+        ],
+    ),
+    _work(
+        "W1202",
+        "Seed banks of restored wetlands",
+        2019,
+        ["Maria Lopes"],
+        locations=[_loc("(No Title)", "journal", "publishedVersion")],
+    ),
+    _work(
+        "W1203",
+        "Rainfall records of the Sahel 1950-2000",
+        2021,
+        ["Awa Diop"],
+        doi="10.5061/dryad.abc123",
+        wtype="dataset",
+        locations=[_loc("DataCite API", "metadata", None, host="DataCite")],
+    ),
+    _work(
+        "W1204",
+        "Pollinator decline in orchards",
+        2017,
+        ["Lena Vogt"],
+        locations=[_loc(None, "", "publishedVersion", raw="Journal of Applied Ecology")],
+    ),
+    # a series renamed: the record has today's name
+    _work(
+        "W1301",
+        "Regression shrinkage and selection via the lasso",
+        1996,
+        ["Robert Tibshirani"],
+        locations=[
+            _loc(
+                "Journal of the Royal Statistical Society Series B (Statistical Methodology)",
+                "journal",
+                "publishedVersion",
+                host="Oxford University Press",
+            )
+        ],
+    ),
+    # books by their ebook platform, book series or host organisation
+    _work(
+        "W1401",
+        "Deep learning",
+        2016,
+        ["Ian Goodfellow", "Yoshua Bengio", "Aaron Courville"],
+        wtype="book",
+        locations=[
+            _loc("MIT Press eBooks", "ebook platform", "publishedVersion", host="MIT Press")
+        ],
+    ),
+    _work(
+        "W1402",
+        "Elements of information theory",
+        2005,
+        ["Thomas M. Cover", "Joy A. Thomas"],
+        wtype="book",
+        locations=[_loc("Wiley eBooks", "ebook platform", "publishedVersion", host="Wiley")],
+    ),
+    _work(
+        "W1403",
+        "Synthesis: managing socio-ecological production landscapes",
+        2012,
+        ["Kazuhiko Takeuchi"],
+        wtype="book-chapter",
+        locations=[
+            _loc(
+                "Science for sustainable societies",
+                "book series",
+                "publishedVersion",
+                host="Springer Nature",
+            )
+        ],
+    ),
+    _work(
+        "W1404",
+        "Biodiversity: resource for new products",
+        1997,
+        ["Jorge Soberón"],
+        locations=[_loc("Biodiversity", "journal", "publishedVersion", host="Taylor & Francis")],
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def noisy(tmp_path_factory: pytest.TempPathFactory) -> WorldIndex:
+    d = tmp_path_factory.mktemp("noisy")
+    src = d / "works.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in [*RECORDS, *NOISY]), encoding="utf-8")
+    report = build_index([src], d / "world.index", workers=1)
+    assert report.ok, report.to_dict()
+    return WorldIndex.open(d / "world.index")
+
+
+def _meta_of(wid: str, **fields: Any) -> CitedWork:
+    rec = next(r for r in NOISY if r["id"].endswith("/" + wid))
+    names = [a["author"]["display_name"] for a in rec["authorships"]]
+    return parse_metadata(
+        {"title": rec["title"], "authors": names, "year": rec["publication_year"], **fields}
+    )
+
+
+@pytest.mark.parametrize(
+    ("wid", "venue"),
+    [
+        ("W1101", "Proceedings of the 27th International Conference on Computational Linguistics"),
+        ("W1102", "Vaccine"),
+        ("W1103", "Environment and Development Economics"),
+        ("W1104", "ACM/IEEE Joint Conference on Digital Libraries (JCDL)"),
+    ],
+)
+def test_a_venue_only_repositories_stand_against_is_unverified(
+    noisy: WorldIndex, wid: str, venue: str
+) -> None:
+    v = _check(_meta_of(wid, venue=venue), noisy)
+    assert v.grounded, v.explanation
+    assert v.details()["unverified"] == ["venue"]
+    assert "could not be verified" in v.explanation
+    strict = _check(_meta_of(wid, venue=venue), noisy, strict_venues=True)
+    assert not strict.grounded
+    assert "Venue mismatch" in strict.explanation
+    # identifiers keep their own flag
+    assert _check(_meta_of(wid, venue=venue), noisy, strict_identifiers=True).grounded
+
+
+@pytest.mark.parametrize(
+    ("wid", "venue"),
+    [
+        ("W1101", "bioRxiv"),  # another preprint server: the record names its servers
+        ("W1103", "SSRN Electronic Journal"),
+        ("W1102", "medRxiv"),
+    ],
+)
+def test_another_repository_is_still_a_mismatch(noisy: WorldIndex, wid: str, venue: str) -> None:
+    v = _check(_meta_of(wid, venue=venue), noisy)
+    assert not v.grounded, v.explanation
+
+
+def test_the_preprints_own_doi_fixes_the_copy(noisy: WorldIndex) -> None:
+    # a DOI names one registered version: the arXiv DOI with a conference is a mismatch ...
+    assert not _check(
+        _meta_of("W1105", venue="ICML", doi="10.48550/arXiv.2402.01234"), noisy
+    ).grounded
+    # ... the arXiv id (an open-access pointer beside a published version) is not
+    v = _check(_meta_of("W1105", venue="ICML", arxiv="2402.01234"), noisy)
+    assert v.grounded and v.details()["unverified"] == ["venue"], v.explanation
+    # the publisher's DOI of a record that only names its arXiv copy
+    v = _check(_meta_of("W1104", venue="JCDL", doi="10.1109/jcdl57899.2023.00026"), noisy)
+    assert v.grounded and v.details()["unverified"] == ["venue"], v.explanation
+
+
+def test_a_workshop_of_the_families_conference_is_another_venue(world: WorldIndex) -> None:
+    # a workshop of the conference the record names stays another venue
+    v = _check(
+        parse_metadata(
+            {
+                "title": "Sparse Attention Routers for Long Sequences",
+                "authors": TRANSFORMER,
+                "year": 2021,
+                "venue": "NeurIPS Workshop on Efficient Natural Language and Speech Processing",
+            }
+        ),
+        world,
+    )
+    assert not v.grounded, v.explanation
+
+
+@pytest.mark.parametrize("wid", ["W1201", "W1202", "W1203"])
+def test_a_record_venue_that_is_no_venue_is_no_venue(noisy: WorldIndex, wid: str) -> None:
+    v = _check(_meta_of(wid, venue="Journal of Vegetation Science"), noisy)
+    assert v.grounded, v.explanation
+    assert "has no venue" in v.explanation and "could not be checked" in v.explanation
+    assert "unverified" not in v.details()
+
+
+def test_a_raw_source_name_that_is_a_venue_still_contradicts(noisy: WorldIndex) -> None:
+    assert _check(_meta_of("W1204", venue="Journal of Applied Ecology"), noisy).grounded
+    assert not _check(_meta_of("W1204", venue="Journal of Vegetation Science"), noisy).grounded
+
+
+@pytest.mark.parametrize(
+    ("venue", "ok"),
+    [
+        ("Journal of the Royal Statistical Society: Series B (Methodological)", True),
+        ("Journal of the Royal Statistical Society. Series B, Methodological", True),
+        ("Journal of the Royal Statistical Society Series B", True),
+        ("Journal of the Royal Statistical Society: Series A (Statistics in Society)", False),
+        ("Journal of the Royal Statistical Society: Series C (Applied Statistics)", False),
+    ],
+)
+def test_a_series_qualifier_is_compared_on_the_series(
+    noisy: WorldIndex, venue: str, ok: bool
+) -> None:
+    v = _check(_meta_of("W1301", venue=venue), noisy)
+    assert v.grounded is ok, v.explanation
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        # Google Scholar's BibTeX for a book: the place after the publisher
+        (
+            "@book{goodfellow2016deep, title={Deep learning}, author={Goodfellow, Ian and Bengio, "
+            "Yoshua and Courville, Aaron}, year={2016}, publisher={MIT press Cambridge}}",
+            True,
+        ),
+        (
+            "Cover, T. M., & Thomas, J. A. (2005). Elements of information theory. John Wiley & Sons.",
+            True,
+        ),
+        (
+            "Goodfellow, I., Bengio, Y., & Courville, A. (2016). Deep learning. Springer.",
+            False,
+        ),
+        (
+            "Cover, T. M., & Thomas, J. A. (2005). Elements of information theory. Cambridge "
+            "University Press.",
+            False,
+        ),
+    ],
+)
+def test_a_publisher_cited_for_a_book(noisy: WorldIndex, text: str, ok: bool) -> None:
+    v = _check(parse_citation_string(text), noisy)
+    assert v.grounded is ok, v.explanation
+
+
+@pytest.mark.parametrize(
+    ("wid", "venue", "ok"),
+    [
+        ("W1401", "MIT press Cambridge", True),  # a publisher in the venue field of a book
+        ("W1402", "John Wiley & Sons, Hoboken, NJ", True),
+        ("W1403", "Springer", True),  # a book series record, its host organisation cited
+        ("W1403", "Elsevier", False),
+        ("W1404", "Routledge", False),  # an article: its venue is its journal
+    ],
+)
+def test_a_publisher_as_the_venue_of_a_book(
+    noisy: WorldIndex, wid: str, venue: str, ok: bool
+) -> None:
+    v = _check(_meta_of(wid, venue=venue), noisy)
+    assert v.grounded is ok, v.explanation
+
+
+def test_strict_venues_flag_end_to_end(noisy: WorldIndex, tmp_path: Path) -> None:
+    from citejudge.cli import main
+
+    item = {
+        "id": "v1",
+        "metadata": {
+            "title": "Malaria vaccine: latest update and challenges ahead",
+            "authors": ["Pedro Alonso", "Regina Rabinovich"],
+            "year": 2009,
+            "venue": "Vaccine",
+        },
+    }
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps(item) + "\n", encoding="utf-8")
+    lines = {}
+    for flag in ([], ["--strict-venues"]):
+        out = tmp_path / f"out{len(flag)}.jsonl"
+        args = ["check", "references", str(items), "--index", str(noisy.path), "--out", str(out)]
+        assert main([*args, "--no-llm", "-q", *flag]) == 0
+        lines[bool(flag)] = json.loads(out.read_text(encoding="utf-8"))
+    assert lines[False]["result"]["reference_grounding"].startswith("Yes.")
+    assert lines[False]["details"]["unverified"] == ["venue"]
+    assert lines[True]["result"]["reference_grounding"].startswith("No.")
+    manifest = json.loads((tmp_path / "out1.jsonl.manifest.json").read_text(encoding="utf-8"))
+    assert manifest["options"]["strict_venues"] is True
+
+
+_pub_word = st.text(alphabet="bcdfghklmnprstvz", min_size=3, max_size=8).map(str.capitalize)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(_pub_word, min_size=1, max_size=3),
+    st.sampled_from(["Press", "Publishing", "Verlag", "& Sons"]),
+    st.sampled_from(["Cambridge", "New York", "Berlin Heidelberg", "Hoboken NJ", "Oxford"]),
+)
+def test_publisher_forms_drop_a_place_and_invent_nothing(
+    name: list[str], end: str, where: str
+) -> None:
+    from citejudge.match.resolve import _publisher_forms
+
+    publisher = " ".join([*name, end])
+    for text in (f"{publisher} {where}", f"{where}: {publisher}", f"{publisher}, {where}"):
+        forms = _publisher_forms(text)
+        assert publisher in forms, (text, forms)
+        assert all(f in text for f in forms)

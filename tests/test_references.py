@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -316,6 +317,7 @@ def test_bad_input_never_crashes(task: ReferencesTask, data: dict[str, object]) 
             "metadata.authors[1]",
         ),
         ({"metadata": {"title": "Deep learning", "year": [2015]}}, "metadata.year"),
+        ({"metadata": {"title": "Deep learning", "year": "abc"}}, "metadata.year"),
         ({"metadata": {"title": "Deep learning", "doi": 10.1038}}, "metadata.doi"),
         ({"metadata": "Deep learning"}, "metadata"),
         ({"full_citation": 12}, "full_citation"),
@@ -330,6 +332,28 @@ def test_wrong_types_are_input_errors_naming_the_field(
         line.error["kind"] == "input" and line.error["field"] == field and line.error["line"] == 4
     )
     assert field in line.error["message"]
+
+
+def test_a_year_that_is_not_a_year_is_an_input_error(tmp_path: Path) -> None:
+    # tests/fixtures/metadata_years.jsonl: years that are not years ("abc", "Autumn", 19997) and
+    # the forms a year is written in ("1997a", "1997-11-15", "Nov. 1997", "n.d.", blank)
+    from citejudge.cli import main
+
+    index = tmp_path / "world.index"
+    build_index_from_works(WORKS, index)
+    src = Path(__file__).parent / "fixtures" / "metadata_years.jsonl"
+    out = tmp_path / "out.jsonl"
+    args = ["check", "references", str(src), "--index", str(index), "--out", str(out)]
+    assert main([*args, "--no-llm", "-q", "--workers", "1"]) == 0
+    lines = {d["id"]: d for d in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    for n, key in enumerate(("word", "season", "typo"), start=1):
+        err = lines[key]["error"]
+        assert lines[key]["result"] is None and err is not None, key
+        assert (err["kind"], err["field"], err["line"]) == ("input", "metadata.year", n)
+        assert err["file"] == str(src) and "is not a year" in err["message"]
+    for key in ("plain", "string", "letter", "date", "month", "undated", "blank"):
+        assert lines[key]["error"] is None, (key, lines[key]["error"])
+        assert lines[key]["result"]["reference_grounding"].startswith("Yes"), key
 
 
 def test_empty_item_names_the_field(task: ReferencesTask) -> None:

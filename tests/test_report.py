@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from citejudge.run.report import (
     cmd_report,
     parse_gold_map,
 )
+from citejudge.run.report_page import static_script
 
 # ------------------------------------------------------------------------------ metrics: exact numbers
 
@@ -233,6 +235,12 @@ def manifest(**over: Any) -> dict[str, Any]:
     return m
 
 
+def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
+    """``records`` as a JSONL file at ``path``."""
+    path.write_text("".join(json.dumps(x) + "\n" for x in records))
+    return path
+
+
 def write_run(path: Path, lines: list[dict[str, Any]], man: dict[str, Any] | None) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     (path / "results.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
@@ -248,9 +256,50 @@ def run_dir(tmp_path: Path) -> Path:
 
 
 def _self_contained(page: str) -> None:
+    """No external resource; the one script is the static filter; no event handler attribute."""
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", page, re.I)
-    assert "<script" not in page.lower() and "<link" not in page.lower() and "@import" not in page
-    assert "url(" not in page
+    assert "<link" not in page.lower() and "@import" not in page
+    assert "url(" not in page and "javascript:" not in page.lower()
+    scripts = re.findall(r"<script\b[^>]*>(.*?)</script>", page, re.S | re.I)
+    assert len(scripts) == page.lower().count("<script") == 1
+    assert scripts[0].strip() == static_script()
+    assert _handler_attributes(page) == []  # no inline event handler
+
+
+def _handler_attributes(page: str) -> list[str]:
+    """Attributes named on… (event handlers) of any tag, as a browser's parser reads them."""
+    found: list[str] = []
+
+    class Parser(HTMLParser):
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            found.extend(f"{tag} {k}" for k, _ in attrs if k.lower().startswith("on"))
+
+    Parser().feed(page)
+    return found
+
+
+_ROW = re.compile(r'<tr id="r\d+" class="it [^"]*" data-t="([^"]*)"><td><code>(.*?)</code>')
+
+
+def table_rows(page: str) -> list[tuple[str, set[str]]]:
+    """The item table's rows in page order: (key as written in the page, filter tokens)."""
+    return [(key, set(toks.split())) for toks, key in _ROW.findall(page)]
+
+
+def row_html(page: str, key: str) -> str:
+    """The HTML of the item-table row whose key is ``key`` (as written in the page)."""
+    body = page.split('<table id="item-table"', 1)[1].split("</section>", 1)[0]
+    for chunk in body.split('<tr id="r')[1:]:
+        if chunk.split("</code>", 1)[0].endswith(f"<td><code>{key}"):
+            return '<tr id="r' + chunk
+    raise AssertionError(f"no row {key}")
+
+
+def rows_of(page: str, href: str) -> list[str]:
+    """The keys of the rows a link ``#f-tA.tB`` shows, as the page's script selects them."""
+    assert href.startswith("#f-") and f'<a id="{href[1:]}"></a>' in page  # reachable without script
+    want = set(href[3:].split("."))
+    return [key for key, toks in table_rows(page) if want <= toks]
 
 
 # ------------------------------------------------------------------------------ report: tests
@@ -269,10 +318,21 @@ def test_report_without_gold(run_dir: Path) -> None:
     assert rep["errors"]["by_kind"] == {"parse": 1}
     assert rep["throughput_items_per_s"] == 3.0
     assert rep["manifest"]["run_id"] == "abc123" and rep["manifest"]["model"] == "cpu-default"
+    assert rep["views"]["content_grounding"]["distribution"] == {"N/A": 5, "ERROR": 1}
     for fact in ("abc123", "deadbeef", "cpu-default", "r1", "m" * 64, "c" * 64, "i" * 64):
         assert fact in page
-    assert page.count("<svg") == 2  # the two distributions
+    assert page.count("<svg") == 3  # the three distributions
     assert "Confusion matrix" not in page
+    # every item, errors first, then failures, then the rest, each in input order
+    assert [k for k, _ in table_rows(page)] == ["i6", "i2", "i3", "i4", "i1", "i5"]
+    assert rep["item_table"] == {
+        "rows": 6,
+        "unit": "item",
+        "shown": 6,
+        "rows_per_verdict": 200,
+        "companion": None,
+        "in_companion": 0,
+    }
 
 
 EXPECTED = {
@@ -319,10 +379,18 @@ def test_report_gold_field_with_map(run_dir: Path, tmp_path: Path) -> None:
     page = out.read_text()
     _self_contained(page)
     assert "Confusion matrix" in page and 'class="confusion"' in page and "Per category" in page
-    assert page.count("<svg") == 3  # category bars, 2 distributions
+    assert page.count("<svg") == 4  # category bars, 3 distributions
     assert (
         'class="n diag dark" style="background:' in page
     )  # the confusion table is shaded as a heatmap
+    # each confusion cell links to exactly its items: gold No predicted Yes is i5, No → ERROR i6
+    cells = re.findall(r'<td class="n[^"]*"[^>]*><a href="(#f-[t0-9.]+)">(\d+)</a></td>', page)
+    linked = {tuple(rows_of(page, href)): int(n) for href, n in cells}
+    assert linked[("i5",)] == 1 and linked[("i6",)] == 1
+    assert linked[("i3", "i4")] == 2 and linked[("i1",)] == 1 and linked[("i2",)] == 1
+    # the misclassified count links to the three misclassified items
+    mis = re.search(r"Misclassified \(<a href=\"(#f-[t0-9.]+)\">3</a>", page)
+    assert mis is not None and rows_of(page, mis.group(1)) == ["i6", "i2", "i5"]
     saved = json.loads((tmp_path / "out" / "report.json").read_text())
     assert saved["views"]["reference_grounding"]["gold"]["confusion"] == EXPECTED["confusion"]
     assert saved["views"]["reference_grounding"]["gold"]["kappa"] == 0.1
@@ -425,8 +493,7 @@ def test_report_escapes_item_text(tmp_path: Path) -> None:
     d = write_run(tmp_path / "run", lines, manifest(run_id=evil, versions={"python": evil}))
     build_report(d, "label", None)
     page = (d / "report.html").read_text()
-    _self_contained(page)
-    assert "<script" not in page.lower()
+    _self_contained(page)  # one script, the static one: none of the evil strings became one
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     for where in (
         "<code>i1&lt;script&gt;",
@@ -548,17 +615,14 @@ def test_report_rag_audit_and_citation_eval(tmp_path: Path) -> None:
         [ce("q1", ["ENTAILMENT", "NEUTRAL"], "CORRECT"), ce("q2", ["CONTRADICTION"], "INCORRECT")],
         manifest(task="citation-eval"),
     )
-    gold = tmp_path / "g.jsonl"
-    gold.write_text(
-        "".join(
-            json.dumps(x) + "\n"
-            for x in [
-                {"id": "q1#1", "label": "ENTAILMENT"},
-                {"id": "q1#2", "label": "ENTAILMENT"},
-                {"id": "q2#1", "label": "CONTRADICTION"},
-                {"id": "q1", "label": "CORRECT"},
-            ]
-        )
+    gold = write_jsonl(
+        tmp_path / "g.jsonl",
+        [
+            {"id": "q1#1", "label": "ENTAILMENT"},
+            {"id": "q1#2", "label": "ENTAILMENT"},
+            {"id": "q2#1", "label": "CONTRADICTION"},
+            {"id": "q1", "label": "CORRECT"},
+        ],
     )
     rep2 = build_report(d2, gold, None, plots=False)
     assert rep2["views"]["citation_support"]["n"] == 3

@@ -3,16 +3,26 @@
 from __future__ import annotations
 
 import json
+import random
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citejudge.index import WorldIndex, build_index_from_works
 from citejudge.records import Author, Work
 from citejudge.sources import (
+    IndexedText,
+    PreparedText,
+    QuoteIndex,
+    SourceSearch,
     SourceStore,
+    check_quote,
     find_quote,
     normalize_url,
+    quote_pieces,
     read_source,
     resolve_source,
     url_key,
@@ -162,3 +172,301 @@ def test_reference_without_readable_title(world: WorldIndex) -> None:
     assert "Verbrugghen" in res.message or "alpha heteroatom" in res.message
     good = "Yann LeCun et al. (2015). Deep learning. Nature. https://doi.org/10.1038/nature14539"
     assert resolve_source(good, world).status == "resolved"
+
+
+# ------------------------------------------------------------------------ quotes as people write them
+
+# A web page as a crawler saves it, one sentence or line a line (the shape of WiCE's pages): a
+# title line, navigation, headings, prose, a list, a date line, banners. Written for these tests.
+PAGE = """(meta data) TITLE: Harbour Bridge reopens after repairs – Coastal Herald
+Skip to content
+Home | News | Sport | Weather
+## Local News
+# Harbour Bridge reopens after two years of repairs
+12 March 2019
+The Harbour Bridge reopened to traffic on Monday after a two-year closure for structural repairs.
+Engineers replaced 140 steel cables and resurfaced the entire deck.
+The project cost 48 million dollars, about 6 million more than first estimated.
+Mayor Jane Alder said the bridge would carry up to 30,000 vehicles a day.
+### Related Stories
+- Ferry timetable changes for spring
+- Council approves new cycle lanes
+Local businesses on the north shore reported a sharp fall in trade during the closure.
+A toll of two dollars will apply to cars from April.
+The original bridge was built in 1932 by the Northern Steel Company.
+This site uses cookies to improve your experience.
+© 2019 Coastal Herald. All rights reserved."""
+
+S1 = "The Harbour Bridge reopened to traffic on Monday after a two-year closure for structural repairs."
+S3 = "The project cost 48 million dollars, about 6 million more than first estimated."
+S6 = "A toll of two dollars will apply to cars from April."
+S7 = "The original bridge was built in 1932 by the Northern Steel Company."
+
+
+def test_quote_pieces_cut_where_the_writer_cut() -> None:
+    pieces = quote_pieces(f"{S1} … {S3} [...] {S6}")
+    assert [p.text for p in pieces] == [S1, S3, S6]
+    assert [p.index for p in pieces] == [1, 2, 3]
+    assert [p.text for p in quote_pieces(f"{S1} {S3}")] == [S1, S3]
+    # a short unit joins its neighbour; a short ellipsis part is left out
+    assert [p.text for p in quote_pieces(f"In 2019. {S1} … and …")] == [f"In 2019. {S1}"]
+    assert [p.text for p in quote_pieces("Yes.")] == ["Yes."]
+    assert quote_pieces("  ") == []
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        f"{S1} {S3} {S6}",  # three non-adjacent sentences, in order, joined by spaces
+        f"{S6} {S1} {S3}",  # out of order
+        f"{S1} … {S3} […] {S6}",  # ellipses
+        f"{S1}\n{S3}\n{S6}",  # one a line
+        f"# Harbour Bridge reopens after two years of repairs {S1}",  # a heading glued to a sentence
+        f"12 March 2019 {S3} Home | News | Sport | Weather",  # a date line and a menu glued on
+    ],
+)
+def test_passage_of_sentences_of_the_page_is_found(quote: str) -> None:
+    qc = check_quote(quote, PreparedText(PAGE))
+    assert qc.whole.found and qc.missing == []
+    assert all(m.found for m in qc.matches)
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        # curly quotes, doubled spaces, a hyphen, a dash
+        "The “Harbour Bridge”  reopened to traffic on Monday after a two—year closure for structural repairs.",
+        # a dropped word
+        "The Harbour Bridge reopened to traffic on Monday after a two-year closure for repairs.",
+        # a word cut by a line-break hyphen in a PDF copy
+        "Engineers re- placed 140 steel cables and resurfaced the entire deck.",
+        # a changed word form
+        "Local businesses on the north shore reported a sharp fall in trade during the closures.",
+    ],
+)
+def test_lightly_edited_quote_is_found_not_exact(quote: str) -> None:
+    m = find_quote(quote, PAGE)
+    assert m.found and m.score >= 90
+
+
+def test_recombined_phrases_and_other_pages_are_not_found() -> None:
+    # every run of three words is on the page, the sentence is not
+    fake = "The project cost 48 million dollars a day after a two-year closure for the original bridge."
+    m = find_quote(fake, PAGE)
+    assert not m.found and m.score < 90
+    qc = check_quote(
+        f"{S1} The bridge was closed again in May after new cracks appeared. {S6}",
+        PreparedText(PAGE),
+    )
+    assert not qc.whole.found
+    assert [(p.index, m.found) for p, m in zip(qc.pieces, qc.matches, strict=True)] == [
+        (1, True),
+        (2, False),
+        (3, True),
+    ]
+    assert [p.index for p, _ in qc.missing] == [2]
+
+
+def test_a_long_text_ending_in_a_word_of_the_quote_does_not_hold_it() -> None:
+    # windows shorter than the quote (the text's tail, a short page) were aligned inside the
+    # quote and scored 100: an unrelated quote was "found"
+    q = "Transformers rely entirely on attention mechanisms"
+    filler = "unrelated filler sentence number. " * 100
+    assert not any(find_quote(q, filler + "x" * k + " attention").found for k in range(60))
+    assert not find_quote(f"{S1} {S3}", "structural repairs").found
+
+
+_UNITS = st.lists(
+    st.sampled_from(
+        [line for line in PAGE.splitlines() if len(line.split()) >= 4 and not line.startswith("#")]
+    ),
+    min_size=1,
+    max_size=5,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_UNITS, st.sampled_from([" ", " … ", " [...] ", "\n"]))
+def test_any_sentences_of_the_page_joined_are_found(units: list[str], joiner: str) -> None:
+    qc = check_quote(joiner.join(units), PreparedText(PAGE))
+    assert qc.whole.found and all(m.found for m in qc.matches)
+
+
+# ------------------------------------------------------------------------------------ the index
+
+
+def _texts(n: int, rng: random.Random) -> list[list[str]]:
+    vocab = [f"w{i}" for i in range(400)] + ["the", "of", "and", "a", "in"] * 40
+    return [[rng.choice(vocab) for _ in range(rng.randrange(5, 120))] for _ in range(n)]
+
+
+def test_quote_index_finds_every_text_sharing_seven_words() -> None:
+    """Differential: the index's candidates against a scan of every text."""
+    rng = random.Random(7)
+    texts = _texts(300, rng)
+    index = QuoteIndex.build(
+        (IndexedText(f"t{i}", f"text {i}", f"store:t{i}"), words) for i, words in enumerate(texts)
+    )
+    for _ in range(200):
+        src = rng.randrange(len(texts))
+        words = texts[src]
+        a = rng.randrange(len(words))
+        piece = words[a : a + rng.randrange(7, 25)]
+        if len(piece) < 7:
+            continue
+        found = {t.origin for t, _ in index.candidates(piece, lambda t: False, k=len(texts))}
+        grams = {tuple(piece[i : i + 7]) for i in range(len(piece) - 6)}
+        holders = {
+            f"t{i}"
+            for i, ws in enumerate(texts)
+            if grams & {tuple(ws[j : j + 7]) for j in range(len(ws) - 6)}
+        }
+        # common shingles (in more than MAX_DOC_FREQ texts) cast no vote; none are here
+        assert holders <= found, (holders - found, piece)
+        assert f"t{src}" in found
+
+
+def test_quote_index_saves_loads_and_skips(tmp_path: Path) -> None:
+    words = PreparedText(PAGE).words
+    other = PreparedText(ABSTRACT).words
+    index = QuoteIndex.build(
+        [
+            (IndexedText("store:a.txt", "the stored text a.txt", "store:a.txt"), words),
+            (IndexedText("abstract of W1", "W1 'x'", "work:W1"), other),
+        ]
+    )
+    index.save(tmp_path / "q", {"owner": "test"})
+    loaded = QuoteIndex.load(tmp_path / "q")
+    piece = PreparedText(S6).words
+    assert [t.origin for t, _ in loaded.candidates(piece, lambda t: False)] == ["store:a.txt"]
+    assert loaded.candidates(piece, lambda t: t.origin == "store:a.txt") == []
+    (tmp_path / "q" / "meta.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(ValueError):
+        QuoteIndex.load(tmp_path / "q")
+
+
+def _store(root: Path) -> Path:
+    root.mkdir()
+    (root / "pages").mkdir()
+    (root / "pages" / "herald.txt").write_text(PAGE, encoding="utf-8")
+    (root / "W1.txt").write_text(ABSTRACT, encoding="utf-8")
+    (root / "index.jsonl").write_text(
+        json.dumps({"url": "https://coastal-herald.example/bridge", "file": "pages/herald.txt"})
+        + "\n",
+        encoding="utf-8",
+    )
+    return root
+
+
+def test_source_search_names_the_text_a_piece_is_in(tmp_path: Path, world: WorldIndex) -> None:
+    store = SourceStore.open(_store(tmp_path / "store"))
+    search = SourceSearch(world, store)
+    piece = quote_pieces(S7)[0]
+    hit = search.find_elsewhere(piece, exclude=set())
+    assert hit is not None and hit.exact
+    assert hit.name == "the stored page https://coastal-herald.example/bridge"
+    assert hit.origin == "store:pages/herald.txt"
+    assert search.find_elsewhere(piece, exclude={"store:pages/herald.txt"}) is None
+    # a record's stored full text is named by the record; excluded by its id
+    resnet = quote_pieces("We present a residual learning framework to ease the training")[0]
+    hit = search.find_elsewhere(resnet, exclude=set())
+    assert hit is not None and hit.name.startswith("W1 'Deep Residual")
+    assert search.find_elsewhere(resnet, exclude={"W1"}) is None
+
+
+def test_source_search_caches_by_content(tmp_path: Path) -> None:
+    root = _store(tmp_path / "store")
+    cache = tmp_path / "cache"
+    piece = quote_pieces(S7)[0]
+    first = SourceSearch(None, SourceStore.open(root), cache)
+    assert first.find_elsewhere(piece, set()) is not None
+    built = sorted(p.name for p in cache.glob("store-*") if p.is_dir())
+    assert len(built) == 1
+    # the store is only read: a read-only store is fine, and a second run opens the cache
+    for p in [root, root / "pages", *root.rglob("*.*")]:
+        p.chmod(0o555 if p.is_dir() else 0o444)
+    try:
+        again = SourceSearch(None, SourceStore.open(root), cache)
+        assert again.find_elsewhere(piece, set()) is not None
+        assert sorted(p.name for p in cache.glob("store-*") if p.is_dir()) == built
+    finally:
+        for p in [root, root / "pages", *root.rglob("*.*")]:
+            p.chmod(0o755 if p.is_dir() else 0o644)
+    # a changed text is a new index (the old one of this store is removed)
+    (root / "pages" / "herald.txt").write_text(PAGE.replace(S7, "Gone."), encoding="utf-8")
+    changed = SourceSearch(None, SourceStore.open(root), cache)
+    assert changed.find_elsewhere(piece, set()) is None
+    rebuilt = sorted(p.name for p in cache.glob("store-*") if p.is_dir())
+    assert len(rebuilt) == 1 and rebuilt != built
+
+
+def test_source_search_without_a_writable_cache_indexes_in_memory(tmp_path: Path) -> None:
+    root = _store(tmp_path / "store")
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder", encoding="utf-8")
+    search = SourceSearch(None, SourceStore.open(root), blocked / "cache")
+    assert search.find_elsewhere(quote_pieces(S7)[0], set()) is not None
+
+
+# A crawled page whose lines are fragments of one sentence (a layout broke it): the lines are
+# what the writer copies, even where split_units joins them back into one sentence.
+BROKEN = """# Back To Earth DVD Cover Art
+Life mirrors art with the sleeve to the new release.
+15 May, 2009
+Fulfilling the hopes of every poster who hit our
+forum after the broadcast
+of Back to Earth - Part Two
+insisting that the cover for the DVD release just had to be
+the same as the one in the show, the box image is out."""
+
+
+def test_lines_of_a_broken_page_glued_together_are_found() -> None:
+    quote = (
+        "# Back To Earth DVD Cover Art forum after the broadcast "
+        "insisting that the cover for the DVD release just had to be"
+    )
+    m = find_quote(quote, BROKEN)
+    assert m.found and m.score == 100.0
+    # two fragments of lines are no line: a junction inside a line costs
+    assert not find_quote("poster who hit our forum the same as the one in the show", BROKEN).found
+
+
+def test_a_dropped_word_is_joined_where_the_text_goes_on() -> None:
+    # "Monday" occurs earlier in the text too: the run right after the gap is the one taken
+    text = "On Monday the council met. " + PAGE
+    quote = (
+        "The Harbour Bridge reopened to traffic after a two-year closure for structural repairs."
+    )
+    m = find_quote(quote, text)
+    assert m.found and 95 <= m.score < 100
+
+
+def test_a_run_stops_where_both_the_quote_and_the_text_end_a_sentence() -> None:
+    # the text goes on "himself. He was ..." : the run of the first sentence must not take "He"
+    # from the next piece, which the writer took from further down the page
+    text = (
+        "Most voters chose the mayor, and one of them was the councillor himself.\n"
+        "He was asked about it last week.\n"
+        "The council met again on Friday.\n"
+        "He regrets his vote for the mayor.\n"
+        "I asked him why.\n"
+        "Because?\n"
+        "The answer came later."
+    )
+    quote = (
+        "Most voters chose the mayor, and one of them was the councillor himself. "
+        "He regrets his vote for the mayor. Because?"
+    )
+    m = find_quote(quote, text)
+    assert m.found and m.score == 100.0
+
+
+def test_workers_of_a_run_build_the_store_index_once(tmp_path: Path) -> None:
+    root = _store(tmp_path / "store")
+    cache = tmp_path / "cache"
+    searches = [SourceSearch(None, SourceStore.open(root), cache) for _ in range(3)]
+    with ThreadPoolExecutor(3) as pool:
+        hits = list(pool.map(lambda s: s.find_elsewhere(quote_pieces(S7)[0], set()), searches))
+    assert all(h is not None and h.origin == "store:pages/herald.txt" for h in hits)
+    assert len([p for p in cache.glob("store-*") if p.is_dir()]) == 1
+    assert not list(cache.glob("*.tmp-*"))

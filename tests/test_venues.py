@@ -4,7 +4,19 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from citejudge.match.venues import _GENERIC_WORDS, VenueCheck, canonical_venue_ids, compare_venue
+from citejudge.match.venues import (
+    _GENERIC_WORDS,
+    VenueCheck,
+    _abbrev_ids,
+    _aligns,
+    _strip_org,
+    _table,
+    canonical_venue_ids,
+    compare_venue,
+    is_repository_doi,
+    is_repository_name,
+    is_venue_name,
+)
 from citejudge.text.venue_names import venue_tokens
 
 MATCH = [
@@ -119,3 +131,101 @@ def test_iso4_style_abbreviation(words: list[str]) -> None:
     assert compare_venue(abbr, [full]).ok
     # dropping a content word is not an abbreviation
     assert not compare_venue(" ".join(w.capitalize() for w in words[1:]), [full]).ok
+
+
+# --------------------------------------------------------------------------- what a record's name is
+
+_name_word = st.text(alphabet="bcdfghklmnprstvz", min_size=4, max_size=9)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(_name_word, min_size=1, max_size=5), st.sampled_from(["http://", "https://", "www."])
+)
+@example(["ageconsearch", "umn", "edu", "record"], "http://")
+def test_a_url_or_a_placeholder_is_no_venue_name(words: list[str], scheme: str) -> None:
+    assert not is_venue_name(scheme + ".".join(words) + "/paper.pdf")
+    assert is_venue_name(" ".join(w.capitalize() for w in words))
+    for placeholder in ("(No Title)", "[no title]", "Unknown", " - ", "1234"):
+        assert not is_venue_name(placeholder)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(_name_word, min_size=2, max_size=5),
+    st.sampled_from(["Series", "Part", "Section"]),
+    st.sampled_from("ABCDE"),
+    st.sampled_from("ABCDE"),
+    st.lists(_name_word, min_size=1, max_size=3),
+    st.lists(_name_word, min_size=1, max_size=3),
+)
+def test_a_series_is_compared_on_its_letter_not_its_qualifier(
+    words: list[str], part: str, a: str, b: str, qa: list[str], qb: list[str]
+) -> None:
+    journal = "Journal of " + " ".join(w.capitalize() for w in words)
+    cited = f"{journal}: {part} {a} ({' '.join(qa).capitalize()})"
+    record = f"{journal} {part} {b} ({' '.join(qb).capitalize()})"
+    assert compare_venue(cited, [record]).ok is (a == b)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "arXiv (Cornell University)",
+        "SSRN Electronic Journal",
+        "RePEc: Research Papers in Economics",
+        "AgEcon Search (University of Minnesota, USA)",
+        "HAL (Le Centre pour la Communication Scientifique Directe)",
+        "UCL Discovery (University College London)",
+        "Infoscience (Ecole Polytechnique Fédérale de Lausanne)",
+        "CERN Document Server (European Organization for Nuclear Research)",
+        "Data Archiving and Networked Services (DANS)",
+        "Kyoto University Research Information Repository (Kyoto University)",
+        "medRxiv : the preprint server for health sciences",
+        "PubMed",
+    ],
+)
+def test_repositories_by_name(name: str) -> None:
+    assert is_repository_name(name)
+
+
+@pytest.mark.parametrize(
+    "name", ["Nature", "Journal of Hal Studies", "Econometrica", "Cornell University", "ICML"]
+)
+def test_venues_that_are_no_repository(name: str) -> None:
+    assert not is_repository_name(name)
+
+
+def test_repository_dois() -> None:
+    assert is_repository_doi("10.48550/arxiv.2106.01234")
+    assert is_repository_doi("10.1101/2024.04.01.587000")  # bioRxiv
+    assert is_repository_doi("10.2139/ssrn.4714562")
+    assert not is_repository_doi("10.1101/gr.123456.111")  # Genome Research: same prefix
+    assert not is_repository_doi("10.1109/jcdl57899.2023.00026")
+
+
+def _abbrev_ids_everywhere(venue: str) -> frozenset[str]:
+    """:func:`_abbrev_ids` trying every row of the table (no index)."""
+    toks = venue_tokens(venue)
+    return frozenset(
+        vid
+        for vid, full in _table()
+        if len(full) > 1 and (_aligns(toks, full) or _aligns(_strip_org(toks), _strip_org(full)))
+    )
+
+
+_abbrev_word = st.sampled_from(
+    ["J.", "Int.", "Conf.", "Proc.", "IEEE", "ACM", "Mach.", "Learn.", "Res.", "Comput.", "Vis.",
+     "Trans.", "Neural", "Inf.", "Process.", "Syst.", "Nat.", "Commun.", "Phys.", "Rev.", "Lett.",
+     "of", "the", "and", "Artif.", "Intell.", "Assoc.", "Linguistics", "on", "Sci.", "Med."]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_abbrev_word, min_size=1, max_size=6))
+@example(["IEEE", "Trans.", "Pattern", "Anal.", "Mach.", "Intell."])
+@example(["ACM"])
+@example(["of", "the"])
+def test_the_abbreviation_index_finds_what_every_row_finds(words: list[str]) -> None:
+    venue = " ".join(words)
+    assert _abbrev_ids(venue) == _abbrev_ids_everywhere(venue)

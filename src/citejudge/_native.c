@@ -937,12 +937,15 @@ enum {
     H_VERSION,
     H_VERSION_KIND,
     H_NO_IDS,
+    H_HOST_KIND,
+    H_NAMED_KINDS,
+    H_IS_VENUE_NAME,
     N_HELPERS
 };
 static const char *helper_names[N_HELPERS] = {
     "clean", "doi", "strip_landing_suffix", "openalex", "arxiv_of_location", "orcid", "pmid",
     "pmcid", "mag", "arxiv_from_doi", "abstract_text", "abstract_from_inverted_index", "Work",
-    "Author", "Version", "version_kind", "no_ids",
+    "Author", "Version", "version_kind", "no_ids", "host_kind", "named_kinds", "is_venue_name",
 };
 static PyObject *helpers[N_HELPERS];
 
@@ -982,6 +985,10 @@ static PyObject *configure_convert(PyObject *self, PyObject *arg) {
     }
     if (!PyDict_Check(got[H_VERSION_KIND])) {
         PyErr_SetString(PyExc_TypeError, "configure_convert(): version_kind must be a dict");
+        return NULL;
+    }
+    if (!PyAnySet_Check(got[H_NAMED_KINDS])) {
+        PyErr_SetString(PyExc_TypeError, "configure_convert(): named_kinds must be a set");
         return NULL;
     }
     for (int i = 0; i < N_HELPERS; i++) {
@@ -1216,6 +1223,13 @@ static PyObject *unless_none(int h, PyObject *v) {
 /* `value in seq` for a list: -1 on error */
 static int in_list(PyObject *list, PyObject *v) { return PySequence_Contains(list, v); }
 
+/* kinds[name] = kind unless name is empty or already there (a name's first source decides) */
+static int set_kind(PyObject *kinds, PyObject *name, PyObject *kind) {
+    if (!truthy(name)) return 0;
+    PyObject *had = PyDict_SetDefault(kinds, name, kind); /* borrowed */
+    return had ? 0 : -1;
+}
+
 /* _add(seq, value, exclude): append value when truthy, not in seq and not exclude; steals value */
 static int add_unless(PyObject *seq, PyObject *value, PyObject *exclude) {
     if (!value) return -1;
@@ -1250,7 +1264,7 @@ static PyObject *convert(PyObject *self, PyObject *args) {
     PyObject *venue_alt = NULL, *first_src = NULL, *versions = NULL, *urls = NULL;
     PyObject *authors = NULL, *abstract = NULL, *updated = NULL, *year = NULL, *tmp = NULL;
     PyObject *pmid = NULL, *pmcid = NULL, *mag = NULL, *type = NULL, *language = NULL;
-    PyObject *is_retracted = NULL;
+    PyObject *is_retracted = NULL, *kinds = NULL;
 
     if (!(ids = GET(rec, A_IDS))) goto done;
     if (!(tmp = GET(rec, A_ID))) goto done;
@@ -1374,7 +1388,7 @@ static PyObject *convert(PyObject *self, PyObject *args) {
         if (truthy(PyList_GET_ITEM(raw_names, i))) venue = Py_NewRef(PyList_GET_ITEM(raw_names, i));
     if (!venue) venue = Py_NewRef(Py_None);
 
-    if (!(venue_alt = PyList_New(0))) goto done;
+    if (!(venue_alt = PyList_New(0)) || !(kinds = PyDict_New())) goto done;
     for (Py_ssize_t i = 0; i < nloc; i++) {
         PyObject *loc = PyList_GET_ITEM(locations, i);
         PyObject *src_name = PyList_GET_ITEM(src_names, i);
@@ -1383,11 +1397,20 @@ static PyObject *convert(PyObject *self, PyObject *args) {
         if (!src) goto done;
         if (src != Py_None) {
             if (!first_src) first_src = Py_NewRef(src);
-            PyObject *abbr = NULL;
+            PyObject *abbr = NULL, *stype = NULL;
             int r = add_unless(venue_alt, Py_NewRef(src_name), venue);
-            if (r == 0 && !(abbr = GET(src, A_ABBREVIATED_TITLE))) r = -1;
-            if (r == 0) r = add_unless(venue_alt, c_clean(abbr), venue);
+            if (r == 0 && !(tmp = GET(src, A_ABBREVIATED_TITLE))) r = -1;
+            if (r == 0 && !(abbr = truthy(tmp) ? c_clean(tmp) : Py_NewRef(Py_None))) r = -1;
+            Py_CLEAR(tmp);
+            if (r == 0) r = add_unless(venue_alt, Py_NewRef(abbr), venue);
+            if (r == 0 && !(stype = GET(src, A_TYPE))) r = -1;
+            if (r == 0 && truthy(stype)) { /* the names' kind: the source's type */
+                r = set_kind(kinds, src_name, stype);
+                if (r == 0) r = set_kind(kinds, abbr, stype);
+                if (r == 0) r = set_kind(kinds, raw_name, stype);
+            }
             Py_XDECREF(abbr);
+            Py_XDECREF(stype);
             if (r < 0) {
                 Py_DECREF(src);
                 goto done;
@@ -1399,17 +1422,44 @@ static PyObject *convert(PyObject *self, PyObject *args) {
     if (hv != Py_None) {
         const int hv_attrs[3] = {A_DISPLAY_NAME, A_ABBREVIATED_TITLE, A_PUBLISHER};
         for (int a = 0; a < 3; a++) {
+            PyObject *name;
             if (!(tmp = GET(hv, hv_attrs[a]))) goto done;
-            int r = add_unless(venue_alt, c_clean(tmp), venue);
+            name = c_clean(tmp);
             Py_CLEAR(tmp);
+            if (!name) goto done;
+            int r = a == 2 ? set_kind(kinds, name, helpers[H_HOST_KIND]) : 0;
+            if (r == 0) r = add_unless(venue_alt, name, venue); /* (steals name) */
+            else Py_DECREF(name);
             if (r < 0) goto done;
         }
     }
     if (first_src) {
+        PyObject *name;
         if (!(tmp = GET(first_src, A_HOST_ORGANIZATION_NAME))) goto done;
-        int r = add_unless(venue_alt, c_clean(tmp), venue);
+        name = c_clean(tmp);
         Py_CLEAR(tmp);
+        if (!name) goto done;
+        int r = set_kind(kinds, name, helpers[H_HOST_KIND]);
+        if (r == 0) r = add_unless(venue_alt, name, venue);
+        else Py_DECREF(name);
         if (r < 0) goto done;
+    }
+    { /* a journal or proceedings names the venue: the kinds change nothing */
+        Py_ssize_t pos = 0;
+        PyObject *key, *value;
+        while (PyDict_Next(kinds, &pos, &key, &value)) {
+            int named = PySet_Contains(helpers[H_NAMED_KINDS], value);
+            if (named > 0) { /* (a URL or "(No Title)" names no venue, whatever its type) */
+                PyObject *is_name = call1(H_IS_VENUE_NAME, key);
+                named = is_name ? PyObject_IsTrue(is_name) : -1;
+                Py_XDECREF(is_name);
+            }
+            if (named < 0) goto done;
+            if (named) {
+                PyDict_Clear(kinds);
+                break;
+            }
+        }
     }
 
     /* versions, urls, arXiv from locations */
@@ -1578,10 +1628,10 @@ static PyObject *convert(PyObject *self, PyObject *args) {
         is_retracted = Py_NewRef(t ? Py_True : Py_False);
     }
     {
-        PyObject *wargs[19] = {wid,     title,  authors,   year,   venue, venue_alt, type,
+        PyObject *wargs[20] = {wid,     title,  authors,   year,   venue, venue_alt, type,
                                doi,     pmid,   pmcid,     arxiv,  mag,   urls,      abstract,
-                               is_retracted, versions, language, updated, source};
-        result = PyObject_Vectorcall(helpers[H_WORK], wargs, 19, NULL);
+                               is_retracted, versions, language, updated, source, kinds};
+        result = PyObject_Vectorcall(helpers[H_WORK], wargs, 20, NULL);
     }
 done:
     Py_XDECREF(tmp);
@@ -1612,6 +1662,7 @@ done:
     Py_XDECREF(type);
     Py_XDECREF(language);
     Py_XDECREF(is_retracted);
+    Py_XDECREF(kinds);
     return result;
 }
 

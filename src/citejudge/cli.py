@@ -115,16 +115,8 @@ def cmd_snapshot_pull(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------ check
 
 
-def cmd_check(args: argparse.Namespace) -> int:
-    """``citejudge check TASK INPUT --out OUT``."""
-    from citejudge.run.config import validate_config
-    from citejudge.run.pipeline import run_check
-    from citejudge.tasks.protocol import TASKS
-
-    data = {
-        "task": args.task,
-        "input": [args.input],
-        "out": args.out,
+def _check_options(args: argparse.Namespace, flags: Sequence[str]) -> dict[str, Any]:
+    return {
         "index": args.index,
         "model": "none" if args.no_llm else args.model,
         "workers": args.workers,
@@ -132,10 +124,29 @@ def cmd_check(args: argparse.Namespace) -> int:
         "fulltext_dir": args.fulltext,
         "batch_size": args.batch_size,
         "cache_dir": args.cache_dir,
-        **{name: getattr(args, name) for name in TASKS[args.task].flags},
+        **{name: getattr(args, name) for name in flags},
     }
-    cfg = validate_config({k: v for k, v in data.items() if v is not None}, "check")
-    summary = run_check(cfg, quiet=args.quiet)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """``citejudge check TASK INPUT --out OUT``."""
+    from citejudge import api
+    from citejudge.tasks.protocol import TASKS
+
+    options = _check_options(args, TASKS[args.task].flags)
+    summary = api.check_file(args.task, args.input, args.out, quiet=args.quiet, **options)
+    return EXIT_ITEMS if summary.over_budget else EXIT_OK
+
+
+def cmd_check_document(args: argparse.Namespace) -> int:
+    """``citejudge check document FILE... --index PATH --out OUT``."""
+    from citejudge import api
+    from citejudge.tasks.protocol import TASKS
+
+    options = _check_options(args, TASKS["references"].flags)
+    summary = api.check_file(
+        "references", None, args.out, documents=args.files, quiet=args.quiet, **options
+    )
     return EXIT_ITEMS if summary.over_budget else EXIT_OK
 
 
@@ -155,12 +166,14 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """``citejudge run --config FILE [--resume]``."""
-    from citejudge.run import load_config, run
+    from citejudge import api
 
-    cfg = load_config(
-        Path(args.config), model=args.model, out=args.out, ray_address=args.ray_address
+    cfg = api.load_run_config(
+        args.config, model=args.model, out=args.out, ray_address=args.ray_address
     )
-    summary = run(cfg, resume=args.resume, quiet=args.quiet, config_path=Path(args.config))
+    summary = api.run_config(
+        cfg, resume=args.resume, quiet=args.quiet, config_path=Path(args.config)
+    )
     print(
         json.dumps({"out": str(cfg.out), **summary.to_dict(), "over_budget": summary.over_budget})
     )
@@ -169,7 +182,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """``citejudge report RUN_DIR [--gold FILE|FIELD]``."""
-    from citejudge.run.report import ReportOptions
+    from citejudge.run.report import DEFAULT_ROWS_PER_VERDICT, ReportOptions
     from citejudge.run.report import cmd_report as run_report
 
     return run_report(
@@ -180,6 +193,9 @@ def cmd_report(args: argparse.Namespace) -> int:
             category=args.category,
             html=Path(args.html) if args.html else None,
             plots=not args.no_plots,
+            rows_per_verdict=DEFAULT_ROWS_PER_VERDICT
+            if args.rows_per_verdict is None
+            else args.rows_per_verdict or None,
         )
     )
 
@@ -190,7 +206,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from citejudge.run.compare import cmd_compare as run_compare
 
     return run_compare(
-        CompareOptions(run_a=Path(args.run_a), run_b=Path(args.run_b), as_json=args.json)
+        CompareOptions(
+            run_a=Path(args.run_a),
+            run_b=Path(args.run_b),
+            as_json=args.json,
+            html=Path(args.html) if args.html else None,
+        )
     )
 
 
@@ -236,6 +257,16 @@ def _fraction_or_bool(value: str) -> float | bool:
     return f
 
 
+def _non_negative_int(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError("expected a whole number such as 200") from exc
+    if n < 0:
+        raise argparse.ArgumentTypeError("expected 0 or more")
+    return n
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:  # one line and exit 2, as the CLI contract says
         self.print_usage(sys.stderr)
@@ -247,6 +278,8 @@ class _Parser(argparse.ArgumentParser):
 _TASK_FLAG_HELP = {
     "strict_identifiers": "a stated arXiv id, PMID or PMCID that the matched work's records lack is a mismatch "
     "(default: reported as unverified when no other work has it)",
+    "strict_venues": "a cited venue that the matched work's records cannot confirm (they are all "
+    "repository or preprint-server copies) is a mismatch (default: reported as unverified)",
     "no_gold": "items have no gold answer: skip correctness",
 }
 
@@ -328,13 +361,34 @@ def build_parser() -> argparse.ArgumentParser:
 
     chk = sub.add_parser("check", help="evaluate items of one task; writes one JSON line per item")
     csub = chk.add_subparsers(dest="task", required=True, parser_class=_Parser)
+    checks: list[tuple[_Parser, tuple[str, ...]]] = []
     for task, spec in TASKS.items():
         c = csub.add_parser(task, help=spec.help, description=spec.help)
         c.add_argument(
             "input", metavar="INPUT", help="items: .jsonl, .json, .csv (and .bib for references)"
         )
-        c.add_argument("--out", required=True, metavar="OUT", help="results JSONL ('-' for stdout)")
         c.add_argument("--index", metavar="PATH", help="world index from 'citejudge index build'")
+        c.set_defaults(func=cmd_check, task=task)
+        checks.append((c, spec.flags))
+    doc = csub.add_parser(
+        "document",
+        help="check whole documents: every reference, every citing sentence",
+        description="Read each document (PDF, .tex with its .bib/.bbl, JATS .xml, .md, .txt), find "
+        "its reference list and the sentences that cite it, and run the references task on "
+        "every (entry, citing sentence) pair and on every uncited entry. Writes the results to "
+        "OUT, the extracted items to OUT.items.jsonl (re-runnable with 'check references') and "
+        "a summary per document to OUT.manifest.json and stderr. A document that cannot be "
+        "read, and a marker that points to no entry, are error lines naming the file.",
+    )
+    doc.add_argument("files", nargs="+", metavar="FILE", help="documents to check")
+    doc.add_argument(
+        "--index", required=True, metavar="PATH", help="world index from 'citejudge index build'"
+    )
+    doc.set_defaults(func=cmd_check_document, task="references")
+    checks.append((doc, TASKS["references"].flags))
+    for cp, flags in checks:
+        c = cp
+        c.add_argument("--out", required=True, metavar="OUT", help="results JSONL ('-' for stdout)")
         c.add_argument(
             "--model", metavar="NAME", help="model card in models/ (default: cpu-default)"
         )
@@ -358,17 +412,20 @@ def build_parser() -> argparse.ArgumentParser:
             "--batch-size", type=int, default=64, help="items per judge batch (default 64)"
         )
         c.add_argument(
-            "--cache-dir", metavar="DIR", help="judge request cache folder (default: beside OUT)"
+            "--cache-dir",
+            metavar="DIR",
+            help="judge request cache folder (default: beside OUT); citation-eval keeps the "
+            "quote index of its source store in DIR/source-index (default: "
+            "~/.cache/citejudge/source-index)",
         )
         c.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-        for name in spec.flags:
+        for name in flags:
             c.add_argument(
                 "--" + name.replace("_", "-"),
                 dest=name,
                 action="store_true",
                 help=_TASK_FLAG_HELP[name],
             )
-        c.set_defaults(func=cmd_check, task=task)
 
     r = sub.add_parser(
         "run",
@@ -415,6 +472,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("--html", metavar="OUT", help="output HTML (default RUN_DIR/report.html)")
     rep.add_argument("--no-plots", action="store_true", help="tables only (no charts)")
+    rep.add_argument(
+        "--rows-per-verdict",
+        metavar="N",
+        type=_non_negative_int,
+        default=None,
+        help="item table: show the first N rows of each verdict label (failures and errors "
+        "first); the rest go to PAGE-items.jsonl beside the page (default 200; 0: every row)",
+    )
     rep.set_defaults(func=cmd_report)
 
     cmpp = sub.add_parser(
@@ -423,6 +488,12 @@ def build_parser() -> argparse.ArgumentParser:
     cmpp.add_argument("run_a", metavar="RUN_A")
     cmpp.add_argument("run_b", metavar="RUN_B")
     cmpp.add_argument("--json", action="store_true", help="machine-readable output")
+    cmpp.add_argument(
+        "--html",
+        metavar="OUT",
+        help="also write an HTML page: agreement per field, each flip count linked to its "
+        "items, each flipped item with both runs' reasons and details",
+    )
     cmpp.set_defaults(func=cmd_compare)
 
     mod = sub.add_parser("models", help="model cards in models/: list them, verify weight sha256s")

@@ -55,6 +55,12 @@ def _strip_trailing(doi: str) -> str:
     return doi
 
 
+_SPACES = re.compile(r"\s+")
+_SPACED_PREFIX = re.compile(r"^10\.\d{4,9}\s*/")
+_ESCAPED_SLASH = re.compile("%2f", re.IGNORECASE)
+_IMAGE_SUFFIX = re.compile(r"\.(?:svg|png|gif|jpe?g)$")
+
+
 def norm_doi(value: str | None) -> str | None:
     """Canonical DOI or None if ``value`` is not a DOI.
 
@@ -65,13 +71,13 @@ def norm_doi(value: str | None) -> str | None:
         return None
     s = fold_confusables(value).strip()
     s = _DOI_PREFIX.sub("", s).strip()
-    s = re.sub(r"\s+", "", s) if re.match(r"^10\.\d{4,9}\s*/", s) else s
+    s = _SPACES.sub("", s) if _SPACED_PREFIX.match(s) else s
     s = _strip_trailing(s)
     if "%2f" in s.lower():
-        s = re.sub("%2f", "/", s, flags=re.IGNORECASE)
+        s = _ESCAPED_SLASH.sub("/", s)
     s = s.lower()
     # A DOI badge image URL ends in ".svg"/".png": the extension is not part of the DOI.
-    s = re.sub(r"\.(?:svg|png|gif|jpe?g)$", "", s)
+    s = _IMAGE_SUFFIX.sub("", s)
     s = strip_landing_suffix(s)
     return s if _DOI_BODY.match(s) else None
 

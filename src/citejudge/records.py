@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import msgspec
 
-__all__ = ["Author", "CitedWork", "ReadIssue", "Redirect", "Version", "Work"]
+__all__ = ["HOST_KIND", "Author", "CitedWork", "ReadIssue", "Redirect", "Version", "Work"]
+
+#: The kind :attr:`Work.venue_kinds` gives the name of a host organisation or a publisher.
+HOST_KIND = "host"
 
 
 class Author(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -58,6 +61,13 @@ class Work(msgspec.Struct, omit_defaults=True):
     language: str | None = None
     updated: str | None = None  # updated_date (YYYY-MM-DD) when the world gives one
     source: str | None = None  # which world file it came from
+    #: what each of the names in ``venue`` / ``venue_alt`` is, where the world says so: the
+    #: OpenAlex Sources ``type`` of the location's source ("journal", "repository",
+    #: "conference", "ebook platform", "book series", "metadata"...) for its display name,
+    #: abbreviated title and raw source name, and "host" for a host organisation or publisher.
+    #: Names it lacks are judged by name (see ``citejudge.match.venues``). Empty for a record
+    #: with a journal or conference source: its venue is named, and the kinds change nothing.
+    venue_kinds: dict[str, str] = msgspec.field(default_factory=dict)
 
 
 class Redirect(msgspec.Struct, frozen=True):

@@ -79,6 +79,7 @@ __all__ = [
     "build_index",
     "build_index_from_works",
     "fold_title",
+    "has_key",
     "key_hash",
     "tantivy_schema",
     "work_keys",
@@ -86,7 +87,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3  # 2: zstd records with a dictionary, hashed keys; 3: lookup.u64, dense rowids
+SCHEMA_VERSION = 4  # 2: zstd records with a dictionary, hashed keys; 3: lookup.u64, dense rowids;
+# 4: records carry venue_kinds (what each venue name is: its source type, or "host")
 BATCH = 2000  # works per batch sent from a worker to the writer
 MAX_TOKEN = 40  # tantivy's default tokenizer drops longer tokens; queries must too
 # Indexing memory of Tantivy: a fixed budget, whatever the world. It also sets the size of the
@@ -220,6 +222,36 @@ def work_keys(
         if blocks:
             keys.extend(title_blocks(folded_title))
     return tuple(keys)
+
+
+def has_key(work: Work, key: str) -> bool:
+    """Whether ``key`` is one of ``work_keys(work, blocks=False)``, working out its kind alone.
+
+    A reader confirms each record a key's hash found (hashes collide): this spares it the
+    other keys (the title's folding above all). A differential test checks it against
+    :func:`work_keys`.
+    """
+    kind, _, value = key.partition(":")
+    if not value:
+        return False
+    if kind == "i":
+        return work.id == value
+    if kind == "d":
+        return work.doi == value or any(v.doi == value for v in work.versions)
+    if kind == "a":
+        if work.arxiv == value or any(v.arxiv == value for v in work.versions):
+            return True
+        return any(
+            d is not None and d.startswith(_ARXIV_DOI) and arxiv_from_doi(d) == value
+            for d in (work.doi, *(v.doi for v in work.versions))
+        )
+    if kind == "p":
+        return work.pmid == value
+    if kind == "c":
+        return work.pmcid == value
+    if kind == "t":
+        return work.title is not None and fold_title(work.title).replace(" ", "") == value
+    return key in work_keys(work, blocks=False)
 
 
 #: Words left out of title queries and title blocks (they match most titles).

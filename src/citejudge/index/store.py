@@ -12,10 +12,12 @@ import json
 import sqlite3
 import urllib.parse
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 import tantivy
 from rapidfuzz import fuzz
@@ -29,10 +31,10 @@ from citejudge.index.build import (
     STOPWORDS,
     block_words,
     fold_title,
+    has_key,
     key_hash,
     query_blocks,
     skipping_blocks,
-    work_keys,
 )
 from citejudge.index.codec import RecordCodec
 from citejudge.index.lookup import FENCE_FILE, LOOKUP_FILE, LookupFile
@@ -45,6 +47,9 @@ __all__ = ["EXACT_TITLE_SCORE", "STOPWORDS", "WorldIndex", "query_terms"]
 #: the query's (they come before every BM25 candidate).
 EXACT_TITLE_SCORE = 1e6
 
+#: Decoded records a process keeps (see :meth:`WorldIndex._works_at`): at 2,048 records of a
+#: few kilobytes (abstracts included), about 10 MB.
+WORK_CACHE = 2048
 MAX_QUERY_TERMS = 12
 FUZZY_MIN_LEN = 4
 FUZZY_BOOST = 2.0
@@ -131,6 +136,7 @@ class WorldIndex:
         self.meta = meta
         self.codec = codec
         self.decode = codec.decode
+        self._work_cache: dict[int, Work] = {}
         #: How many title searches each retrieval stage answered (for benchmarks).
         self.stages: Counter[str] = Counter()
 
@@ -202,11 +208,40 @@ class WorldIndex:
         wanted = list(dict.fromkeys(ids))
         want = set(wanted)
         rowids = [r for wid in wanted for r in self._lookup.rows(key_hash("i:" + wid))]
-        found: dict[str, Work] = {}
-        for wid, data in self._rows("id, data", rowids):
-            if wid in want:  # rows of other keys with the same hash are not decoded
-                found[wid] = self.decode(data)
+        found = {w.id: w for w in self._works_at(rowids, want)}
         return [found[w] for w in wanted if w in found]
+
+    def iter_works(self) -> Iterator[Work]:
+        """Every work of the index, in row order (for indexes built over the whole world)."""
+        cur = self._db.execute("SELECT data FROM works ORDER BY rowid")
+        while rows := cur.fetchmany(SQL_CHUNK):
+            for (data,) in rows:
+                yield self.decode(data)
+
+    def _works_at(self, rowids: list[int], ids: set[str] | None = None) -> list[Work]:
+        """The works in rows ``rowids`` (of ``ids`` only, when given), ordered by id.
+
+        A process decodes a record once and keeps the last :data:`WORK_CACHE` of them: the works
+        a run's citations name recur (a work and its family, and the same work cited again),
+        and decoding costs more than the rest of a lookup. Each call returns copies, so a caller
+        that sets a field of its Work changes nothing here.
+        """
+        cache = self._work_cache
+        got = {r: cache[r] for r in rowids if r in cache}
+        missing = [r for r in rowids if r not in got]
+        if missing:
+            for wid, rowid, data in self._rows("id, rowid, data", missing):
+                if ids is None or wid in ids:  # rows of other keys with the same hash stay coded
+                    got[rowid] = self.decode(data)
+                    if WORK_CACHE > 0:
+                        if len(cache) >= WORK_CACHE:
+                            del cache[next(iter(cache))]  # the oldest
+                        cache[rowid] = got[rowid]
+        works = [got[r] for r in dict.fromkeys(rowids) if r in got]
+        if ids is not None:
+            works = [w for w in works if w.id in ids]
+        works.sort(key=lambda w: w.id)
+        return [msgspec.structs.replace(w) for w in works]
 
     def redirect(self, work_id: str) -> Redirect | None:
         """The redirect of a merged or deleted id, or None."""
@@ -214,6 +249,14 @@ class WorldIndex:
             "SELECT id, target, source FROM redirects WHERE id = ?", (work_id,)
         ).fetchone()
         return Redirect(id=row[0], target=row[1], source=row[2]) if row else None
+
+    @cached_property
+    def has_venue_aliases(self) -> bool:
+        """Whether the index holds any venue's other names (its world had a Sources entity)."""
+        try:
+            return self._db.execute("SELECT 1 FROM venue_alias LIMIT 1").fetchone() is not None
+        except sqlite3.OperationalError:  # an index built before venue aliases existed
+            return False
 
     def venue_aliases(self, name: str) -> list[str]:
         """Other names of the venue ``name`` from the snapshot's Sources entity.
@@ -269,10 +312,9 @@ class WorldIndex:
         return out
 
     def _by_key(self, key: str) -> list[Work]:
-        rows = self._rows("id, data", self._lookup.rows(key_hash(key)))
-        works = [self.decode(r[1]) for r in rows]
+        works = self._works_at(self._lookup.rows(key_hash(key)))
         # keys are stored as 32-bit hashes: the record itself confirms the key
-        return [w for w in works if key in work_keys(w, blocks=False)]
+        return [w for w in works if has_key(w, key)]
 
     def _by(self, prefix: str, norm: Callable[[Any], str | None], value: Any) -> list[Work]:
         canon = norm(value)
@@ -301,6 +343,13 @@ class WorldIndex:
             return []
         work, _ = self.follow(wid)
         return [work] if work is not None else []
+
+    def title_key_rows(self, key: str) -> int:
+        """How many records the lookup holds under the title key's hash (collisions counted).
+
+        No more works than this have the title key ``key``: one means the work itself alone.
+        """
+        return len(self._lookup.rows(key_hash("t:" + key))) if key else 0
 
     def ids_by_title_key(self, key: str) -> list[str]:
         """Ids of the works whose title key is ``key``, sorted.
@@ -357,9 +406,9 @@ class WorldIndex:
             if len(rowids) > k:  # in id order before any record is read
                 rowids = [r for _wid, r in self._rows("id, rowid", rowids)]
             for i in range(0, len(rowids), k):
-                for wid, data in self._rows("id, data", rowids[i : i + k]):
-                    if tkey in work_keys(self.decode(data), blocks=False):
-                        out[wid] = EXACT_TITLE_SCORE
+                for w in self._works_at(rowids[i : i + k]):
+                    if has_key(w, tkey):
+                        out[w.id] = EXACT_TITLE_SCORE
                 if len(out) >= k:
                     break
         terms = query_terms(text)

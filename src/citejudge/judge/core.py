@@ -161,6 +161,7 @@ class Judge:
             "cache_hits": 0,
             "model_calls": 0,
             "invalid": 0,
+            "retries": 0,
             "errors": 0,
         }
     )
@@ -199,6 +200,8 @@ class Judge:
             if not pending:
                 break
             # Identical prompts in one batch are asked once.
+            if attempt:
+                self.stats["retries"] += len(pending)
             uniq = list(dict.fromkeys(keys[i] for i in pending))
             first = {keys[i]: i for i in reversed(pending)}
             batch = [prompts[first[k]] for k in uniq]

@@ -27,7 +27,7 @@ from citejudge.match.citation import CitedWork
 from citejudge.match.normalize import title_key, title_tokens
 from citejudge.records import Work
 
-__all__ = ["FieldCheck", "compare_title", "compare_year"]
+__all__ = ["YEAR_RANGE", "FieldCheck", "compare_title", "compare_year", "is_year_text"]
 
 _IN_PRESS = re.compile(
     r"in\s*press|forthcoming|to\s*appear|accepted|submitted|early\s*access", re.I
@@ -89,9 +89,32 @@ def compare_title(cited: str, record_title: str | None) -> FieldCheck:
     return FieldCheck(False, f"title differs: {_describe_diff(ct, rt)}")
 
 
+#: Years a ``metadata.year`` may give (an integer, or four digits in a string); anything else is
+#: not a year (a typo, a placeholder, a word).
+YEAR_RANGE = range(1000, 3000)
+_YEAR_IN_TEXT = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d|21\d\d)(?!\d)")
+_ANY_YEAR_IN_TEXT = re.compile(r"(?<!\d)[12]\d{3}(?!\d)")
+
+
 def _year_from_raw(raw: str) -> int | None:
-    m = re.search(r"(?<!\d)(1[5-9]\d\d|20\d\d|21\d\d)(?!\d)", raw)
+    m = _YEAR_IN_TEXT.search(raw)
     return int(m.group(1)) if m else None
+
+
+def is_year_text(raw: str) -> bool:
+    """Whether a year as written can be read as one.
+
+    It holds a four-digit year of :data:`YEAR_RANGE` ("2019a", "May 2019", "2019-05-01"), or
+    says there is none yet or none at all ("in press", "forthcoming", "n.d."). Blank text
+    states no year and is accepted; "abc" or "Spring" is not a year.
+    """
+    text = raw.strip()
+    return (
+        not text
+        or _ANY_YEAR_IN_TEXT.search(text) is not None
+        or _IN_PRESS.search(text) is not None
+        or _NO_DATE.match(text) is not None
+    )
 
 
 def compare_year(cited: CitedWork, record: Work, today_year: int) -> FieldCheck:

@@ -204,13 +204,18 @@ class AuthorCheck:
         return {"ok": self.ok, "reason": self.reason, "detail": dict(self.detail)}
 
 
+_SPACES = re.compile(r"\s+")
+
+
+@lru_cache(maxsize=1 << 16)
 def _clean(name: str) -> str:
     s = delatex(strip_markup(name)).strip()
     s = _HOMONYM.sub("", s)
-    s = re.sub(r"\s+", " ", s)
+    s = _SPACES.sub(" ", s)
     return s.strip(" ,;")
 
 
+@lru_cache(maxsize=1 << 16)
 def _key(s: str) -> str:
     key: str = fold(s).replace(" ", "")
     return key
@@ -331,8 +336,13 @@ def parse_person(name: str) -> PersonName:
     return PersonName(s, fam, full, given, initials, particles, suffix, "given-first")
 
 
-def _interpretations(name: str, record_side: bool = False) -> list[PersonName]:
+@lru_cache(maxsize=1 << 16)
+def _interpretations(name: str, record_side: bool = False) -> tuple[PersonName, ...]:
     """The parse plus, for plain "A B C" names, the other family/given splits."""
+    return tuple(_interpreted(name, record_side))
+
+
+def _interpreted(name: str, record_side: bool) -> list[PersonName]:
     p = parse_person(name)
     out = [p]
     if record_side and p.order == "vancouver" and len(p.given) == 1 and len(p.given[0]) == 1:
@@ -419,7 +429,9 @@ def _token_multiset(name: str) -> list[str]:
     return sorted(fold(_clean(name)).split())
 
 
+@lru_cache(maxsize=1 << 17)
 def _same_name(cited: str, other: str) -> bool:
+    # (a pure function of two names: the same pairs recur across citations of a work)
     if not _key(cited) or not _key(other):
         return False
     if _key(cited) == _key(other):

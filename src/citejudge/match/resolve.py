@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Protocol
 
 import msgspec
@@ -33,9 +34,16 @@ from citejudge.match.citation import CitedWork
 from citejudge.match.fields import compare_title, compare_year
 from citejudge.match.names import compare_authors, family_keys
 from citejudge.match.normalize import title_key
-from citejudge.match.venues import compare_venue, is_book_series, venue_tokens
+from citejudge.match.venues import (
+    compare_venue,
+    is_book_series,
+    is_repository_doi,
+    is_repository_name,
+    is_venue_name,
+    venue_tokens,
+)
 from citejudge.readers.freetext import split_author_string
-from citejudge.records import Redirect, Work
+from citejudge.records import HOST_KIND, Redirect, Work
 from citejudge.text.normalize import fold
 
 __all__ = [
@@ -54,6 +62,8 @@ __all__ = [
     "title_in_text",
     "validate",
     "validate_family",
+    "venue_names",
+    "venue_side",
 ]
 
 #: A title-retrieved candidate is taken as the intended work only from this folded-title
@@ -208,6 +218,64 @@ def record_ids(work: Work) -> dict[str, set[str]]:
     }
 
 
+#: Source kinds that name where a record came from, not where the work appeared ("DataCite API").
+_NOT_VENUE_KINDS = frozenset({"metadata"})
+
+
+def venue_names(work: Work) -> list[str]:
+    """The record's venue names that name a venue: ``venue`` then ``venue_alt``.
+
+    Left out: URLs (a PDF link as the "source name"), placeholders ("(No Title)"), names without
+    a letter, and metadata sources ("DataCite API"). A record with none of them has no venue.
+    """
+    kinds = work.venue_kinds
+    return [
+        n
+        for n in (work.venue, *work.venue_alt)
+        if n and is_venue_name(n) and (not kinds or kinds.get(n) not in _NOT_VENUE_KINDS)
+    ]
+
+
+def _is_repository(name: str, work: Work) -> bool:
+    """``name`` (one of the record's venue names) is a repository or preprint server.
+
+    The source type the world gives decides; a name without one is judged by name.
+    """
+    kind = work.venue_kinds.get(name)
+    return kind == "repository" if kind is not None else is_repository_name(name)
+
+
+def venue_side(work: Work) -> bool | None:
+    """What the record's venues can say about a cited venue.
+
+    True: it names a venue a cited one is compared with (a journal, proceedings, a book's
+    platform or series). False: every venue it names is a repository or preprint server (a
+    record known only through arXiv counts as arXiv), so a journal or conference it does not
+    name may still be where the work was published. None: it names no venue at all.
+    Host organisations and publishers count for neither.
+    """
+    names = [n for n in venue_names(work) if work.venue_kinds.get(n) != HOST_KIND]
+    if not names:
+        if record_ids(work)["arxiv"] and not (work.type or "").startswith(
+            ("journal", "article-journal")
+        ):
+            return False
+        return None
+    return not all(_is_repository(n, work) for n in names)
+
+
+def _cites_repository_copy(cited: CitedWork, work: Work) -> bool:
+    """The citation states the DOI of a repository's copy (an arXiv, bioRxiv, SSRN DOI...).
+
+    A DOI names one registered version: a citation giving the preprint's DOI cites that copy,
+    whose venue is its server; it cannot be another venue's unverified copy.
+    """
+    repo_dois = {
+        v.doi for v in work.versions if v.doi and v.venue and _is_repository(v.venue, work)
+    }
+    return any(is_repository_doi(d) or d in repo_dois for d in cited.doi)
+
+
 def _score(cited: CitedWork, work: Work, ctitle: str | None, via: str) -> Candidate:
     tscore = 0.0
     if ctitle and work.title:
@@ -229,7 +297,7 @@ def _score(cited: CitedWork, work: Work, ctitle: str | None, via: str) -> Candid
         cited.venue
         and work.venue
         and (ctitle is None or tscore >= ACCEPT_TITLE_WITH_SUPPORT)
-        and compare_venue(cited.venue, [work.venue, *work.venue_alt]).status == "match"
+        and compare_venue(cited.venue, venue_names(work)).status == "match"
     ):
         score += 1.0
     return Candidate(work, tscore, author_agrees, year_agrees, score, via)
@@ -288,13 +356,20 @@ def same_family(a: Work, b: Work) -> bool:
 def _add_venue_aliases(works: list[Work], world: WorldLookup) -> None:
     """Extend each record's venue names with the other names its venues have in the Sources entity."""
     aliases = getattr(world, "venue_aliases", None)
-    if aliases is None:
+    if aliases is None or not getattr(world, "has_venue_aliases", True):
         return
     for w in works:
         names = [n for n in [w.venue, *w.venue_alt] if n]
-        extra = [a for n in names for a in aliases(n) if a not in names]
+        extra: dict[str, str | None] = {}  # alias -> the kind of the name it is an alias of
+        for n in names:
+            for a in aliases(n):
+                if a not in names and a not in extra:
+                    extra[a] = w.venue_kinds.get(n)
         if extra:
-            w.venue_alt = [*w.venue_alt, *dict.fromkeys(extra)]
+            w.venue_alt = [*w.venue_alt, *extra]
+            kinds = {a: k for a, k in extra.items() if k and a not in w.venue_kinds}
+            if kinds:
+                w.venue_kinds = {**w.venue_kinds, **kinds}
 
 
 def family_of(work: Work, world: WorldLookup, known: list[Work] | None = None) -> list[Work]:
@@ -302,7 +377,8 @@ def family_of(work: Work, world: WorldLookup, known: list[Work] | None = None) -
     members: dict[str, Work] = {}
     key = title_key(work.title)
     pool = list(known or [])
-    if key:
+    rows = getattr(world, "title_key_rows", None)
+    if key and (rows is None or rows(key) > 1):  # (one row: the work alone has this title)
         ids_of = getattr(world, "ids_by_title_key", None)
         if ids_of is None:
             pool += world.by_title_key(key)
@@ -563,10 +639,16 @@ def _regroup_title_venue(cited: CitedWork, work: Work) -> CitedWork:
         return cited
     if cited.title and cited.venue and compare_title(cited.title, work.title).ok:
         return cited
-    for name in [work.venue, *work.venue_alt]:
-        if name and both == tkey + (title_key(name) or ""):
+    for name in venue_names(work):
+        if both == tkey + (title_key(name) or ""):
             return msgspec.structs.replace(cited, title=work.title, venue=name)
     return cited
+
+
+@lru_cache(maxsize=1 << 12)
+def _words_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    """The folded words in order, anything but letters and digits between them."""
+    return re.compile(r"(?<![^\W_])" + r"[\W_]+".join(map(re.escape, words)) + r"(?![^\W_])")
 
 
 _LEAD_NUMBER = re.compile(r"^\s*(?:\[\s*\d{1,4}\s*\]|\(\s*\d{1,4}\s*\)|\d{1,4}\s*[.)]?)\s+")
@@ -595,7 +677,7 @@ def _regroup_title_out_of_authors(
         return cited
     if not work.authors:
         joined = title_key(" ".join(cited.authors)) or ""
-        venue_keys = {title_key(n) for n in [work.venue, *work.venue_alt] if n}
+        venue_keys = {title_key(n) for n in venue_names(work)}
         if joined in venue_keys and not cited.venue and not cited.title:
             return msgspec.structs.replace(cited, authors=[], venue=" ".join(cited.authors))
         if (
@@ -622,9 +704,7 @@ def _regroup_title_out_of_authors(
         return cited
     raw = _LEAD_NUMBER.sub("", cited.raw[:2000])
     folded = fold(raw)
-    m = re.search(
-        r"(?<![^\W_])" + r"[\W_]+".join(re.escape(w) for w in words) + r"(?![^\W_])", folded
-    )
+    m = _words_pattern(tuple(words)).search(folded)
     if m is None:
         return cited
     # the folded text keeps word order and count: cut the original text before the same word
@@ -646,8 +726,19 @@ def _regroup_title_out_of_authors(
     return msgspec.structs.replace(cited, authors=names, title=work.title)
 
 
-def validate(cited: CitedWork, work: Work, *, today_year: int | None = None) -> list[FieldResult]:
-    """Compare every field ``cited`` states with ``work``; one :class:`FieldResult` each."""
+def validate(
+    cited: CitedWork,
+    work: Work,
+    *,
+    today_year: int | None = None,
+    venue_unverifiable: bool | None = None,
+) -> list[FieldResult]:
+    """Compare every field ``cited`` states with ``work``; one :class:`FieldResult` each.
+
+    ``venue_unverifiable``: the record (its whole version family, see :func:`validate_family`)
+    names no venue but repositories and preprint servers, so a cited venue it does not name is
+    *unverified*, not a mismatch (None: judge from ``work`` alone).
+    """
     cited = _regroup_title_venue(_regroup_authors_into_title(cited, work), work)
     a_check = compare_authors(cited.authors, cited.et_al, work.authors) if cited.authors else None
     regrouped = _regroup_title_out_of_authors(
@@ -731,10 +822,14 @@ def validate(cited: CitedWork, work: Work, *, today_year: int | None = None) -> 
         y = compare_year(cited, work, today_year=today_year or _dt.date.today().year)
         out.append(FieldResult("year", y.ok, cited.year_raw or cited.year, work.year, y.reason))
     if cited.venue:
-        venues = [v for v in [work.venue, *work.venue_alt] if v]
+        venues = venue_names(work)
         if cited.is_preprint:
             # A preprint citation names the preprint server of one of the record's versions.
-            venues += [v.venue for v in work.versions if v.venue and v.venue not in venues]
+            venues += [
+                v.venue
+                for v in work.versions
+                if v.venue and v.venue not in venues and is_venue_name(v.venue)
+            ]
             if rids["arxiv"] and "arXiv" not in venues:
                 venues.append("arXiv")
         if (
@@ -745,22 +840,7 @@ def validate(cited: CitedWork, work: Work, *, today_year: int | None = None) -> 
             # A record known only through arXiv (no journal or proceedings) was published there.
             venues = ["arXiv"]
         if venues:
-            v = compare_venue(cited.venue, venues)
-            if v.status != "match" and work.venue and is_book_series(work.venue):
-                out.append(
-                    FieldResult(
-                        "venue",
-                        True,
-                        cited.venue,
-                        work.venue,
-                        f"record {work.id} names only the book series '{work.venue}'; "
-                        "the cited venue could not be checked",
-                    )
-                )
-            else:
-                out.append(
-                    FieldResult("venue", v.status == "match", cited.venue, work.venue, v.reason)
-                )
+            out.append(_venue_field(cited, cited.venue, work, venues, venue_unverifiable))
         else:
             out.append(
                 FieldResult(
@@ -776,12 +856,95 @@ def validate(cited: CitedWork, work: Work, *, today_year: int | None = None) -> 
     return out
 
 
+#: Work types whose venue may be cited by their publisher ("MIT press Cambridge" for a book).
+_BOOK_TYPES = frozenset(
+    {
+        "book",
+        "book-chapter",
+        "book-part",
+        "book-section",
+        "book-set",
+        "edited-book",
+        "monograph",
+        "reference-book",
+        "reference-entry",
+        "inbook",
+        "incollection",
+        "chapter",
+    }
+)
+_BOOK_KINDS = frozenset({"ebook platform", "book series"})
+
+
+def _book_like(work: Work) -> bool:
+    """A book or a part of one, by type or by the kind of its venue (an ebook platform, a book series)."""
+    return (work.type or "").lower() in _BOOK_TYPES or any(
+        k in _BOOK_KINDS for k in work.venue_kinds.values()
+    )
+
+
+def _venue_field(
+    cited: CitedWork, venue: str, work: Work, venues: list[str], unverifiable: bool | None
+) -> FieldResult:
+    """The cited ``venue`` against the record's venue names ``venues`` (not empty)."""
+    v = compare_venue(venue, venues)
+    if v.status == "match":
+        return FieldResult("venue", True, venue, work.venue, v.reason)
+    named = venues[0]
+    if is_book_series(named):
+        return FieldResult(
+            "venue",
+            True,
+            venue,
+            named,
+            f"record {work.id} names only the book series '{named}'; "
+            "the cited venue could not be checked",
+        )
+    if all(work.venue_kinds.get(n) == HOST_KIND for n in venues):
+        # only a host organisation ("DataCite" of the "DataCite API" metadata source; the
+        # publisher of a "(No Title)" source): the record has no venue of its own
+        return FieldResult(
+            "venue",
+            True,
+            venue,
+            None,
+            f"record {work.id} has no venue (it names only '{named}', a host organisation); "
+            "the cited venue could not be checked",
+        )
+    if _book_like(work):
+        pub = _compare_publisher(venue, work)
+        if pub.ok:
+            return FieldResult(
+                "venue",
+                True,
+                venue,
+                pub.record,
+                f"the cited venue is the book's publisher ({pub.reason})",
+            )
+    if unverifiable is None:
+        unverifiable = venue_side(work) is False
+    if unverifiable and not is_repository_name(venue) and not _cites_repository_copy(cited, work):
+        servers = [n for n in venues if work.venue_kinds.get(n) != HOST_KIND][:3]
+        return FieldResult(
+            "venue",
+            True,
+            venue,
+            named,
+            f"cited venue '{venue}' could not be verified: the world has this work only from "
+            f"repositories and preprint servers ({'; '.join(servers)}), which cannot confirm "
+            "or contradict it",
+            unverified=True,
+        )
+    return FieldResult("venue", False, venue, work.venue, v.reason)
+
+
 def validate_family(
     cited: CitedWork,
     res: Resolution,
     *,
     today_year: int | None = None,
     strict_identifiers: bool = False,
+    strict_venues: bool = False,
 ) -> list[FieldResult]:
     """Validate ``cited`` against the matched record's version family.
 
@@ -791,19 +954,35 @@ def validate_family(
     proceedings venue with the preprint's year is still a mismatch unless the citation presents
     itself as a preprint. Then an identifier of :data:`UNVERIFIABLE_KINDS` that no member has
     a value of, and that resolves to no work in the index, is *unverified* (``ok``, flagged)
-    rather than mismatched, unless ``strict_identifiers``.
+    rather than mismatched, unless ``strict_identifiers``. Likewise a cited venue when no
+    member names a venue but repositories and preprint servers (the published copy is not in
+    the world), unless ``strict_venues``; a member fitting without an unverified field wins.
     """
     assert res.work is not None
     members = res.family or [res.work]
-    first = validate(cited, members[0], today_year=today_year)
-    if all(f.ok for f in first) or len(members) == 1:
+    unverifiable = None
+    if cited.venue:
+        sides = [venue_side(m) for m in members]
+        unverifiable = False in sides and True not in sides
+    first = validate(cited, members[0], today_year=today_year, venue_unverifiable=unverifiable)
+    if all(f.ok and not f.unverified for f in first) or len(members) == 1:
         per = [first]
         members = members[:1]
     else:  # the other copies are read only when the matched one does not fit
-        per = [first, *(validate(cited, m, today_year=today_year) for m in members[1:])]
+        per = [
+            first,
+            *(
+                validate(cited, m, today_year=today_year, venue_unverifiable=unverifiable)
+                for m in members[1:]
+            ),
+        ]
     best_i = min(
         range(len(members)),
-        key=lambda i: (sum(1 for f in per[i] if not f.ok and f.field not in _ID_FIELDS), i),
+        key=lambda i: (
+            sum(1 for f in per[i] if not f.ok and f.field not in _ID_FIELDS),
+            sum(1 for f in per[i] if f.unverified),
+            i,
+        ),
     )
     out: list[FieldResult] = []
     for j, f in enumerate(per[best_i]):
@@ -840,6 +1019,15 @@ def validate_family(
                 f.member = members[best_i].id
         elif best_i:
             f.member = members[best_i].id
+        if f.unverified and f.field == "venue" and strict_venues:
+            f = FieldResult(
+                "venue",
+                False,
+                f.cited,
+                f.record,
+                f"{f.reason} (strict venues: a venue the records cannot confirm is a mismatch)",
+                f.member,
+            )
         out.append(f)
     out.extend(_bad_ids(cited))
     return out
@@ -890,7 +1078,7 @@ def _untitled_string_check(cited: CitedWork, work: Work) -> FieldResult | None:
     ]
     if not texts:
         return None
-    names = [v for v in [work.venue, *work.venue_alt] if v]
+    names = venue_names(work)
     if cited.venue and names and compare_venue(cited.venue, names).status == "match":
         return None
     if cited.publisher and names and _compare_publisher(cited.publisher, work).ok:
@@ -969,9 +1157,49 @@ def _contains(seq: tuple[str, ...], part: tuple[str, ...]) -> bool:
     return any(seq[i : i + len(part)] == part for i in range(len(seq) - len(part) + 1))
 
 
+# Words a publisher's name ends with: what follows them is a place ("MIT press Cambridge").
+_PUBLISHER_END = frozenset(
+    {"press", "publishing", "publishers", "publisher", "verlag", "sons", "books", "inc", "ltd"}
+)
+
+
+def _publisher_forms(cited: str) -> list[str]:
+    """``cited`` and the publisher it names without a place.
+
+    "Cambridge, MA: MIT Press" → "MIT Press"; "John Wiley & Sons, Hoboken, NJ" → "John Wiley &
+    Sons"; "MIT press Cambridge" → "MIT press" (the place after the name's last publisher word).
+    """
+    forms = [cited]
+    if ":" in cited:
+        forms.append(cited.rsplit(":", 1)[1])
+    if "," in cited:
+        forms.append(cited.split(",", 1)[0])
+    words = cited.split()
+    ends = [i for i, w in enumerate(words) if fold(w) in _PUBLISHER_END]
+    if ends and ends[-1] < len(words) - 1:
+        forms.append(" ".join(words[: ends[-1] + 1]))
+    return [f for f in dict.fromkeys(x.strip(" ,.;:") for x in forms) if f]
+
+
+def _distinctive(word: str) -> bool:
+    """A single word that names one publisher ("springer", "wiley"; not "american", "press")."""
+    return len(word) >= 5 and word not in _GENERIC_PUBLISHER_WORDS
+
+
+def _same_publisher(ck: tuple[str, ...], nk: tuple[str, ...]) -> bool:
+    """Publisher keys (:func:`_publisher_key`) of one publisher."""
+    return bool(ck and nk) and (
+        ck == nk
+        or (len(ck) >= 2 and _contains(nk, ck))
+        or (len(nk) >= 2 and ck[: len(nk)] == nk)
+        or (len(ck) == 1 and _distinctive(ck[0]) and ck[0] in nk)
+        or (len(nk) == 1 and _distinctive(nk[0]) and nk[0] in ck)
+    )
+
+
 def _compare_publisher(cited: str, work: Work) -> FieldResult:
     """The cited publisher against every name the record gives (venue, host, publisher)."""
-    names = [v for v in [work.venue, *work.venue_alt] if v]
+    names = venue_names(work)
     if not names:
         return FieldResult(
             "publisher",
@@ -984,25 +1212,12 @@ def _compare_publisher(cited: str, work: Work) -> FieldResult:
     if v.status == "match":
         return FieldResult("publisher", True, cited, v.matched, v.reason)
     # "Cambridge University Press" ~ "Cambridge University Press eBooks"; "Research Papers in
-    # Economics" ~ "RePEc: Research Papers in Economics" (a whole part of the record's name)
-    ck = _publisher_key(cited)
+    # Economics" ~ "RePEc: Research Papers in Economics" (a whole part of the record's name);
+    # "John Wiley & Sons" ~ "Wiley"; a place after or before the name aside
+    keys = [_publisher_key(f) for f in _publisher_forms(cited)]
     for n in names:
         nk = _publisher_key(n)
-        if (
-            ck
-            and nk
-            and (
-                ck == nk
-                or (len(ck) >= 2 and _contains(nk, ck))
-                or (len(nk) >= 2 and ck[: len(nk)] == nk)
-                or (
-                    len(ck) == 1
-                    and len(ck[0]) >= 5
-                    and ck[0] not in _GENERIC_PUBLISHER_WORDS
-                    and ck[0] in nk
-                )
-            )
-        ):
+        if any(_same_publisher(ck, nk) for ck in keys):
             return FieldResult("publisher", True, cited, n, "same publisher")
     return FieldResult(
         "publisher",
@@ -1033,6 +1248,7 @@ def check_citation(
     *,
     today_year: int | None = None,
     strict_identifiers: bool = False,
+    strict_venues: bool = False,
 ) -> Verdict:
     """Resolve and validate: the deterministic reference-grounding verdict."""
     res = resolve(cited, world)
@@ -1056,7 +1272,11 @@ def check_citation(
         return Verdict(False, f"{lead}; {res.message}.", res)
     work = res.work
     fields = validate_family(
-        cited, res, today_year=today_year, strict_identifiers=strict_identifiers
+        cited,
+        res,
+        today_year=today_year,
+        strict_identifiers=strict_identifiers,
+        strict_venues=strict_venues,
     )
     bad = [f for f in fields if not f.ok]
     if bad:

@@ -16,18 +16,22 @@ Workshops, Findings, companion volumes and the like are different venues from th
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any, Literal
 
 from citejudge.text.normalize import fold
-from citejudge.text.venue_names import is_book_series, venue_tokens
+from citejudge.text.venue_names import is_book_series, is_venue_name, venue_tokens
 
 __all__ = [
     "VenueCheck",
     "canonical_venue_ids",
     "compare_venue",
     "is_book_series",
+    "is_repository_doi",
+    "is_repository_name",
+    "is_venue_name",
     "venue_heads",
     "venue_tokens",
 ]
@@ -456,6 +460,102 @@ _VENUES: dict[str, tuple[str, ...]] = {
 }
 
 
+# --------------------------------------------------------------------------- what a name is
+
+# Preprint servers and repositories, for names a world gives no type for (BibTeX and CSL worlds,
+# OpenAlex records before source types): a word of the name, or a run of words.
+_REPOSITORY_WORDS = frozenset(
+    {
+        "arxiv",
+        "corr",
+        "biorxiv",
+        "medrxiv",
+        "chemrxiv",
+        "psyarxiv",
+        "socarxiv",
+        "eartharxiv",
+        "engrxiv",
+        "techrxiv",
+        "edarxiv",
+        "ssrn",
+        "repec",
+        "econstor",
+        "zenodo",
+        "figshare",
+        "pubmed",
+        "europepmc",
+        "citeseerx",
+        "doaj",
+        "escholarship",
+        "infoscience",
+        "preprints",
+        "repository",
+        "repositories",
+        "repositorio",
+        "repositorium",
+        "eprints",
+        "dspace",
+        "researchgate",
+    }
+)
+_REPOSITORY_PHRASES: tuple[tuple[str, ...], ...] = (
+    ("research", "square"),
+    ("agecon", "search"),
+    ("osf", "preprints"),
+    ("europe", "pmc"),
+    ("pubmed", "central"),
+    ("cern", "document", "server"),
+    ("ucl", "discovery"),
+    ("digital", "commons"),
+    ("digital", "library", "of", "the", "commons"),
+    ("data", "archiving", "and", "networked", "services"),
+    ("social", "science", "research", "network"),
+    ("research", "papers", "in", "economics"),
+    ("open", "science", "framework"),
+    ("archive", "ouverte"),
+    ("archives", "ouvertes"),
+    ("hyper", "articles", "en", "ligne"),
+    ("white", "rose", "research", "online"),
+    ("computing", "research", "repository"),
+    ("cold", "spring", "harbor", "laboratory"),
+)
+
+
+def _has_run(toks: tuple[str, ...], run: tuple[str, ...]) -> bool:
+    n = len(run)
+    return any(toks[i : i + n] == run for i in range(len(toks) - n + 1))
+
+
+@lru_cache(maxsize=1 << 14)
+def is_repository_name(name: str) -> bool:
+    """Whether ``name`` is a preprint server or a repository (arXiv, SSRN, HAL, RePEc, PubMed...).
+
+    A repository holds copies of works published elsewhere (or not yet): its name cannot
+    contradict a cited journal or conference. Used where the world gives no source type.
+    """
+    toks = venue_tokens(name)
+    if not toks:
+        return False
+    if _REPOSITORY_WORDS.intersection(toks) or toks[0] == "hal":  # ("HAL (Le Centre pour…)")
+        return True
+    return any(_has_run(toks, run) for run in _REPOSITORY_PHRASES)
+
+
+# DOIs that preprint servers and repositories register for their copies (bioRxiv and medRxiv:
+# numeric suffixes; Cold Spring Harbor's journals share the prefix with lettered ones).
+_REPOSITORY_DOI = re.compile(
+    r"^10\.(?:48550/arxiv\.|1101/(?:\d{4}\.\d\d\.\d\d\.)?\d{5,}|2139/ssrn\.|21203/rs\.|"
+    r"22004/ag\.econ\.|5281/zenodo\.|6084/m9\.figshare\.|3123[1-5]/|20944/preprints|"
+    r"26434/chemrxiv|36227/techrxiv)",
+    re.I,
+)
+
+
+def is_repository_doi(doi: str) -> bool:
+    """Whether ``doi`` (canonical form) is one a preprint server or repository registered for its copy."""
+    return _REPOSITORY_DOI.match(doi) is not None
+
+
 # A parenthesised acronym after a name ("ACM Computing Surveys (CSUR)", "... Intervention (MICCAI)").
 _ACRONYM_PAREN = re.compile(
     r"\s*\(\s*(?=[^\W\d_])(?=[^\W_]*[A-Z\u00c0-\u024f])[\w&\-]{1,11}\s*\)\s*$"
@@ -476,8 +576,28 @@ _MEETING_NOTE = re.compile(
 )
 
 
+_PART_WORDS = frozenset({"series", "part", "section"})
+
+
+def _series_head(toks: tuple[str, ...]) -> tuple[str, ...]:
+    """The tokens up to a series letter: the qualifier after it is a name of the series that changed.
+
+    "Journal of the Royal Statistical Society: Series B (Methodological)" (its name until 1997)
+    and "... Series B (Statistical Methodology)" are one journal; "Series A" is another.
+    """
+    for i in range(len(toks) - 2):
+        if toks[i] in _PART_WORDS and len(toks[i + 1]) <= 2 and toks[i + 1].isalnum():
+            return toks[: i + 2]
+    return toks
+
+
+@lru_cache(maxsize=1 << 14)
 def venue_heads(venue: str) -> frozenset[tuple[str, ...]]:
-    """Token forms of a venue name with a trailing acronym in brackets and a descriptive subtitle dropped."""
+    """Token forms of a venue name, each with a part dropped that does not tell venues apart.
+
+    The parts: a trailing acronym in brackets, a descriptive subtitle, a meeting's date and
+    place, a series' qualifier (:func:`_series_head`).
+    """
     forms = {venue}
     dropped = _ACRONYM_PAREN.sub("", venue)
     forms.add(dropped)
@@ -488,7 +608,8 @@ def venue_heads(venue: str) -> frozenset[tuple[str, ...]]:
         head = _TAGLINE.sub("", v)
         if head != v and venue_tokens(head):
             forms.add(head)
-    return frozenset(t for t in (venue_tokens(v) for v in forms) if t)
+    heads = {t for t in (venue_tokens(v) for v in forms) if t}
+    return frozenset(heads | {_series_head(t) for t in heads})
 
 
 @dataclass(frozen=True)
@@ -579,11 +700,26 @@ def _table() -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(rows)
 
 
+@lru_cache(maxsize=1)
+def _exact_ids() -> dict[tuple[str, ...], frozenset[str]]:
+    """Table entries by their token form and their form without leading organisations."""
+    found: dict[tuple[str, ...], set[str]] = {}
+    for vid, toks in _table():
+        for form in (toks, _strip_org(toks)):
+            if form:
+                found.setdefault(form, set()).add(vid)
+    return {form: frozenset(ids) for form, ids in found.items()}
+
+
+_PARENS = re.compile(r"\(([^()]*)\)")
+_PART_SEPARATORS = re.compile(r"[,;:]")
+
+
 def _segments(venue: str) -> list[tuple[str, ...]]:
     """The whole venue and its comma/parenthesis-separated parts, as token tuples."""
-    s = re.sub(r"\(([^()]*)\)", r", \1,", venue)
+    s = _PARENS.sub(r", \1,", venue)
     out = [venue_tokens(venue)]
-    out += [venue_tokens(p) for p in re.split(r"[,;:]", s)]
+    out += [venue_tokens(p) for p in _PART_SEPARATORS.split(s)]
     return [t for t in out if t]
 
 
@@ -591,26 +727,65 @@ def _segments(venue: str) -> list[tuple[str, ...]]:
 def canonical_venue_ids(venue: str) -> frozenset[str]:
     """Ids of the short-name table entries the venue names exactly (whole string or one part)."""
     ids: set[str] = set()
+    exact = _exact_ids()
     segs = _segments(venue)
     for seg in segs:
         for cand in {seg, _strip_org(seg)}:
-            if not cand:
-                continue
-            for vid, toks in _table():
-                if cand == toks or cand == _strip_org(toks):
-                    ids.add(vid)
+            if cand:
+                ids |= exact.get(cand, frozenset())
         if ids and seg == segs[0]:
             break  # the whole string names a venue: parts cannot add others
     return frozenset(ids)
+
+
+@lru_cache(maxsize=1)
+def _abbrev_rows() -> tuple[
+    tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...],
+    dict[str, list[int]],
+    dict[str, list[int]],
+    list[int],
+]:
+    """The table's rows of several words, indexed by the first letters :func:`_aligns` needs.
+
+    Each row is listed under the lead letters a citation must share with it (its whole name,
+    and its name without leading organisations); rows it does not pre-filter (names of function
+    words, or of organisations alone) are listed apart. :func:`_abbrev_ids` tries only the rows
+    so found, with the same outcome as trying all (a differential test checks it).
+    """
+    rows = tuple((vid, full, _strip_org(full)) for vid, full in _table() if len(full) > 1)
+    whole: dict[str, list[int]] = {}
+    stripped: dict[str, list[int]] = {}
+    always: list[int] = []
+    for i, (_, full, bare) in enumerate(rows):
+        if _FUNCTION_WORDS.issuperset(full) or not bare or _FUNCTION_WORDS.issuperset(bare):
+            always.append(i)
+            continue
+        for letter in _lead_letters(full):
+            whole.setdefault(letter, []).append(i)
+        for letter in _lead_letters(bare):
+            stripped.setdefault(letter, []).append(i)
+    return rows, whole, stripped, always
 
 
 @lru_cache(maxsize=1 << 14)
 def _abbrev_ids(venue: str) -> frozenset[str]:
     """Table entries the venue abbreviates (ISO 4 rule), e.g. "J. Mach. Learn. Res." -> jmlr."""
     toks = venue_tokens(venue)
+    bare = _strip_org(toks)
+    rows, whole, stripped, always = _abbrev_rows()
+    if toks and bare:
+        tried = set(always)
+        for letter in _lead_letters(toks):
+            tried.update(whole.get(letter, ()))
+        for letter in _lead_letters(bare):
+            tried.update(stripped.get(letter, ()))
+        order: Iterable[int] = sorted(tried)
+    else:  # (no pre-filter applies to an empty side)
+        order = range(len(rows))
     out: set[str] = set()
-    for vid, full in _table():
-        if len(full) > 1 and (_aligns(toks, full) or _aligns(_strip_org(toks), _strip_org(full))):
+    for i in order:
+        vid, full, full_bare = rows[i]
+        if vid not in out and (_aligns(toks, full) or _aligns(bare, full_bare)):
             out.add(vid)
     return frozenset(out)
 
@@ -641,7 +816,7 @@ def _compare_one(cited: str, rec: str) -> tuple[Status, str]:
     if venue_heads(cited) & venue_heads(rec):
         return (
             "match",
-            "same venue name (bracketed acronym, descriptive subtitle or meeting date aside)",
+            "same venue name (bracketed acronym, descriptive subtitle, meeting date or series qualifier aside)",
         )
     ic, ir = canonical_venue_ids(cited), canonical_venue_ids(rec)
     if ic & ir:
@@ -670,6 +845,9 @@ def _compare_one(cited: str, rec: str) -> tuple[Status, str]:
     return "mismatch", f"cited '{cited}', record venue is '{rec}'"
 
 
+_LETTER = re.compile(r"[^\W\d_]")
+
+
 def compare_venue(cited: str, record_venues: list[str]) -> VenueCheck:
     """Compare a cited venue with every name the record gives (venue, venue_alt, versions).
 
@@ -677,7 +855,7 @@ def compare_venue(cited: str, record_venues: list[str]) -> VenueCheck:
     the record's venue but is not unambiguous; else "mismatch".
     """
     names = [v for v in record_venues if v and v.strip()]
-    if not cited or not re.search(r"[^\W\d_]", cited):
+    if not cited or not _LETTER.search(cited):
         return VenueCheck("match", "no venue cited")
     if all(t in _GENERIC_WORDS for t in venue_tokens(cited)) and not any(
         venue_tokens(cited) == venue_tokens(n) for n in names

@@ -23,7 +23,7 @@ from citejudge.readers.freetext import (
     parse_citation_string,
     split_author_string,
 )
-from citejudge.readers.fulltext import find_fulltext
+from citejudge.readers.fulltext import find_fulltext, fulltext_names
 from citejudge.readers.metadata import parse_item_citation, parse_metadata
 from citejudge.readers.openalex import (
     OpenAlexRecordError,
@@ -42,6 +42,7 @@ __all__ = [
     "csl_item_to_work",
     "decode_openalex_line",
     "find_fulltext",
+    "fulltext_names",
     "parse_bibtex_entry",
     "parse_citation_string",
     "parse_csl_item",

@@ -26,10 +26,14 @@ def _clean(text: str) -> str:
     return _WS_RE.sub(" ", text).strip()
 
 
+_STARRED = re.compile(r"(?<![\w*])\*{1,2}(?=[^\s*])([^*]+?)\*{1,2}(?![\w*])")
+_UNDERSCORED = re.compile(r"(?<!\w)_([^_]+)_(?!\w)")
+
+
 def _strip_italics(text: str) -> str:
     # Markdown emphasis only around whole words: "Oncology*Biology*Physics" keeps its stars
-    s = re.sub(r"(?<![\w*])\*{1,2}(?=[^\s*])([^*]+?)\*{1,2}(?![\w*])", r"\1", text)
-    s = re.sub(r"(?<!\w)_([^_]+)_(?!\w)", r"\1", s)
+    s = _STARRED.sub(r"\1", text) if "*" in text else text
+    s = _UNDERSCORED.sub(r"\1", s) if "_" in s else s
     return s.strip(" *_")
 
 

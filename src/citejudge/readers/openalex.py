@@ -35,8 +35,9 @@ from citejudge.ids import (
     norm_pmid,
     strip_landing_suffix,
 )
-from citejudge.records import Author, Version, Work
+from citejudge.records import HOST_KIND, Author, Version, Work
 from citejudge.text.normalize import strip_markup
+from citejudge.text.venue_names import is_venue_name
 
 __all__ = [
     "OpenAlexAbstractError",
@@ -179,6 +180,9 @@ _META_DECODER = msgspec.json.Decoder(_OAWorkMeta, strict=False)
 _JSON_DECODER = msgspec.json.Decoder()
 _WS = re.compile(r"\s+")
 _ORCID_SEARCH = re.compile(r"(\d{4}-\d{4}-\d{4}-\d{3}[\dXx])").search
+#: Source types of a venue proper: a record with one keeps no venue_kinds (the matcher needs them
+#: only for records known from repositories, metadata sources, ebook platforms and book series).
+_NAMED_KINDS = frozenset({"journal", "conference"})
 _VERSION_KIND = {
     "submittedVersion": "preprint",
     "acceptedVersion": "accepted",
@@ -426,6 +430,8 @@ def _convert(rec: _OAWorkMeta, source: str | None, inverted: str | None = None) 
                 venue = name
                 break
     venue_alt: list[str] = []
+    # what each name is, where the record says: its source's type, "host" for a publisher
+    venue_kinds: dict[str, str] = {}
     first_src: _Source | None = None
     for loc, src_name, raw_name in zip(locations, src_names, raw_names, strict=True):
         src = loc.source
@@ -434,16 +440,28 @@ def _convert(rec: _OAWorkMeta, source: str | None, inverted: str | None = None) 
                 first_src = src
             if src_name and src_name != venue and src_name not in venue_alt:
                 venue_alt.append(src_name)
-            if src.abbreviated_title:
-                _add(venue_alt, _clean(src.abbreviated_title), venue)
+            abbr = _clean(src.abbreviated_title) if src.abbreviated_title else None
+            _add(venue_alt, abbr, venue)
+            if src.type:
+                for name in (src_name, abbr, raw_name):
+                    if name and name not in venue_kinds:
+                        venue_kinds[name] = src.type
         if raw_name and raw_name != venue and raw_name not in venue_alt:
             venue_alt.append(raw_name)
     if hv is not None:
         _add(venue_alt, _clean(hv.display_name), venue)
         _add(venue_alt, _clean(hv.abbreviated_title), venue)
-        _add(venue_alt, _clean(hv.publisher), venue)
+        publisher = _clean(hv.publisher)
+        _add(venue_alt, publisher, venue)
+        if publisher and publisher not in venue_kinds:
+            venue_kinds[publisher] = HOST_KIND
     if first_src is not None and first_src.host_organization_name:
-        _add(venue_alt, _clean(first_src.host_organization_name), venue)
+        host = _clean(first_src.host_organization_name)
+        _add(venue_alt, host, venue)
+        if host and host not in venue_kinds:
+            venue_kinds[host] = HOST_KIND
+    if any(k in _NAMED_KINDS and is_venue_name(n) for n, k in venue_kinds.items()):
+        venue_kinds = {}  # a journal or proceedings names the venue: the kinds change nothing
 
     # versions, urls, arXiv from locations
     versions: list[Version] = []
@@ -527,6 +545,7 @@ def _convert(rec: _OAWorkMeta, source: str | None, inverted: str | None = None) 
         language=rec.language or None,
         updated=updated,
         source=source,
+        venue_kinds=venue_kinds,
     )
 
 
@@ -534,7 +553,7 @@ def _convert(rec: _OAWorkMeta, source: str | None, inverted: str | None = None) 
 _WORK_FIELDS = (
     "id", "title", "authors", "year", "venue", "venue_alt", "type", "doi", "pmid", "pmcid",
     "arxiv", "mag", "urls", "abstract", "is_retracted", "versions", "language", "updated",
-    "source",
+    "source", "venue_kinds",
 )  # fmt: skip
 
 
@@ -576,6 +595,9 @@ def _configure_native_convert() -> (
             "Version": Version,
             "version_kind": _VERSION_KIND,
             "no_ids": _NO_IDS,
+            "host_kind": HOST_KIND,
+            "named_kinds": _NAMED_KINDS,
+            "is_venue_name": is_venue_name,
         }
     )
     return _NATIVE.convert  # type: ignore[no-any-return]

@@ -31,6 +31,7 @@ __all__ = [
     "MODEL_KEYS",
     "CompareOptions",
     "cmd_compare",
+    "compare_loaded",
     "compare_runs",
     "format_text",
     "item_labels",
@@ -205,22 +206,30 @@ def manifest_diff(a: dict[str, Any] | None, b: dict[str, Any] | None) -> dict[st
     }
 
 
-def _labels_by_id(run: RunData) -> tuple[list[str], dict[str, dict[str, tuple[str, str]]]]:
+def _labels_by_id(
+    run: RunData,
+) -> tuple[list[str], dict[str, dict[str, tuple[str, str]]], dict[str, int]]:
     order: list[str] = []
     out: dict[str, dict[str, tuple[str, str]]] = {}
-    for line in run.lines:
+    where: dict[str, int] = {}
+    for line, n in zip(run.lines, run.line_numbers, strict=True):
         i = str(line["id"])
         if i not in out:
             order.append(i)
         out[i] = item_labels(run.task, line)
-    return order, out
+        where[i] = n
+    return order, out, where
 
 
 def compare_runs(a: Path, b: Path) -> dict[str, Any]:
     """Agreement and Cohen's kappa per field, flipped items with both explanations, and the manifest diff."""
-    ra, rb = load_run(Path(a)), load_run(Path(b))
-    order_a, la = _labels_by_id(ra)
-    order_b, lb = _labels_by_id(rb)
+    return compare_loaded(load_run(Path(a)), load_run(Path(b)))
+
+
+def compare_loaded(ra: RunData, rb: RunData) -> dict[str, Any]:
+    """:func:`compare_runs` of two loaded run directories."""
+    order_a, la, line_a = _labels_by_id(ra)
+    order_b, lb, line_b = _labels_by_id(rb)
     common = [i for i in order_a if i in lb]
     only_a = [i for i in order_a if i not in lb]
     only_b = [i for i in order_b if i not in la]
@@ -241,7 +250,7 @@ def compare_runs(a: Path, b: Path) -> dict[str, Any]:
                     "explanation_b": vb[1],
                 }
         if changes:
-            flipped.append({"id": i, "fields": changes})
+            flipped.append({"id": i, "line_a": line_a[i], "line_b": line_b[i], "fields": changes})
     fields: dict[str, Any] = {}
     for f, pl in pairs.items():
         ga, gb = [x for x, _ in pl], [y for _, y in pl]
@@ -320,7 +329,7 @@ def format_text(cmp: dict[str, Any], max_flipped: int = 50) -> str:
         + (f" (first {max_flipped} shown)" if len(flipped) > max_flipped else "")
     )
     for x in flipped[:max_flipped]:
-        lines.append(f"- {x['id']}")
+        lines.append(f"- {x['id']} (results.jsonl line {x['line_a']} in A, {x['line_b']} in B)")
         for f, c in x["fields"].items():
             lines.append(f"    {f}: {c['a']} → {c['b']}")
             lines.append(f"      A: {_short(c['explanation_a'])}")
@@ -333,6 +342,8 @@ def format_text(cmp: dict[str, Any], max_flipped: int = 50) -> str:
                 + ", ".join(only[:50])
                 + (" …" if len(only) > 50 else "")
             )
+    if cmp.get("html"):
+        lines.append(f"page: {cmp['html']}")
     return "\n".join(lines)
 
 
@@ -346,11 +357,19 @@ class CompareOptions:
     """The second run directory."""
     as_json: bool = False
     """Print :func:`compare_runs`'s result as one JSON object instead of the text of :func:`format_text`."""
+    html: Path | None = None
+    """Also write an HTML page: agreement per field, each flip count linked to its items, every flipped item with both sides' reasons and details."""
 
 
 def cmd_compare(opts: CompareOptions) -> int:
-    """``citejudge compare RUN_A RUN_B [--json]``."""
-    cmp = compare_runs(opts.run_a, opts.run_b)
+    """``citejudge compare RUN_A RUN_B [--json] [--html OUT]``."""
+    ra, rb = load_run(Path(opts.run_a)), load_run(Path(opts.run_b))
+    cmp = compare_loaded(ra, rb)
+    if opts.html is not None:
+        from citejudge.run.compare_page import write_compare_page
+
+        write_compare_page(cmp, ra, rb, Path(opts.html))
+        cmp["html"] = str(opts.html)
     if opts.as_json:
         print(json.dumps(cmp, ensure_ascii=False, default=str))
     else:

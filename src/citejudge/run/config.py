@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from citejudge.errors import ConfigError
 from citejudge.hashing import canonical_json, sha256_text
@@ -34,9 +34,17 @@ class RunConfig(BaseModel):
         json_schema_extra={"enum": list(TASKS)},
     )
     input: list[str] = Field(
+        default_factory=list,
         description="Input file(s) or glob(s) of shards: JSONL, JSON, CSV (and BibTeX for references). "
         "Shards are read in sorted order; items keep that order in results.jsonl. "
-        "check: the one input file, as given."
+        "check: the one input file, as given. Give this or `document`.",
+    )
+    document: list[str] | None = Field(
+        default=None,
+        description="references only, instead of `input`: document file(s) or glob(s) (PDF, .tex "
+        "with its .bib/.bbl, JATS .xml, .md, .txt). Each document's reference list and citing "
+        "sentences become references items (written to items.jsonl beside the results); the "
+        "manifest and the report get a summary per document.",
     )
     out: Path = Field(
         description="run: the run directory (results.jsonl, errors.jsonl, manifest.json, "
@@ -69,7 +77,9 @@ class RunConfig(BaseModel):
     cache_dir: Path | None = Field(
         default=None,
         description="Judge request cache folder (default: OUT/cache); "
-        "share it between runs to reuse answers.",
+        "share it between runs to reuse answers. citation-eval keeps the quote indexes of its "
+        "source store and index in its source-index/ (default: ~/.cache/citejudge/source-index, "
+        "or CITEJUDGE_SOURCE_CACHE).",
     )
     fulltext_dir: Path | None = Field(
         default=None, description="Local full texts / source store folder."
@@ -84,6 +94,12 @@ class RunConfig(BaseModel):
         default=False,
         description="references: a stated arXiv id, PMID or PMCID "
         "that the matched work's records lack is a mismatch (default: unverified).",
+    )
+    strict_venues: bool = Field(
+        default=False,
+        description="references: a cited venue that the matched work's records cannot confirm "
+        "(every copy is in a repository or on a preprint server) is a mismatch "
+        "(default: unverified).",
     )
     seed: int = Field(default=0, description="Seed recorded in the manifest and used for sampling.")
     gold: str | None = Field(
@@ -110,7 +126,16 @@ class RunConfig(BaseModel):
             )
         return v
 
-    @field_validator("input", mode="before")
+    @model_validator(mode="after")
+    def _one_input(self) -> RunConfig:
+        if self.document is not None:
+            if self.input:
+                raise ValueError("give `input` (items) or `document` (documents), not both")
+            if self.task != "references":
+                raise ValueError("`document` input is checked by the references task")
+        return self
+
+    @field_validator("input", "document", mode="before")
     @classmethod
     def _listify(cls, v: Any) -> Any:
         if isinstance(v, (str, os.PathLike)):
@@ -134,8 +159,14 @@ class RunConfig(BaseModel):
         return self.model.lower() == "none"
 
     def sha256(self) -> str:
-        """Hash of the resolved config (recorded in the manifest)."""
-        return sha256_text(canonical_json(self.model_dump(mode="json")))
+        """Hash of the resolved config (recorded in the manifest).
+
+        An unset ``document`` is left out, so configs of item runs hash as they did before it existed.
+        """
+        data = self.model_dump(mode="json")
+        if data.get("document") is None:
+            data.pop("document", None)
+        return sha256_text(canonical_json(data))
 
 
 _ENV_FIELDS = {
@@ -172,10 +203,11 @@ def _resolve_paths(data: dict[str, Any], base: Path) -> dict[str, Any]:
     for key in ("out", "index", "cache_dir", "fulltext_dir"):
         if isinstance(data.get(key), str):
             data[key] = rel(data[key])
-    if isinstance(data.get("input"), str):
-        data["input"] = [data["input"]]
-    if isinstance(data.get("input"), list):
-        data["input"] = [rel(x) if isinstance(x, str) else x for x in data["input"]]
+    for key in ("input", "document"):
+        if isinstance(data.get(key), str):
+            data[key] = [data[key]]
+        if isinstance(data.get(key), list):
+            data[key] = [rel(x) if isinstance(x, str) else x for x in data[key]]
     gold = data.get("gold")
     if isinstance(gold, str) and ("/" in gold or gold.endswith((".jsonl", ".csv", ".json"))):
         data["gold"] = rel(gold)

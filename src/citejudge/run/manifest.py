@@ -16,6 +16,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
+from citejudge.documents import DocumentSummary
 from citejudge.hashing import file_sha256, sha256_text
 
 __all__ = [
@@ -96,6 +97,10 @@ class CheckOptionsRecord(BaseModel):
     fail_on_error: bool | float
     today_year: int | None
     strict_identifiers: bool
+    strict_venues: bool = False
+    documents: list[str] | None = Field(
+        default=None, description="check document: the documents, as given."
+    )
 
 
 class Counts(BaseModel):
@@ -148,7 +153,7 @@ class Tokens(BaseModel):
 
 _CHECK_ONLY = ("options", "input_sha256")
 #: Keys left out when unset (``ray`` is only there for the Ray executor).
-_OMIT_UNSET = (*_CHECK_ONLY, "ray")
+_OMIT_UNSET = (*_CHECK_ONLY, "ray", "documents")
 
 
 class RunManifest(BaseModel):
@@ -201,6 +206,12 @@ class RunManifest(BaseModel):
     tokens: Tokens | None = None
     ray: RayRecord | None = Field(
         default=None, description="executor ray only: cluster address and the nodes used."
+    )
+    documents: list[DocumentSummary] | None = Field(
+        default=None,
+        description="Document input only: per document, the references found, their verdicts "
+        "(Yes / No / Not found), citing sentences and how many were judged, markers that point "
+        "nowhere, or why the document could not be read.",
     )
 
     @model_serializer(mode="wrap")

@@ -29,6 +29,7 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
+from citejudge.documents import Document, DocumentError
 from citejudge.errors import ConfigError
 from citejudge.hashing import code_revision, package_versions
 from citejudge.io import Item, ItemError, OutputLine, dumps_line
@@ -61,9 +62,21 @@ from citejudge.run.store import (
 from citejudge.schema import schema_hash
 from citejudge.tasks.protocol import TASKS, TaskSpec, load_task
 
-__all__ = ["ERRORS", "MANIFEST", "RESULTS", "RunSummary", "run", "run_check", "used_model"]
+__all__ = [
+    "DOC_ITEMS",
+    "ERRORS",
+    "MANIFEST",
+    "RESULTS",
+    "RunSummary",
+    "check_items",
+    "run",
+    "run_check",
+    "used_model",
+]
 
 RESULTS, ERRORS, MANIFEST = "results.jsonl", "errors.jsonl", "manifest.json"
+#: The items extracted from documents (a ``document`` run; ``check document``: ``OUT.items.jsonl``).
+DOC_ITEMS = "items.jsonl"
 
 
 @dataclass
@@ -192,6 +205,7 @@ class _Session:
     cache_dir: Path
     shards_dir: Path | None
     quiet: bool
+    collect: list[dict[str, Any]] | None = None  # the lines written (document input: summaries)
 
 
 def _process(s: _Session, todo: list[Item | ItemError], summary: RunSummary) -> None:
@@ -216,6 +230,8 @@ def _process(s: _Session, todo: list[Item | ItemError], summary: RunSummary) -> 
                     summary.startup_seconds = time.perf_counter() - t0
                 d = line.to_dict()
                 sink.write(dumps_line(d))
+                if s.collect is not None:
+                    s.collect.append(d)
                 summary.processed += 1
                 summary.count(spec, d)
                 bar.update(summary, t0)
@@ -319,6 +335,65 @@ def _stderr() -> Any:
     return Console(stderr=True, highlight=False)
 
 
+# ------------------------------------------------------------------------------ documents
+
+
+def _read_inputs(
+    cfg: RunConfig, shards: list[Path]
+) -> tuple[list[Item | ItemError], list[Document | DocumentError] | None]:
+    """Items of the input shards, or of the documents (and the documents) for ``document`` input."""
+    if cfg.document is None:
+        return load_items(shards), None
+    from citejudge.documents import load_documents
+
+    return load_documents(shards)
+
+
+def _write_doc_items(path: Path, docs: list[Document | DocumentError]) -> None:
+    """The extracted items of every readable document, one JSON line each (re-runnable with check)."""
+    from citejudge.documents import Document, document_items
+
+    with path.open("wb") as fh:
+        for d in docs:
+            if isinstance(d, Document):
+                for it in document_items(d):
+                    fh.write(dumps_line(it))
+
+
+def _document_summaries(
+    manifest: RunManifest, docs: list[Document | DocumentError], lines: list[dict[str, Any]]
+) -> None:
+    from citejudge.documents import summarize_documents
+
+    manifest.documents = summarize_documents(docs, lines)
+
+
+def _print_documents(manifest: RunManifest) -> None:
+    console = _stderr()
+    for d in manifest.documents or []:
+        if d.error:
+            console.print(f"[red]error[/red] {d.error}")
+            continue
+        rg = ", ".join(f"{k} {v}" for k, v in d.reference_grounding.items())
+        console.print(
+            f"{d.file}: {d.references} references ({rg}); {d.citing_sentences} citing sentences, "
+            f"{d.citing_sentences_judged} judged; {d.uncited} uncited; "
+            f"{len(d.unresolved)} markers point to no entry"
+        )
+
+
+# ------------------------------------------------------------------------------ in memory
+
+
+def check_items(
+    cfg: RunConfig, items: list[Item | ItemError], cache_dir: Path
+) -> Iterator[OutputLine]:
+    """The output lines of ``items`` through the same stages and executor as ``check`` (no files)."""
+    load_task(cfg.task).validate_options(cfg)
+    stages = build_stages(cfg, cache_dir)
+    yield from _executor(cfg, None, {})(stages, items)
+
+
 # ------------------------------------------------------------------------------ check
 
 
@@ -328,18 +403,19 @@ def run_check(cfg: RunConfig, *, quiet: bool = False) -> RunSummary:
     The manifest goes beside the results (``OUT.manifest.json``; none for stdout), the judge
     request cache into ``cfg.cache_dir`` or beside the results.
     """
-    if len(cfg.input) != 1:
+    if cfg.document is None and len(cfg.input) != 1:
         raise ConfigError(
             "check reads one input file", hint="use 'citejudge run' for several shards"
         )
     out = None if str(cfg.out) == "-" else cfg.out
-    shard = Path(cfg.input[0])  # as given: error records name it so
+    shards = [Path(x) for x in (cfg.document or cfg.input)]  # as given: error records name them so
     load_task(cfg.task).validate_options(cfg)
-    items = load_items([shard])
-    manifest = _manifest("check", cfg, [shard], items)
-    manifest.input_sha256 = manifest.input.files[0].sha256
+    items, docs = _read_inputs(cfg, shards)
+    manifest = _manifest("check", cfg, shards, items)
+    manifest.input_sha256 = manifest.input.files[0].sha256 if len(shards) == 1 else None
     manifest.options = CheckOptionsRecord(
-        input=cfg.input[0],
+        documents=cfg.document,
+        input=(cfg.document or cfg.input)[0],
         out=str(cfg.out),
         index=str(cfg.index) if cfg.index else None,
         model=cfg.model,
@@ -348,6 +424,7 @@ def run_check(cfg: RunConfig, *, quiet: bool = False) -> RunSummary:
         fail_on_error=cfg.fail_on_error,
         today_year=cfg.today_year,
         strict_identifiers=cfg.strict_identifiers,
+        strict_venues=cfg.strict_venues,
     )
 
     def open_sink() -> LineSink:
@@ -365,9 +442,14 @@ def run_check(cfg: RunConfig, *, quiet: bool = False) -> RunSummary:
         cfg.cache_dir or (out.parent if out else Path.cwd()),
         None,
         quiet,
+        [] if docs is not None else None,
     )
     summary = RunSummary(items=len(items))
     _process(session, items, summary)
+    if docs is not None:
+        if out is not None:
+            _write_doc_items(out.with_name(out.name + "." + DOC_ITEMS), docs)
+        _document_summaries(manifest, docs, session.collect or [])
     manifest.write(session.manifest_path)
     if not quiet:
         parts = ", ".join(f"{k}: {v}" for k, v in sorted(summary.verdicts.items()))
@@ -378,6 +460,8 @@ def run_check(cfg: RunConfig, *, quiet: bool = False) -> RunSummary:
             f"{parts}; errors {summary.errors}"
             + (" [red](over the error budget)[/red]" if summary.over_budget else "")
         )
+        if docs is not None:
+            _print_documents(manifest)
         if out is not None:
             console.print(f"results: {out}")
     return summary
@@ -419,7 +503,7 @@ def _run_locked(
             hint="resume with the same config, or start a new run directory",
         )
 
-    shards = expand_inputs(cfg.input)
+    shards = expand_inputs(cfg.document or cfg.input)
     inputs = input_files(shards)
     missing = [i.path for i in inputs if i.sha256 is None]
     if previous is not None and resume:
@@ -436,13 +520,18 @@ def _run_locked(
             )
     if missing:
         raise RunError(
-            f"input shard(s) not found: {', '.join(missing)}", hint="check 'input' in the config"
+            f"{'document(s)' if cfg.document else 'input shard(s)'} not found: {', '.join(missing)}",
+            hint=f"check '{'document' if cfg.document else 'input'}' in the config (paths are "
+            "relative to the config file's folder)",
         )
     if not shards:
-        raise ConfigError(f"no input files match {cfg.input}", hint="check 'input' in the config")
+        raise ConfigError(
+            f"no input files match {cfg.document or cfg.input}",
+            hint="check 'input' (or 'document') in the config",
+        )
 
     load_task(cfg.task).validate_options(cfg)
-    items = load_items(shards)
+    items, docs = _read_inputs(cfg, shards)
     done, repaired = read_done(results_path) if resume else ([], False)
     if len(done) > len(items) or any(d["id"] != it.id for d, it in zip(done, items, strict=False)):
         raise RunError(
@@ -470,6 +559,9 @@ def _run_locked(
     final, _ = read_done(results_path)
     (out / ERRORS).write_bytes(b"".join(dumps_line(x) for x in final if x.get("error") is not None))
     manifest.repaired_tail = repaired
+    if docs is not None:
+        _write_doc_items(out / DOC_ITEMS, docs)
+        _document_summaries(manifest, docs, final)
     manifest.write(manifest_path)
     if not quiet:
         _stderr().print(
@@ -477,6 +569,8 @@ def _run_locked(
             f"{summary.processed} now{_startup(summary)}); errors {summary.errors}; decided without "
             f"a model {summary.decided_without_model}; results in {results_path}"
         )
+        if docs is not None:
+            _print_documents(manifest)
     _write_report(out, cfg)
     return summary
 

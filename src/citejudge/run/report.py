@@ -1,10 +1,12 @@
-"""``citejudge report``: metrics, tables and plots of a run directory in one self-contained HTML page.
+"""``citejudge report``: metrics, tables, plots and every item of a run directory in one self-contained HTML page.
 
-A run directory holds ``results.jsonl`` and ``manifest.json`` (see :mod:`citejudge.run.runner`).
-Each task's results are read as one or more *views*, a labeling of items (or of citations):
+A run directory holds ``results.jsonl`` and ``manifest.json`` (see :mod:`citejudge.run.pipeline`).
+Each result line becomes one or more item rows (:mod:`citejudge.run.report_items`: one per item,
+one per citation for ``citation-eval``) with its verdicts, outcome, reason and facets. The rows
+are read as *views*, a labeling of items (or of citations):
 
 * ``references``: ``reference_grounding`` (the ``Yes``/``No``/``N/A`` prefix; the view gold
-  labels are compared with) and ``hallucination`` (``Yes``/``No``);
+  labels are compared with), ``content_grounding`` and ``hallucination``;
 * ``rag-audit``: ``verdict`` (gold view) and the status of each dimension;
 * ``citation-eval``: ``citation_support`` (one row per citation, key ``ID#CITATION_ID``; gold
   view), ``source_verification`` (per citation) and ``alignment`` (per item; gold view).
@@ -12,9 +14,13 @@ Each task's results are read as one or more *views*, a labeling of items (or of 
 An item whose ``result`` is null is predicted ``ERROR`` in every view, so it counts against
 accuracy. Gold labels come from a JSONL/CSV/JSON file (``id,label[,category]``) or from a field
 of the input items kept in ``details.input_extra`` (e.g. HALLMARK's ``label``), optionally renamed
-by a mapping such as ``VALID=Yes,HALLUCINATED=No``. This module computes the numbers;
-:mod:`citejudge.run.report_page` lays them out (a Jinja2 template, charts as inline SVG, no
-external resource); ``report.json`` beside the page holds the same numbers.
+by a mapping such as ``VALID=Yes,HALLUCINATED=No``; each row then carries its gold label as a
+facet, so a confusion cell links to its rows. :mod:`citejudge.run.report_why` counts why verdicts
+are what they are. This module computes the numbers and picks the rows the page shows (failures
+and errors first, at most N per verdict; the rest go to a companion JSONL);
+:mod:`citejudge.run.report_page` lays them out (a Jinja2 template, charts as inline SVG, one
+static inline script for the filters, no external resource); ``report.json`` beside the page
+holds the same numbers.
 """
 
 from __future__ import annotations
@@ -34,10 +40,23 @@ import orjson
 
 from citejudge.errors import CitejudgeError
 from citejudge.run.metrics import classification_summary, label_order
+from citejudge.run.report_items import (
+    ERROR_LABEL,
+    OUTCOMES,
+    PRIMARY_VIEW,
+    VIEW_SPECS,
+    ItemRow,
+    decider_counts,
+    item_rows,
+    row_details,
+)
 from citejudge.run.report_page import build_page, render_page
+from citejudge.run.report_why import breakdowns
 
 __all__ = [
+    "DEFAULT_ROWS_PER_VERDICT",
     "ERROR_LABEL",
+    "Computed",
     "Gold",
     "ReportError",
     "ReportOptions",
@@ -46,15 +65,17 @@ __all__ = [
     "View",
     "build_report",
     "cmd_report",
+    "companion_path",
     "load_gold",
     "load_run",
     "parse_gold_map",
+    "split_inline",
     "views_for",
+    "views_from_rows",
 ]
 
 log = logging.getLogger(__name__)
 
-ERROR_LABEL = "ERROR"
 NO_CATEGORY = "(none)"
 _MAX_EXAMPLES = 30
 
@@ -77,6 +98,12 @@ class RunData:
     lines: list[dict[str, Any]]
     manifest: dict[str, Any] | None
     dropped_tail: bool = False
+    line_numbers: list[int] = field(default_factory=list)
+    """The ``results.jsonl`` line of each of ``lines`` (blank lines are skipped)."""
+
+    def __post_init__(self) -> None:
+        if not self.line_numbers:
+            self.line_numbers = list(range(1, len(self.lines) + 1))
 
 
 def load_run(run_dir: Path) -> RunData:
@@ -88,6 +115,7 @@ def load_run(run_dir: Path) -> RunData:
             f"{results} not found", hint="pass a run directory written by `citejudge run`"
         )
     lines: list[dict[str, Any]] = []
+    numbers: list[int] = []
     raw = results.read_bytes().splitlines()
     dropped = False
     for n, chunk in enumerate(raw, start=1):
@@ -108,6 +136,7 @@ def load_run(run_dir: Path) -> RunData:
                 f"{results}:{n}: not a result line", hint="the run directory is damaged"
             )
         lines.append(obj)
+        numbers.append(n)
     manifest: dict[str, Any] | None = None
     mpath = run_dir / "manifest.json"
     if mpath.is_file():
@@ -120,7 +149,7 @@ def load_run(run_dir: Path) -> RunData:
     task = (manifest or {}).get("task") or ((manifest or {}).get("config") or {}).get("task")
     if not task:
         task = next((str(x["task"]) for x in lines if x.get("task")), "references")
-    return RunData(run_dir, str(task), lines, manifest, dropped)
+    return RunData(run_dir, str(task), lines, manifest, dropped, numbers)
 
 
 # ------------------------------------------------------------------------------ views
@@ -135,6 +164,8 @@ class Row:
     pred: str
     explanation: str
     extra: dict[str, Any]
+    ref: int = -1
+    """Index of the :class:`~citejudge.run.report_items.ItemRow` the label comes from."""
 
 
 @dataclass
@@ -149,136 +180,46 @@ class View:
     gold: bool = False
 
 
-def _prefix(value: Any) -> str:
-    text = str(value or "").strip()
-    head = text.split(".", 1)[0].strip()
-    return head if head in ("Yes", "No", "N/A") else (text or "(empty)")
+def _check_task(run: RunData) -> None:
+    if run.task not in VIEW_SPECS:
+        raise ReportError(
+            f"unknown task {run.task!r} in {run.path}",
+            hint="expected references, rag-audit or citation-eval",
+        )
 
 
-def _error_text(line: dict[str, Any]) -> str:
-    err = line.get("error") or {}
-    if isinstance(err, dict):
-        return f"{err.get('kind', 'error')}: {err.get('message', '')}"
-    return str(err)
+def views_from_rows(task: str, rows: Sequence[ItemRow]) -> list[View]:
+    """The views of a task read from its item rows: a citation view has a row per citation, an item view one per item."""
+    views = [View(s.name, s.title, s.unit, list(s.labels), gold=s.gold) for s in VIEW_SPECS[task]]
+    for v in views:
+        seen: set[str] = set()
+        for r in rows:
+            if v.name not in r.labels:
+                continue
+            if v.unit == "item":
+                if r.item_id in seen:
+                    continue
+                seen.add(r.item_id)
+                key = r.item_id
+            else:
+                key = r.key
+            v.rows.append(
+                Row(
+                    key,
+                    r.item_id,
+                    r.labels[v.name],
+                    r.explanations.get(v.name, ""),
+                    r.extra,
+                    r.index,
+                )
+            )
+    return views
 
 
 def views_for(run: RunData) -> list[View]:
     """The views of a run's task, each with one row per item (or per citation)."""
-    task = run.task
-    if task == "references":
-        views = [
-            View(
-                "reference_grounding",
-                "Reference grounding",
-                "item",
-                ["Yes", "No", "N/A"],
-                gold=True,
-            ),
-            View("hallucination", "Hallucination", "item", ["Yes", "No"]),
-        ]
-    elif task == "rag-audit":
-        views = [View("verdict", "Verdict", "item", ["PASS", "FAIL"], gold=True)]
-        views += [
-            View(f"dimension.{d}", f"Dimension: {d}", "item", ["PASS", "FAIL"])
-            for d in ("exists", "accurate", "complete", "formatted")
-        ]
-    elif task == "citation-eval":
-        views = [
-            View(
-                "citation_support",
-                "Citation support",
-                "citation",
-                ["ENTAILMENT", "NEUTRAL", "CONTRADICTION"],
-                gold=True,
-            ),
-            View(
-                "source_verification",
-                "Source verification",
-                "citation",
-                ["VERIFIED", "UNCERTAIN", "LIKELY_FABRICATED"],
-            ),
-            View(
-                "alignment",
-                "Answer alignment",
-                "item",
-                ["CORRECT", "PARTIALLY_CORRECT", "INCORRECT"],
-                gold=True,
-            ),
-        ]
-    else:
-        raise ReportError(
-            f"unknown task {task!r} in {run.path}",
-            hint="expected references, rag-audit or citation-eval",
-        )
-    by_name = {v.name: v for v in views}
-    for line in run.lines:
-        item_id = str(line["id"])
-        extra = dict(((line.get("details") or {}).get("input_extra")) or {})
-        res = line.get("result")
-        if not isinstance(res, dict):
-            for v in views:
-                if v.unit == "item":
-                    v.rows.append(Row(item_id, item_id, ERROR_LABEL, _error_text(line), extra))
-            if task == "citation-eval":
-                for name in ("citation_support", "source_verification"):
-                    by_name[name].rows.append(
-                        Row(f"{item_id}#?", item_id, ERROR_LABEL, _error_text(line), extra)
-                    )
-            continue
-        if task == "references":
-            rg = str(res.get("reference_grounding", ""))
-            by_name["reference_grounding"].rows.append(
-                Row(item_id, item_id, _prefix(rg), rg, extra)
-            )
-            by_name["hallucination"].rows.append(
-                Row(item_id, item_id, _prefix(res.get("hallucination")), rg, extra)
-            )
-        elif task == "rag-audit":
-            by_name["verdict"].rows.append(
-                Row(item_id, item_id, str(res.get("verdict")), str(res.get("summary", "")), extra)
-            )
-            dims = res.get("dimensions") or {}
-            for d in ("exists", "accurate", "complete", "formatted"):
-                dd = dims.get(d) or {}
-                issues = "; ".join(str(x) for x in dd.get("issues") or [])
-                by_name[f"dimension.{d}"].rows.append(
-                    Row(item_id, item_id, str(dd.get("status")), issues, extra)
-                )
-        else:
-            for c in res.get("citation_evaluations") or []:
-                key = f"{item_id}#{c.get('citation_id')}"
-                sup = c.get("citation_support") or {}
-                ver = c.get("source_verification") or {}
-                by_name["citation_support"].rows.append(
-                    Row(
-                        key,
-                        item_id,
-                        str(sup.get("judgement")),
-                        str(sup.get("reasoning", "")),
-                        extra,
-                    )
-                )
-                by_name["source_verification"].rows.append(
-                    Row(
-                        key,
-                        item_id,
-                        str(ver.get("judgement")),
-                        str(ver.get("reasoning", "")),
-                        extra,
-                    )
-                )
-            ans = res.get("answer_evaluation") or {}
-            missing = "; ".join(str(x) for x in ans.get("missing_information") or [])
-            by_name["alignment"].rows.append(
-                Row(
-                    item_id,
-                    item_id,
-                    str(ans.get("alignment_judgement")),
-                    str(ans.get("correctness", "")) + (f" Missing: {missing}" if missing else ""),
-                    extra,
-                )
-            )
-    return views
+    _check_task(run)
+    return views_from_rows(run.task, item_rows(run.task, run.lines, run.line_numbers))
 
 
 # ------------------------------------------------------------------------------ gold
@@ -526,14 +467,124 @@ def _manifest_facts(m: dict[str, Any] | None) -> dict[str, Any]:
         "timings": m.get("timings") or {},
         "tokens": m.get("tokens"),
         "judge_stats": (judge or {}).get("stats"),
+        "support_scorer": (judge or {}).get("support_scorer"),
     }
+
+
+def _document_rows(manifest: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Per-document summaries of a ``document`` run (the manifest's ``documents``), one row each.
+
+    A row: file, format, error, references, their verdicts (Yes / No / Not found), citing
+    sentences, how many a model judged, content verdicts of the (sentence, entry) pairs,
+    uncited entries and markers that point to no entry. Runs over items have none.
+    """
+    rows: list[dict[str, Any]] = []
+    for d in (manifest or {}).get("documents") or []:
+        rows.append(
+            {
+                "file": d.get("file"),
+                "format": d.get("format"),
+                "error": d.get("error"),
+                "references": d.get("references", 0),
+                "reference_grounding": d.get("reference_grounding") or {},
+                "citing_sentences": d.get("citing_sentences", 0),
+                "citing_sentences_judged": d.get("citing_sentences_judged", 0),
+                "content_grounding": d.get("content_grounding") or {},
+                "uncited": d.get("uncited", 0),
+                "markers_pointing_nowhere": len(d.get("unresolved") or []),
+            }
+        )
+    return rows
+
+
+def _attach_gold(views: Sequence[View], gold: Gold, rows: Sequence[ItemRow]) -> None:
+    """Give each item row its gold label (and a mismatch mark) as facets, so confusion cells link to rows."""
+    by_item: dict[str, list[ItemRow]] = defaultdict(list)
+    for r in rows:
+        by_item[r.item_id].append(r)
+    for v in views:
+        if not v.gold:
+            continue
+        for vr in v.rows:
+            hit = gold.lookup(vr)
+            if hit is None:
+                continue
+            targets = by_item[vr.item_id] if v.unit == "item" else [rows[vr.ref]]
+            for t in targets:
+                t.add(f"Gold: {v.title}", hit[0])
+                if hit[0] != vr.pred:
+                    t.add("Gold mismatch", v.title)
+
+
+_TONE_ORDER = {"err": 0, "bad": 0, "na": 1, "ok": 2}
+
+
+def _sort_key(task: str, row: ItemRow) -> tuple[int, int, int]:
+    """Errors, then failures, then the rest; within an outcome a failing primary verdict first; then input order."""
+    spec = next(s for s in VIEW_SPECS[task] if s.name == PRIMARY_VIEW[task])
+    label = row.labels.get(spec.name, "")
+    tone = _TONE_ORDER.get(spec.tone(label), 1)
+    return OUTCOMES.index(row.outcome), tone, row.index
+
+
+def split_inline(
+    task: str, rows: Sequence[ItemRow], per_verdict: int | None
+) -> tuple[list[ItemRow], list[ItemRow]]:
+    """Rows in table order, split into those the page shows and the rest.
+
+    The page shows the first ``per_verdict`` rows of each label of the task's primary verdict
+    (reference grounding, the rag-audit verdict, citation support; ``ERROR`` included), so it
+    holds at most ``per_verdict`` × (labels + 1) rows; within a label failures come first. None
+    shows every row.
+    """
+    ordered = sorted(rows, key=lambda r: _sort_key(task, r))
+    if per_verdict is None:
+        return ordered, []
+    seen: Counter[str] = Counter()
+    inline: list[ItemRow] = []
+    rest: list[ItemRow] = []
+    for r in ordered:
+        g = r.labels.get(PRIMARY_VIEW[task], "")
+        seen[g] += 1
+        (inline if seen[g] <= per_verdict else rest).append(r)
+    return inline, rest
+
+
+def _companion_record(task: str, row: ItemRow) -> dict[str, Any]:
+    facets: dict[str, list[str]] = defaultdict(list)
+    for g, v in row.facets:
+        facets[g].append(v)
+    return {
+        "key": row.key,
+        "id": row.item_id,
+        "citation": row.citation,
+        "line": row.line,
+        "outcome": row.outcome,
+        "verdicts": {s.title: row.labels[s.name] for s in VIEW_SPECS[task] if s.name in row.labels},
+        "reason": row.reason,
+        "more": row.more,
+        "facets": dict(facets),
+    }
+
+
+@dataclass
+class Computed:
+    """The report's numbers (``report.json``), its views and its item rows."""
+
+    report: dict[str, Any]
+    views: list[View]
+    rows: list[ItemRow]
 
 
 def _compute(
     run: RunData, gold_spec: str | Path | None, gold_map: str | None, category: str | None
-) -> tuple[dict[str, Any], list[View]]:
-    views = views_for(run)
+) -> Computed:
+    _check_task(run)
+    rows = item_rows(run.task, run.lines, run.line_numbers)
+    views = views_from_rows(run.task, rows)
     gold = load_gold(gold_spec, views, gold_map=gold_map, category=category) if gold_spec else None
+    if gold is not None:
+        _attach_gold(views, gold, rows)
     errors = [x for x in run.lines if x.get("error") is not None]
     kinds = Counter(
         str((e.get("error") or {}).get("kind", "error"))
@@ -576,11 +627,32 @@ def _compute(
             "category_field": gold.category_field,
         },
         "views": vout,
+        "breakdowns": breakdowns(run.task, rows),
+        "deciders": [
+            {"question": d.question, "decider": d.decider, "n": d.n}
+            for d in decider_counts(run.task, run.lines)
+        ],
+        "outcomes": {
+            k: n
+            for k, n in sorted(
+                Counter(r.outcome for r in rows).items(), key=lambda kv: OUTCOMES.index(kv[0])
+            )
+        },
+        "documents": _document_rows(run.manifest),
     }
-    return _rounded(report), views
+    return Computed(_rounded(report), views, rows)
 
 
 # ------------------------------------------------------------------------------ entry points
+
+#: Rows of each primary verdict label the page shows by default; the rest go to the companion
+#: JSONL. 10,000 items measured: see scripts/bench_report.py.
+DEFAULT_ROWS_PER_VERDICT = 200
+
+
+def companion_path(out_html: Path) -> Path:
+    """The companion JSONL of a report page: the rows the page does not show."""
+    return out_html.with_name(out_html.stem + "-items.jsonl")
 
 
 def build_report(
@@ -591,21 +663,46 @@ def build_report(
     gold_map: str | None = None,
     category: str | None = None,
     plots: bool = True,
+    rows_per_verdict: int | None = DEFAULT_ROWS_PER_VERDICT,
 ) -> dict[str, Any]:
     """Compute the report of ``run_dir``, write the HTML page and ``report.json`` beside it, return the numbers.
 
     ``gold``: None, a gold file (``id,label[,category]``) or an input field name; ``gold_map``:
     label renaming such as ``VALID=Yes,HALLUCINATED=No``; ``category``: the input field for
     per-category tables (default ``hallucination_type`` when present); ``plots=False`` leaves the
-    charts out (the tables carry the same numbers).
+    charts out (the tables carry the same numbers); ``rows_per_verdict``: rows of each label of
+    the primary verdict the item table shows (None: all); the other rows are written to
+    ``<page>-items.jsonl`` beside the page, which the page names.
     """
+    if rows_per_verdict is not None and rows_per_verdict < 0:
+        raise ReportError(
+            f"rows per verdict must be 0 or more, got {rows_per_verdict}",
+            hint="give a count such as 200, or leave it out",
+        )
     run = load_run(Path(run_dir))
-    rep, _ = _compute(run, gold, gold_map, category)
+    comp = _compute(run, gold, gold_map, category)
+    rep = comp.report
     out = Path(out_html) if out_html is not None else run.path / "report.html"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(
-        render_page(build_page(rep, plots=plots, error_label=ERROR_LABEL)), encoding="utf-8"
-    )
+    inline, rest = split_inline(run.task, comp.rows, rows_per_verdict)
+    side = companion_path(out)
+    if rest:
+        with side.open("wb") as fh:
+            for r in rest:
+                fh.write(orjson.dumps(_companion_record(run.task, r)) + b"\n")
+    elif side.is_file():
+        side.unlink()  # a stale file of an earlier report would name rows this page shows
+    rep["item_table"] = {
+        "rows": len(comp.rows),
+        "unit": "citation" if run.task == "citation-eval" else "item",
+        "shown": len(inline),
+        "rows_per_verdict": rows_per_verdict,
+        "companion": str(side) if rest else None,
+        "in_companion": len(rest),
+    }
+    shown = [(r, row_details(run.task, r)) for r in inline]
+    page = build_page(rep, plots=plots, error_label=ERROR_LABEL, rows=comp.rows, shown=shown)
+    out.write_text(render_page(page), encoding="utf-8")
     rep_path = out.with_name("report.json") if out.suffix == ".html" else out.with_suffix(".json")
     rep["html"], rep["json"] = str(out), str(rep_path)
     rep_path.write_bytes(
@@ -621,6 +718,8 @@ def _short(rep: dict[str, Any]) -> dict[str, Any]:
         "task": rep["task"],
         "items": rep["items"],
         "errors": rep["errors"]["total"],
+        "item_rows_shown": rep["item_table"]["shown"],
+        "item_rows_file": rep["item_table"]["companion"],
     }
     for name, v in rep["views"].items():
         m = v.get("gold")
@@ -654,10 +753,12 @@ class ReportOptions:
     """The HTML page to write (default ``RUN_DIR/report.html``); ``report.json`` goes beside it."""
     plots: bool = True
     """False: tables only."""
+    rows_per_verdict: int | None = DEFAULT_ROWS_PER_VERDICT
+    """Rows of each primary verdict label the item table shows; None: all."""
 
 
 def cmd_report(opts: ReportOptions) -> int:
-    """``citejudge report RUN_DIR [--gold FILE|FIELD] [--gold-map MAP] [--category FIELD] [--html OUT]``."""
+    """``citejudge report RUN_DIR [--gold FILE|FIELD] [--gold-map MAP] [--category FIELD] [--html OUT] [--rows-per-verdict N]``."""
     rep = build_report(
         opts.run_dir,
         opts.gold,
@@ -665,6 +766,7 @@ def cmd_report(opts: ReportOptions) -> int:
         gold_map=opts.gold_map,
         category=opts.category,
         plots=opts.plots,
+        rows_per_verdict=opts.rows_per_verdict,
     )
     print(json.dumps(_short(rep), ensure_ascii=False))
     return 0

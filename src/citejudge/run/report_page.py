@@ -1,11 +1,13 @@
 """The HTML page of ``citejudge report``: a typed view model of the report's numbers, laid out by a template.
 
 :func:`build_page` turns the numbers of :func:`citejudge.run.report.build_report` (the dict also
-written to ``report.json``) into a :class:`ReportPage`: tables as rows, confusion matrices with
-their cell shades, bar charts with their geometry in pixels. :func:`render_page` lays it out with
-the Jinja2 template ``templates/report.html.j2`` (package data, autoescaped). The charts are
-inline SVG drawn by the template from that geometry, so the page needs no plotting library, no
-script and no external resource.
+written to ``report.json``) and the run's item rows into a :class:`ReportPage`: an ordered list of
+:class:`Section` s, one per view of the run — verdicts, why (counted), judge, gold comparisons,
+items, errors, run facts, timings. A section is a ``kind`` and a typed body; the template
+``templates/report.html.j2`` has one macro per kind, so a new view is one builder here and one
+macro there. Every count that stands for rows links to them (:class:`~citejudge.run.report_table.FacetIndex`).
+:func:`render_page` lays the page out with Jinja2 (package data, autoescaped). Charts are inline
+SVG drawn by the template; the one inline script is static text (the filters); no external resource.
 """
 
 from __future__ import annotations
@@ -17,6 +19,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from citejudge.run.report_items import (
+    PRIMARY_VIEW,
+    REASON_CHARS,
+    VIEW_SPECS,
+    Block,
+    Facet,
+    ItemRow,
+    short,
+)
+from citejudge.run.report_table import Cell, Count, FacetIndex, ItemTable, TableRow
+from citejudge.run.report_why import value_order
+
 __all__ = [
     "Bar",
     "BarChart",
@@ -26,18 +40,28 @@ __all__ = [
     "Confusion",
     "ConfusionCell",
     "ConfusionRow",
+    "CountRow",
+    "CountTable",
+    "DeciderRow",
     "DistributionSection",
+    "DocumentRow",
     "ErrorRow",
+    "ErrorsSection",
     "Example",
     "Facts",
     "GoldSection",
     "GoldSource",
     "InputFile",
+    "JudgeSection",
     "ReportPage",
+    "Section",
     "Share",
     "Tick",
     "build_page",
+    "item_table",
     "render_page",
+    "render_template",
+    "static_script",
 ]
 
 Number = int | float
@@ -54,6 +78,7 @@ class Card:
 
     value: Number | str | None
     label: str
+    href: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +127,7 @@ class ConfusionCell:
     diagonal: bool
     shade: str | None
     dark: bool
+    href: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +182,7 @@ class Example:
     pred: str
     category: str
     explanation: str
+    href: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +201,7 @@ class GoldSection:
     category_chart: BarChart | None
     misclassified: int
     examples: list[Example]
+    misclassified_href: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +211,7 @@ class Share:
     label: str
     n: int
     share: float
+    href: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +233,7 @@ class ErrorRow:
     id: str
     kind: str
     message: str
+    href: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,8 +284,89 @@ class GoldSource:
 
 
 @dataclass(frozen=True, slots=True)
+class CountRow:
+    """One row of a count table: its value, a count per column, and the rows with the value at all."""
+
+    label: str
+    cells: list[Count]
+    all: Count
+
+
+@dataclass(frozen=True, slots=True)
+class CountTable:
+    """A breakdown: ``row_group`` values down, ``col_group`` values across; every count links to its rows."""
+
+    title: str
+    note: str
+    unit: str
+    n: int
+    n_href: str | None
+    among: str
+    row_group: str
+    col_group: str | None
+    cols: list[str]
+    col_n: list[Count]
+    rows: list[CountRow]
+
+
+@dataclass(frozen=True, slots=True)
+class DeciderRow:
+    """How many questions of one kind one decider answered."""
+
+    question: str
+    decider: str
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeSection:
+    """Who decided: plain sentences, the questions per decider, and the judge's request counts."""
+
+    sentences: list[str]
+    deciders: list[DeciderRow]
+    stats: list[tuple[str, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRow:
+    """One checked document: its counts, each linked to its rows where rows carry them."""
+
+    file: str
+    href: str | None
+    format: str
+    error: str | None
+    references: int
+    verdicts: list[tuple[str, Count]]
+    citing_sentences: int
+    judged: int
+    content: list[tuple[str, Count]]
+    uncited: int
+    nowhere: int
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorsSection:
+    """The failed items: counts by kind (linked to their rows) and the first few."""
+
+    total: int
+    by_kind: list[tuple[str, Count]]
+    examples: list[ErrorRow]
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One view of the page: ``kind`` names the template macro that draws ``body``."""
+
+    kind: str
+    anchor: str
+    title: str
+    body: Any
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class ReportPage:
-    """Everything the template shows."""
+    """Everything the template shows: a header, then the sections in order."""
 
     title: str
     task: str
@@ -264,14 +375,7 @@ class ReportPage:
     cards: list[Card]
     dropped_tail: bool
     unfinished_status: str | None
-    facts: Facts | None
-    gold: GoldSource | None
-    gold_sections: list[GoldSection]
-    distributions: list[DistributionSection]
-    errors_total: int
-    errors_by_kind: list[tuple[str, int]]
-    error_examples: list[ErrorRow]
-    timings: list[tuple[str, Any]]
+    sections: list[Section]
 
 
 # ------------------------------------------------------------------------------ charts
@@ -334,7 +438,9 @@ def _shade(count: int, top: int) -> tuple[str, bool]:
 # ------------------------------------------------------------------------------ sections
 
 
-def _confusion(m: dict[str, Any], error_label: str, plots: bool) -> Confusion:
+def _confusion(
+    m: dict[str, Any], error_label: str, plots: bool, title: str, idx: FacetIndex
+) -> Confusion:
     labels, cm = m["labels"], m["confusion"]
     # Every label but the ERROR pseudo-label without gold rows.
     shown = [i for i, lab in enumerate(labels) if lab != error_label or sum(cm[i])]
@@ -344,7 +450,8 @@ def _confusion(m: dict[str, Any], error_label: str, plots: bool) -> Confusion:
         cells = []
         for j, c in enumerate(cm[i]):
             shade, dark = _shade(c, top) if plots else (None, False)
-            cells.append(ConfusionCell(c, i == j, shade, dark))
+            href = idx.link((f"Gold: {title}", labels[i]), (title, labels[j])) if c else None
+            cells.append(ConfusionCell(c, i == j, shade, dark, href))
         rows.append(ConfusionRow(labels[i], cells, sum(cm[i])))
     cols = [sum(r[j] for r in cm) for j in range(len(labels))]
     return Confusion(labels, rows, cols, sum(cols))
@@ -354,7 +461,14 @@ def _counts(d: dict[str, int]) -> str:
     return ", ".join(f"{k}: {n}" for k, n in d.items())
 
 
-def _gold_section(name: str, v: dict[str, Any], error_label: str, plots: bool) -> GoldSection:
+def _gold_section(
+    name: str,
+    v: dict[str, Any],
+    error_label: str,
+    plots: bool,
+    idx: FacetIndex,
+    anchors: dict[str, str],
+) -> GoldSection:
     m = v["gold"]
     if m is None:
         return GoldSection(name, v["title"], v["unit"], False, [], [], None, [], [], None, 0, [])
@@ -393,7 +507,14 @@ def _gold_section(name: str, v: dict[str, Any], error_label: str, plots: bool) -
         else None
     )
     examples = [
-        Example(x["key"], x["gold"], x["pred"], x["category"] or "", x["explanation"])
+        Example(
+            x["key"],
+            x["gold"],
+            x["pred"],
+            x["category"] or "",
+            x["explanation"],
+            f"#{anchors[x['key']]}" if x["key"] in anchors else None,
+        )
         for x in m["misclassified_examples"]
     ]
     return GoldSection(
@@ -403,19 +524,24 @@ def _gold_section(name: str, v: dict[str, Any], error_label: str, plots: bool) -
         True,
         list(m["warnings"]),
         cards,
-        _confusion(m, error_label, plots),
+        _confusion(m, error_label, plots, v["title"], idx),
         per_class,
         categories,
         chart,
         m["misclassified"],
         examples,
+        idx.link(("Gold mismatch", v["title"])) if m["misclassified"] else None,
     )
 
 
-def _distribution(name: str, v: dict[str, Any], plots: bool) -> DistributionSection:
+def _distribution(
+    name: str, v: dict[str, Any], plots: bool, idx: FacetIndex
+) -> DistributionSection:
     dist: dict[str, int] = v["distribution"]
     total = sum(dist.values()) or 1
-    shares = [Share(k, n, n / total) for k, n in dist.items()]
+    shares = [
+        Share(k, n, n / total, idx.link((v["title"], k)) if n else None) for k, n in dist.items()
+    ]
     chart = (
         _bar_chart(
             v["title"],
@@ -428,6 +554,154 @@ def _distribution(name: str, v: dict[str, Any], plots: bool) -> DistributionSect
         else None
     )
     return DistributionSection(name, v["title"], v["unit"], v["n"], shares, chart)
+
+
+def _count_table(t: dict[str, Any], unit: str, idx: FacetIndex) -> CountTable:
+    among: list[Facet] = [(str(g), str(v)) for g, v in t["among"]]
+    rg, cg = t["row_group"], t["col_group"]
+    rows = []
+    for i, rv in enumerate(t["rows"]):
+        cells = [
+            idx.count(n, *among, (rg, rv), (cg, cv))
+            for cv, n in zip(t["cols"], t["cells"][i], strict=True)
+        ]
+        rows.append(CountRow(rv, cells, idx.count(t["row_n"][i], *among, (rg, rv))))
+    col_n = [idx.count(n, *among, (cg, cv)) for cv, n in zip(t["cols"], t["col_n"], strict=True)]
+    return CountTable(
+        title=t["title"],
+        note=t["note"],
+        unit=unit,
+        n=t["n"],
+        n_href=idx.link(*among) if among and t["n"] else None,
+        among=" and ".join(f"{g} {v}" for g, v in among),
+        row_group=rg,
+        col_group=cg,
+        cols=list(t["cols"]),
+        col_n=col_n,
+        rows=rows,
+    )
+
+
+_NOT_JUDGED = {
+    "references": "Content grounding of a grounded reference is N/A (not judged).",
+    "rag-audit": "ACCURATE and COMPLETE, the judged dimensions, were not evaluated.",
+    "citation-eval": "Citation support and answer correctness were not judged (NOT_JUDGED).",
+}
+
+_STATS = (
+    ("requests", "requests (questions sent to the judge)"),
+    ("cache_hits", "answered from the request cache"),
+    ("model_calls", "batched model calls"),
+    ("invalid", "invalid answers (not the schema)"),
+    ("retries", "requests asked again"),
+    ("errors", "requests left without a valid answer"),
+    ("prompt_tokens", "prompt tokens"),
+    ("output_tokens", "output tokens"),
+)
+
+
+def _judge(rep: dict[str, Any]) -> JudgeSection:
+    f = rep["manifest"]
+    task = rep["task"]
+    deciders = [DeciderRow(d["question"], d["decider"], d["n"]) for d in rep["deciders"]]
+    by_llm = sum(d.n for d in deciders if d.decider == "LLM")
+    by_scorer = sum(d.n for d in deciders if d.decider.startswith("scorer"))
+    sentences: list[str] = []
+    stats: list[tuple[str, str]] = []
+    if not f:
+        sentences.append(
+            "This run directory has no manifest: the questions below are counted from the "
+            "results; the model and its request counts are unknown."
+        )
+    elif not f.get("judge_stats") and str(f.get("model") or "").startswith("none"):
+        sentences.append(
+            "No model was used (model: none): every verdict comes from the deterministic "
+            "stage. " + _NOT_JUDGED.get(task, "")
+        )
+    else:
+        sentences.append(f"Model {f.get('model')} (backend {f.get('backend') or '?'}).")
+        sc = f.get("support_scorer") or {}
+        if sc:
+            thr = sc.get("threshold")
+            thr_text = f" (threshold {thr:.3f})" if isinstance(thr, (int, float)) else ""
+            feature = (
+                "; it reads the LLM's label probabilities as one of its features"
+                if sc.get("uses_llm")
+                else ""
+            )
+            sentences.append(
+                f"The model card names a calibrated scorer, {sc.get('calibration')}{thr_text}: "
+                f"it, not the LLM's answer, decided the support questions — {by_scorer} in this "
+                f"run{feature}."
+            )
+        st = f.get("judge_stats") or {}
+        for k, label in _STATS:
+            if k in st:
+                stats.append((label, f"{st[k]:,}"))
+        req = st.get("requests")
+        if req == 0:
+            sentences.append(
+                "The LLM received no request in this session"
+                + (
+                    ": every question was decided by the scorer or by rules. "
+                    "That is expected, not a broken run."
+                    if by_llm == 0
+                    else "; the LLM answers counted below come from an earlier session of this run."
+                )
+            )
+        elif req is not None:
+            sentences.append(
+                f"In this session the judge received {req:,} request(s): "
+                f"{st.get('cache_hits', 0):,} answered from its cache, the others sent to the "
+                f"model in {st.get('model_calls', 0):,} batched call(s); "
+                f"{st.get('invalid', 0):,} answer(s) did not fit the schema"
+                + (f" ({st['retries']:,} request(s) asked again)" if "retries" in st else "")
+                + f", {st.get('errors', 0):,} request(s) ended without a valid answer."
+            )
+    if not deciders:
+        sentences.append("No question went to a model or a scorer.")
+    return JudgeSection(sentences, deciders, stats)
+
+
+def _documents(rep: dict[str, Any], idx: FacetIndex) -> list[DocumentRow]:
+    """The per-document summaries (``check document`` and ``document`` runs) with their links.
+
+    Reference verdicts count entries; their links select the document's result lines with that
+    verdict (a line is one entry and one sentence citing it). Content verdicts count (sentence,
+    entry) pairs, as the lines do.
+    """
+    out: list[DocumentRow] = []
+    for d in rep.get("documents") or []:
+        f = str(d.get("file") or "?")
+        doc: Facet = ("Document", f)
+        rg = d.get("reference_grounding") or {}
+        cg = d.get("content_grounding") or {}
+        out.append(
+            DocumentRow(
+                file=f,
+                href=idx.link(doc),
+                format=str(d.get("format") or "–"),
+                error=d.get("error"),
+                references=int(d.get("references") or 0),
+                verdicts=[
+                    (
+                        k,
+                        idx.count(
+                            int(n), doc, ("Reference grounding", "No" if k == "Not found" else k)
+                        ),
+                    )
+                    for k, n in rg.items()
+                ],
+                citing_sentences=int(d.get("citing_sentences") or 0),
+                judged=int(d.get("citing_sentences_judged") or 0),
+                content=[
+                    (k, idx.count(int(n), doc, ("Content grounding", k))) for k, n in cg.items()
+                ],
+                uncited=int(d.get("uncited") or 0),
+                nowhere=int(d.get("markers_pointing_nowhere") or 0),
+            )
+        )
+    return out
 
 
 def _json(value: Any) -> str:
@@ -464,57 +738,187 @@ def _facts(f: dict[str, Any]) -> Facts | None:
     )
 
 
-def _error_row(x: dict[str, Any]) -> ErrorRow:
+def _error_row(x: dict[str, Any], anchors: dict[str, str]) -> ErrorRow:
     err = x["error"]
+    key = str(x["id"])
+    href = f"#{anchors[key]}" if key in anchors else None
     if isinstance(err, dict):
-        return ErrorRow(str(x["id"]), str(err.get("kind") or ""), str(err.get("message") or ""))
-    return ErrorRow(str(x["id"]), "", "" if err is None else str(err))
+        return ErrorRow(key, str(err.get("kind") or ""), str(err.get("message") or ""), href)
+    return ErrorRow(key, "", "" if err is None else str(err), href)
 
 
-def build_page(rep: dict[str, Any], *, plots: bool, error_label: str) -> ReportPage:
-    """The view model of a report's numbers; ``plots=False`` leaves out the charts and cell shades."""
+def item_table(
+    task: str,
+    rows: Sequence[ItemRow],
+    shown: Sequence[tuple[ItemRow, list[Block]]],
+    idx: FacetIndex,
+    info: dict[str, Any],
+) -> ItemTable:
+    """The item table of ``shown`` (in page order); call it last, once every link is made."""
+    specs = VIEW_SPECS[task]
+    used = [s for s in specs if any(s.name in r.labels for r, _ in shown)] or list(specs)
+    trs = [
+        TableRow(
+            anchor=f"r{r.index}",
+            tokens=idx.tokens(r.facets),
+            key=r.key,
+            outcome=r.outcome,
+            cells=[Cell(r.labels.get(s.name, "–"), s.tone(r.labels.get(s.name, ""))) for s in used],
+            reason=short(r.reason, REASON_CHARS),
+            more=[short(m, REASON_CHARS) for m in r.more[:3]],
+            details=blocks,
+        )
+        for r, blocks in shown
+    ]
+    unit = str(info.get("unit") or "item")
+    primary = next(s.title for s in specs if s.name == PRIMARY_VIEW[task])
+    note = ""
+    if info.get("companion"):
+        note = (
+            f"The page shows the first {info.get('rows_per_verdict')} rows of each "
+            f"{primary.lower()} verdict "
+            f"({len(trs):,} of {len(rows):,}); the other {info.get('in_companion'):,} are in "
+            "the companion file named here, one JSON object a line, in the same order."
+        )
+    return ItemTable(
+        unit=unit,
+        columns=[unit, *(s.column for s in used), "reason (click for details)"],
+        rows=trs,
+        filters=idx.filters(),
+        targets=idx.targets(),
+        total=len(rows),
+        shown=len(trs),
+        companion=info.get("companion"),
+        note=note,
+    )
+
+
+def _anchors(shown: Sequence[tuple[ItemRow, list[Block]]]) -> dict[str, str]:
+    """Row key (and item id, for its first row) → the row's anchor."""
+    out: dict[str, str] = {}
+    for r, _ in shown:
+        out.setdefault(r.key, f"r{r.index}")
+        out.setdefault(r.item_id, f"r{r.index}")
+    return out
+
+
+def build_page(
+    rep: dict[str, Any],
+    *,
+    plots: bool,
+    error_label: str,
+    rows: Sequence[ItemRow] = (),
+    shown: Sequence[tuple[ItemRow, list[Block]]] = (),
+) -> ReportPage:
+    """The view model of a report: its numbers, all item ``rows`` (for counts) and the ``shown`` rows with details.
+
+    ``plots=False`` leaves out the charts and cell shades.
+    """
+    task = rep["task"]
     f = rep["manifest"]
+    shown_keys = {r.index for r, _ in shown}
+    idx = FacetIndex(
+        [r.facets for r in rows],
+        [r.index in shown_keys for r in rows],
+        lambda g, c: value_order(task, g, c),
+    )
+    anchors = _anchors(shown)
     counts = f.get("counts") or {}
     rate = rep["throughput_items_per_s"]
+    outcomes = rep.get("outcomes") or {}
+    unit = (rep.get("item_table") or {}).get("unit", "item")
     cards = [
-        Card(rep["items"], "items"),
-        Card(rep["errors"]["total"], "errors"),
+        Card(rep["items"], "items", "#items"),
+        Card(
+            outcomes.get("failed", 0),
+            f"failed {unit}s",
+            idx.link(("Outcome", "failed")) if outcomes.get("failed") else None,
+        ),
+        Card(
+            rep["errors"]["total"],
+            "errors",
+            idx.link(("Outcome", "error")) if rep["errors"]["total"] else None,
+        ),
         Card(counts.get("decided_without_model", "–"), "decided without a model"),
         Card(counts.get("seconds", "–"), "seconds (last session)"),
         Card(f"{rate:,.1f}" if rate is not None else "–", "items / s"),
     ]
     status = f.get("status")
-    g = rep["gold"]
-    gold = (
-        None
-        if not g
-        else GoldSource(
-            g["source"],
-            ", ".join(f"{k}→{v}" for k, v in g["map"].items()) or "none",
-            g["category_field"],
+    sections: list[Section] = [
+        Section(
+            "verdicts",
+            "verdicts",
+            "Verdicts",
+            [_distribution(name, v, plots, idx) for name, v in rep["views"].items()],
+            "Every count links to its rows in the item table.",
         )
-    )
+    ]
+    documents = _documents(rep, idx)
+    if documents:
+        sections.append(
+            Section(
+                "documents",
+                "documents",
+                "Documents",
+                documents,
+                "References count entries; content grounding counts (sentence, entry) pairs.",
+            )
+        )
+    why = [_count_table(t, unit, idx) for t in rep.get("breakdowns") or []]
+    if why:
+        sections.append(Section("why", "why", "Why, counted", why))
+    sections.append(Section("judge", "judge", "Who decided", _judge(rep)))
+    g = rep["gold"]
+    if g:
+        sections.append(
+            Section(
+                "gold_source",
+                "gold",
+                "Gold labels",
+                GoldSource(
+                    g["source"],
+                    ", ".join(f"{k}→{v}" for k, v in g["map"].items()) or "none",
+                    g["category_field"],
+                ),
+            )
+        )
+        for name, v in rep["views"].items():
+            if "gold" in v:
+                sections.append(
+                    Section(
+                        "gold",
+                        f"gold-{name.replace('.', '-')}",
+                        f"{v['title']} vs gold",
+                        _gold_section(name, v, error_label, plots, idx, anchors),
+                        f"({v['unit']}s)",
+                    )
+                )
     err = rep["errors"]
+    errors = ErrorsSection(
+        err["total"],
+        [(k, idx.count(n, ("Error kind", k))) for k, n in err["by_kind"].items()],
+        [_error_row(x, anchors) for x in err["examples"]],
+    )
+    facts = _facts(f)
+    timings = list((f.get("timings") or {}).items())
+    info = rep.get("item_table") or {"unit": unit}
+    # the item table last: every link above has registered its target by now
+    table = item_table(task, rows, shown, idx, info)
+    items_title = f"{'Citations' if unit == 'citation' else 'Items'}, failures first"
+    sections.append(Section("items", "items", items_title, table))
+    sections.append(Section("errors", "errors", "Errors", errors))
+    sections.append(Section("run", "run", "Run", facts))
+    if timings:
+        sections.append(Section("timings", "timings", "Timings", timings))
     return ReportPage(
         title=str(f.get("run_id") or rep["run_dir"]),
-        task=rep["task"],
+        task=task,
         run_dir=rep["run_dir"],
         generated_utc=rep["generated_utc"],
         cards=cards,
         dropped_tail=rep["dropped_corrupted_tail"],
         unfinished_status=None if status in (None, "finished") else str(status),
-        facts=_facts(f),
-        gold=gold,
-        gold_sections=[
-            _gold_section(name, v, error_label, plots)
-            for name, v in rep["views"].items()
-            if "gold" in v
-        ],
-        distributions=[_distribution(name, v, plots) for name, v in rep["views"].items()],
-        errors_total=err["total"],
-        errors_by_kind=list(err["by_kind"].items()),
-        error_examples=[_error_row(x) for x in err["examples"]],
-        timings=list((f.get("timings") or {}).items()),
+        sections=sections,
     )
 
 
@@ -531,10 +935,10 @@ def _num(x: Any) -> str:
 
 
 @functools.cache
-def _template() -> Any:
+def _env() -> Any:
     import jinja2
 
-    # autoescape=True, not select_autoescape(): the template's name ends in .j2, not .html.
+    # autoescape=True, not select_autoescape(): the templates' names end in .j2, not .html.
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("citejudge.run", "templates"),
         autoescape=True,
@@ -545,9 +949,21 @@ def _template() -> Any:
     )
     env.filters["num"] = _num
     env.filters["pct"] = lambda x, digits=1: f"{x:.{digits}%}"
-    return env.get_template("report.html.j2")
+    return env
+
+
+def render_template(name: str, **context: Any) -> str:
+    """Render one of the package's page templates (autoescaped)."""
+    return str(_env().get_template(name).render(**context))
+
+
+def static_script() -> str:
+    """The body of the page's one inline script: static text, the same on every page."""
+    module = _env().get_template("_common.html.j2").module
+    text = str(module.script()).strip()
+    return text.removeprefix("<script>").removesuffix("</script>").strip()
 
 
 def render_page(page: ReportPage) -> str:
     """The self-contained HTML page of ``page``."""
-    return str(_template().render(page=page))
+    return render_template("report.html.j2", page=page)

@@ -4,15 +4,20 @@ Decisions, each a rule in code:
 
 * **Source verification** is deterministic first (:mod:`citejudge.sources`): the source resolves
   through the index and/or the local source store (``--fulltext DIR``); the cited content is
-  looked for in the resolved text (stored full text or page, else the abstract). VERIFIED when
-  it is found (folded substring, or rapidfuzz partial alignment ≥ 90); LIKELY_FABRICATED when
-  the identifier resolves to a different work than the one the source names, or identifiers
-  resolve to different works, or when the stated source's text does not contain the quote but
-  another source does (an index record retrieved by the quote's words, or a file of the source
-  store: the content is misattributed, and that source is named); UNCERTAIN otherwise. When a
-  text is available but the quote is in neither it nor elsewhere, the judge decides whether the content is a paraphrase of that text (→ VERIFIED), is not
-  in it (→ UNCERTAIN) or contradicts it (→ LIKELY_FABRICATED). ``url_accessible`` means
-  "resolves offline" (a record of the index, or a page of the store).
+  looked for in the resolved text (stored full text or page, else the abstract), whole and piece by
+  piece (its pieces: the parts between ellipses, cut into sentences and lines,
+  :func:`~citejudge.sources.quote_pieces`). VERIFIED when the whole or every piece is found (folded
+  substring, or alignment ≥ 90; ``details...quote`` gives the pieces, the share found and the pieces
+  not found); LIKELY_FABRICATED when the identifier resolves to a different work than the one the
+  source names, or identifiers resolve to different works, or when a piece the stated source's
+  text does not hold is in another source (another source of the same answer, a text of the source
+  store or an abstract of the index, found through their quote index; a piece of a quote of
+  several pieces counts from :data:`~citejudge.sources.MIN_ELSEWHERE_CHARS` characters): the content
+  is misattributed, and that source is named; UNCERTAIN otherwise. When a text is available but
+  pieces are in neither it nor elsewhere, the judge decides whether those pieces paraphrase that
+  text's closest evidence units (→ VERIFIED), are not in it (→ UNCERTAIN) or contradict it
+  (→ LIKELY_FABRICATED). ``url_accessible`` means "resolves offline" (a record of the index, or a
+  page of the store).
 * **Citation support** is a judged label (ENTAILMENT / NEUTRAL / CONTRADICTION) from the model
   card's support decider (:func:`citejudge.judge.deciders.support_decider`: the LLM, or the card's
   calibrated scorer, which says ENTAILMENT or NEUTRAL); ``support_score`` is set by code:
@@ -52,21 +57,29 @@ from citejudge.judge.core import Judge
 from citejudge.judge.decide import SupportDecider, SupportDecision, SupportQuestion
 from citejudge.judge.deciders import SupportForm, support_decider
 from citejudge.judge.prompts import render, template_sha256
-from citejudge.match.resolve import WorldLookup
+from citejudge.match.resolve import WorldLookup, family_of
+from citejudge.readers import fulltext_names
+from citejudge.records import Work
 from citejudge.sources import (
+    MIN_ELSEWHERE_CHARS,
     QUOTE_FOUND,
+    Elsewhere,
+    Piece,
+    QuoteMatch,
     SourceResolution,
+    SourceSearch,
     SourceStore,
     SourceText,
-    find_elsewhere,
-    find_quote,
+    check_quote,
     read_source,
     resolve_source,
+    search_piece,
+    source_cache_root,
 )
 from citejudge.tasks.ceval_schemas import CorrectnessAnswer, SourceCheckAnswer, SupportAnswer
 from citejudge.tasks.content import select_passages
 from citejudge.tasks.protocol import Checker, JudgeFactory, TaskOptions
-from citejudge.text import split_sentences
+from citejudge.text import evidence_units
 
 __all__ = [
     "CORRECTNESS_TEMPLATE",
@@ -123,6 +136,8 @@ VERIFICATION_VALUE = {"VERIFIED": 1.0, "UNCERTAIN": 0.5, "LIKELY_FABRICATED": 0.
 SUPPORT_WEIGHT = 0.5
 DECIMALS = 4
 _MAX_TEXT = 20_000
+#: Pieces listed at most in ``details`` (``quote.not_found``).
+MAX_LISTED = 20
 
 NOT_JUDGED_SUPPORT = "Not judged: the run used no model (--no-llm)."
 
@@ -284,6 +299,11 @@ class Verification:
         }
 
 
+def _clip(s: str, n: int) -> str:
+    s = " ".join(s.split())
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
 def _wname(res: SourceResolution) -> str:
     w = res.work
     if w is None:
@@ -313,6 +333,103 @@ def _plausibility(res: SourceResolution, origin: str | None, score: float | None
     return f"The {res.kind} source is not in the local index or source store; its content cannot be compared offline."
 
 
+def _other_copies(
+    res: SourceResolution, world: WorldLookup | None, store: SourceStore | None
+) -> list[tuple[Work, SourceText | None]]:
+    """The other records of the stated work's version family, each with its text (if any)."""
+    if res.work is None or world is None:
+        return []
+    out: list[tuple[Work, SourceText | None]] = []
+    for w in family_of(res.work, world)[1:]:
+        st = store.text_for_work(w) if store is not None else None
+        if st is None and w.abstract and w.abstract.strip():
+            st = SourceText(w.abstract, f"abstract of {w.id}")
+        out.append((w, st))
+    return out
+
+
+def _pieces_in_copies(
+    missing: list[tuple[Piece, QuoteMatch]],
+    copies: list[tuple[Work, SourceText | None]],
+    search: SourceSearch,
+) -> tuple[list[tuple[Piece, QuoteMatch]], list[dict[str, Any]]]:
+    """The pieces still missing once the other records of the work are read, and where the rest are."""
+    found: list[dict[str, Any]] = []
+    still: list[tuple[Piece, QuoteMatch]] = []
+    texts = [(w, st) for w, st in copies if st is not None]
+    for piece, m in missing:
+        for w, st in texts:
+            cm = search_piece(piece.folded, search.prepared(st))
+            if cm.found:
+                found.append(
+                    {
+                        "piece": piece.index,
+                        "work_id": w.id,
+                        "text": st.origin,
+                        "similarity": cm.score,
+                    }
+                )
+                break
+        else:
+            still.append((piece, m))
+    return still, found
+
+
+def _misattributed(
+    qm: QuoteMatch,
+    n: int,
+    n_missing: int,
+    elsewhere: list[tuple[Piece, QuoteMatch, Elsewhere]],
+    in_what: str,
+) -> str:
+    """Why a quote some of whose pieces are in other sources is misattributed (a clause)."""
+    if n == 1:
+        first = elsewhere[0][2]
+        how = "verbatim" if first.exact else f"similarity {first.score:.0f}"
+        return (
+            f"the cited content is not in {in_what} (best similarity {qm.score:.0f}) but is in "
+            f"{first.name} ({first.origin}, {how}): it is attributed to the wrong source"
+        )
+    parts = _elsewhere_parts(elsewhere)
+    lost = n_missing - len(elsewhere)
+    if lost:
+        parts.append(f"{lost} piece(s) are found nowhere")
+    whole = "the cited content" if n_missing == n else "part of the cited content"
+    return (
+        f"{n - n_missing} of {n} pieces of the cited content are found in {in_what}; "
+        + "; ".join(parts)
+        + f": {whole} is attributed to the wrong source"
+    )
+
+
+def _elsewhere_parts(found: list[tuple[Piece, QuoteMatch, Elsewhere]]) -> list[str]:
+    """Sentences naming where the pieces not in the stated source are, one per other source (3 at most)."""
+    by_source: dict[str, list[tuple[Piece, QuoteMatch, Elsewhere]]] = {}
+    for row in found:
+        by_source.setdefault(row[2].origin, []).append(row)
+    parts: list[str] = []
+    for rows in list(by_source.values())[:3]:
+        o = rows[0][2]
+        ids = [str(p.index) for p, _, _ in rows]
+        which = (
+            f"piece {ids[0]} ('{_clip(rows[0][0].text, 80)}') is"
+            if len(rows) == 1
+            else f"pieces {', '.join(ids[:-1])} and {ids[-1]} ('{_clip(rows[0][0].text, 60)}', …) are"
+        )
+        best = max(m.score for _, m, _ in rows)
+        how = (
+            "verbatim"
+            if all(e.exact for _, _, e in rows)
+            else f"similarity {min(e.score for _, _, e in rows):.0f}"
+        )
+        parts.append(
+            f"{which} not in it (best similarity {best:.0f}) but in {o.name} ({o.origin}, {how})"
+        )
+    if len(by_source) > 3:
+        parts.append(f"pieces are in {len(by_source) - 3} more source(s)")
+    return parts
+
+
 def verify_source(
     source: str | None,
     quote: str,
@@ -320,11 +437,14 @@ def verify_source(
     store: SourceStore | None,
     siblings: Sequence[SourceText] = (),
     resolution: SourceResolution | None = None,
+    search: SourceSearch | None = None,
 ) -> Verification:
     """Deterministic verification of one citation's source (see the module docstring).
 
     ``siblings``: texts of the other sources the same answer cites (a misattributed quote most
     often comes from one of them). ``resolution``: the source already resolved, if it was.
+    ``search``: the run's :class:`~citejudge.sources.SourceSearch` (its prepared texts and quote
+    indexes); a new one in memory when not given.
     """
     res = resolution if resolution is not None else resolve_source(source, world)
     facts: dict[str, Any] = {"resolution": res.to_dict()}
@@ -379,7 +499,9 @@ def verify_source(
         return Verification(
             "UNCERTAIN", reason, accessible, _plausibility(res, None, None), facts=facts
         )
-    qm = find_quote(quote, text.text)
+    search = search if search is not None else SourceSearch(world, store)
+    qc = check_quote(quote, search.prepared(text))
+    qm = qc.whole
     facts["quote"] = {
         "similarity": qm.score,
         "found": qm.found,
@@ -387,6 +509,12 @@ def verify_source(
         "text": text.origin,
         "threshold": QUOTE_FOUND,
     }
+    n = len(qc.pieces)
+    missing = qc.missing
+    if n > 1:
+        facts["quote"].update(
+            pieces=n, pieces_found=n - len(missing), share_found=round((n - len(missing)) / n, 4)
+        )
     where = (
         f"{shown} resolves to {wname}"
         if res.work is not None
@@ -398,37 +526,109 @@ def verify_source(
     plaus = _plausibility(res, text.origin, qm.score)
     name = wname or shown
     if qm.found:
-        how = "verbatim" if qm.exact else f"similarity {qm.score:.0f}"
+        if n == 1:
+            how = "verbatim" if qm.exact else f"similarity {qm.score:.0f}"
+            said = f"the cited content is found in {in_what} ({how})"
+        else:
+            verbatim = sum(m.exact for m in qc.matches)
+            how = (
+                "verbatim"
+                if qm.exact
+                else f"{verbatim} verbatim, the lowest similarity {qm.score:.0f}"
+            )
+            said = (
+                f"{'both' if n == 2 else f'all {n}'} pieces of the cited content are found in "
+                f"{in_what} ({how})"
+            )
         return Verification(
-            "VERIFIED",
-            f"{where}; the cited content is found in {in_what} ({how}).",
-            True,
-            plaus,
-            source_name=name,
-            facts=facts,
+            "VERIFIED", f"{where}; {said}.", True, plaus, source_name=name, facts=facts
         )
-    exclude = {text.origin} | ({res.work.id} if res.work is not None else set())
-    other = find_elsewhere(quote, world, store, exclude=exclude, siblings=siblings)
-    if other is not None:
-        how = "verbatim" if other.exact else f"similarity {other.score:.0f}"
-        facts["found_elsewhere"] = {
-            "source": other.name,
-            "text": other.origin,
-            "similarity": other.score,
+    exclude = {text.origin}
+    if res.work is not None:
+        exclude |= {res.work.id, *fulltext_names(res.work)}
+    # the other records of the stated work (preprint, published copy, duplicate) are the same work
+    copies = _other_copies(res, world, store)
+    for w, st in copies:
+        exclude |= {w.id, *fulltext_names(w)} | ({st.origin} if st is not None else set())
+    missing, in_copies = _pieces_in_copies(missing, copies, search)
+    if in_copies:
+        facts["quote"]["in_other_records"] = in_copies
+        in_what += " or another record of the same work"
+        if not missing:
+            c0 = in_copies[0]
+            how = "verbatim" if c0["similarity"] >= 100 else f"similarity {c0['similarity']:.0f}"
+            return Verification(
+                "VERIFIED",
+                f"{where}; the cited content is not all in {in_what.split(' or ')[0]}, but what it "
+                f"lacks is in {c0['text']}, another record of the same work ({how}).",
+                True,
+                plaus,
+                source_name=name,
+                facts=facts,
+            )
+    elsewhere: list[tuple[Piece, QuoteMatch, Elsewhere]] = []
+    not_found: list[dict[str, Any]] = []
+    for piece, m in missing:
+        row: dict[str, Any] = {
+            "piece": piece.index,
+            "text": _clip(piece.text, 200),
+            "similarity": m.score,
         }
+        # what of the piece the stated text lacks (a piece may glue a heading of it to a
+        # sentence of another page)
+        rest = qc.rest(piece)
+        lacking = piece if rest == piece.folded else Piece(piece.index, piece.text, rest)
+        other = (
+            search.find_elsewhere(lacking, exclude, siblings)
+            if n == 1 or len(lacking.folded) >= MIN_ELSEWHERE_CHARS
+            else None
+        )
+        if other is not None:
+            elsewhere.append((piece, m, other))
+            row["found_in"] = {
+                "source": other.name,
+                "text": other.origin,
+                "similarity": other.score,
+            }
+        not_found.append(row)
+    if n > 1:
+        facts["quote"]["not_found"] = not_found[:MAX_LISTED]
+    if elsewhere:
+        facts["found_elsewhere"] = {
+            "source": elsewhere[0][2].name,
+            "text": elsewhere[0][2].origin,
+            "similarity": elsewhere[0][2].score,
+        }
+        said = _misattributed(qm, n, len(missing), elsewhere, in_what)
+        names = list(dict.fromkeys(o.name for _, _, o in elsewhere))
         return Verification(
             "LIKELY_FABRICATED",
-            f"{where}; the cited content is not in {in_what} (best similarity {qm.score:.0f}) but is in "
-            f"{other.name} ({other.origin}, {how}): it is attributed to the wrong source.",
+            f"{where}; {said}.",
             True,
-            plaus + f" The quoted text belongs to {other.name}.",
+            plaus + f" The quoted text belongs to {', '.join(names[:3])}.",
             source_name=name,
             facts=facts,
         )
-    passages = select_passages(quote, split_sentences(text.text))
+    if n == 1 or len(missing) == n:
+        asked = quote
+        said = (
+            f"the cited content is not found verbatim in {in_what} (best similarity {qm.score:.0f})"
+        )
+    else:
+        asked = " … ".join(p.text for p, _ in missing)
+        facts["judge_quote"] = asked
+        listed = "; ".join(
+            f"piece {p.index} ('{_clip(p.text, 80)}', best similarity {m.score:.0f})"
+            for p, m in missing[:3]
+        ) + (f"; {len(missing) - 3} more" if len(missing) > 3 else "")
+        said = (
+            f"{n - len(missing)} of {n} pieces of the cited content are found in {in_what}; "
+            f"not found: {listed}"
+        )
+    passages = select_passages(asked, evidence_units(text.text))
     return Verification(
         "UNCERTAIN",
-        f"{where}; the cited content is not found verbatim in {in_what} (best similarity {qm.score:.0f})",
+        f"{where}; {said}",
         True,
         plaus,
         pending=True,
@@ -558,6 +758,13 @@ class CitationEvalTask:
     world: WorldLookup | None = None
     store: SourceStore | None = None
     no_gold: bool = False
+    #: Where the quote indexes are cached (:func:`~citejudge.sources.source_cache_root`); None:
+    #: built in memory.
+    cache_root: Path | None = None
+    search: SourceSearch = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.search = SourceSearch(self.world, self.store, self.cache_root)
 
     def check(self, item: Item) -> OutputLine:
         """Evaluate one item; judged dimensions are left NOT_JUDGED / NOT_EVALUATED for the stage."""
@@ -585,7 +792,9 @@ class CitationEvalTask:
         )
         for i, c in enumerate(cits):
             siblings = [t for j, t in enumerate(texts) if j != i and t is not None]
-            ver = verify_source(c.source, c.content, self.world, self.store, siblings, resolved[i])
+            ver = verify_source(
+                c.source, c.content, self.world, self.store, siblings, resolved[i], self.search
+            )
             st: dict[str, Any] = {
                 "citation_id": c.citation_id,
                 "verification": ver.to_dict(),
@@ -701,15 +910,17 @@ class CitationEvalStage:
                 if ver["pending_judge"]:
                     src_refs.append((k, j))
                     text = "\n".join(ver["passages"])
+                    # a quote whose other pieces were found: the judge sees the pieces not found
+                    quote = ver.get("judge_quote") or c.content
                     src_questions.append(
                         SupportQuestion(
-                            c.content,
+                            quote,
                             text,
                             render(
                                 SOURCE_TEMPLATE,
                                 source_name=ver["source_name"],
                                 source_text=text,
-                                quote=c.content,
+                                quote=quote,
                             ),
                         )
                     )
@@ -808,7 +1019,8 @@ def make_checker(opts: TaskOptions) -> Checker:
 
         world = WorldIndex.open(opts.index)
     store = SourceStore.open(Path(opts.fulltext_dir)) if opts.fulltext_dir is not None else None
-    return CitationEvalTask(world, store, bool(opts.no_gold)).check
+    cache = source_cache_root(opts.cache_dir) if store is not None or world is not None else None
+    return CitationEvalTask(world, store, bool(opts.no_gold), cache).check
 
 
 def make_stage(opts: TaskOptions, make_judge: JudgeFactory) -> CitationEvalStage:

@@ -54,6 +54,10 @@ class TaskOptions(Protocol):
         """Folder of local full texts / the source store, if any."""
 
     @property
+    def cache_dir(self) -> Path | None:
+        """Cache folder of the run, if one was given (citation-eval keeps its quote indexes there)."""
+
+    @property
     def no_gold(self) -> bool:
         """citation-eval: items carry no gold answer."""
 
@@ -64,6 +68,10 @@ class TaskOptions(Protocol):
     @property
     def strict_identifiers(self) -> bool:
         """references: a stated identifier the matched work lacks is a mismatch."""
+
+    @property
+    def strict_venues(self) -> bool:
+        """references: a cited venue only repository copies stand against is a mismatch."""
 
 
 #: The deterministic stage of a task: one item in, its output line out.
@@ -132,7 +140,7 @@ TASKS: Mapping[str, TaskSpec] = MappingProxyType(
             "citejudge.tasks.references",
             "reference and content grounding of cited works",
             "reference_grounding",
-            ("strict_identifiers",),
+            ("strict_identifiers", "strict_venues"),
         ),
         "rag-audit": TaskSpec(
             "citejudge.tasks.rag_audit", "citation audit of a RAG answer", "verdict"

@@ -18,14 +18,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from citejudge.io import Item, OutputLine, input_error
 from citejudge.judge.core import Judge
 from citejudge.judge.prompts import render
 from citejudge.judge.schemas import AbstentionJudgement
 from citejudge.match.citation import CitedWork
-from citejudge.match.fields import compare_title
+from citejudge.match.fields import YEAR_RANGE, compare_title, is_year_text
 from citejudge.match.names import compare_authors
 from citejudge.match.resolve import FieldResult, WorldLookup, check_citation
 from citejudge.match.venues import compare_venue
@@ -85,6 +93,24 @@ class MetadataIn(BaseModel):
     arxiv: StrictStr | None = None
     url: StrictStr | None = None
 
+    @field_validator("year")
+    @classmethod
+    def _is_a_year(cls, year: int | str | None) -> int | str | None:
+        # a value of the right type that is not a year ("abc") would otherwise be read as no year
+        # and the item judged without it
+        if isinstance(year, int) and year not in YEAR_RANGE:
+            raise ValueError(NOT_A_YEAR)
+        if isinstance(year, str) and not is_year_text(year):
+            raise ValueError(NOT_A_YEAR)
+        return year
+
+
+#: Why a ``metadata.year`` of the right type is refused.
+NOT_A_YEAR = (
+    f"a year is an integer from {YEAR_RANGE.start} to {YEAR_RANGE.stop - 1}, or a string that "
+    "holds one ('2019', '2019a', 'May 2019') or says there is none ('in press', 'n.d.')"
+)
+
 
 class ReferencesItemIn(BaseModel):
     """A ``references`` item as read: a wrong type is a per-item input error naming the field."""
@@ -109,10 +135,10 @@ def item_type_error(data: dict[str, Any]) -> tuple[str, str] | None:
         # a union reports one error per member type: name the field, not the member type
         path = ".".join(x for x in loc if x.isdigit() or x in _FIELDS)
         path = re.sub(r"\.(\d+)(?=\.|$)", r"[\1]", path)
-        got = type(
-            _at(data, tuple(x for x in err["loc"] if isinstance(x, int) or x in _FIELDS))
-        ).__name__
-        return path, f"'{path}' has the wrong type ({got}): {_expected(path)}"
+        value = _at(data, tuple(x for x in err["loc"] if isinstance(x, int) or x in _FIELDS))
+        if err["type"] == "value_error" and path == "metadata.year":
+            return path, f"'{path}' is not a year ({_shown(value)}): {NOT_A_YEAR}"
+        return path, f"'{path}' has the wrong type ({type(value).__name__}): {_expected(path)}"
     return None
 
 
@@ -131,6 +157,12 @@ def _at(data: Any, loc: tuple[Any, ...]) -> Any:
         else:
             break
     return cur
+
+
+def _shown(value: Any) -> str:
+    """A value for an error message: its repr, cut to a readable length."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _expected(path: str) -> str:
@@ -296,6 +328,7 @@ class ReferencesTask:
     world: WorldLookup
     today_year: int = _dt.date.today().year
     strict_identifiers: bool = False
+    strict_venues: bool = False
 
     def check(self, item: Item) -> OutputLine:
         """Evaluate one item (with content grounding left to the judge stage)."""
@@ -341,6 +374,7 @@ class ReferencesTask:
             self.world,
             today_year=self.today_year,
             strict_identifiers=self.strict_identifiers,
+            strict_venues=self.strict_venues,
         )
         details.update(verdict.details())
         if conflicts:
@@ -501,7 +535,9 @@ def make_checker(opts: TaskOptions) -> Checker:
 
     world = WorldIndex.open(_index_path(opts))
     task = ReferencesTask(
-        world, strict_identifiers=bool(getattr(opts, "strict_identifiers", False))
+        world,
+        strict_identifiers=bool(getattr(opts, "strict_identifiers", False)),
+        strict_venues=bool(getattr(opts, "strict_venues", False)),
     )
     if opts.today_year is not None:
         task.today_year = opts.today_year

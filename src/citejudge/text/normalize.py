@@ -91,6 +91,9 @@ def strip_markup(text: str) -> str:
     return s
 
 
+_NON_WORD = re.compile(r"[^\w]+|_")
+
+
 def fold(text: str) -> str:
     """Lower-case, strip diacritics, markup and LaTeX; keep letters, digits and single spaces.
 
@@ -118,5 +121,5 @@ def _fold(text: str) -> str:
         .replace("ı", "i")
     )
     s = s.casefold()
-    s = re.sub(r"[^\w]+|_", " ", s)
+    s = _NON_WORD.sub(" ", s)
     return " ".join(s.split())

@@ -1,0 +1,51 @@
+"""Documents in: a paper or a generated answer, read into references and citing sentences.
+
+:func:`read_document` reads a PDF, LaTeX (with its ``.bib`` or ``.bbl``), JATS XML, Markdown or
+plain-text file into a :class:`Document`: the reference list (found by the reference finder in
+text formats, :mod:`citejudge.documents._finder`), each entry parsed, and every sentence that
+cites an entry with its markers resolved. :func:`document_items` turns a document into
+``references`` items (claim = citing sentence, ``full_citation`` = the entry as found), and
+:func:`load_documents` does so for a batch, each unreadable document becoming one error record.
+
+Readers, one module each: ``_pdf`` (pypdfium2), ``_latex``, ``_jats``, ``_plain`` (Markdown and
+plain text, and the line-based path the PDF reader shares).
+"""
+
+from citejudge.documents._build import DocumentError
+from citejudge.documents._finder import Line, load_finder, reference_blocks, split_entries
+from citejudge.documents._items import (
+    DocumentSummary,
+    document_items,
+    load_documents,
+    summarize_documents,
+)
+from citejudge.documents._markers import find_markers
+from citejudge.documents._model import (
+    DOCUMENT_FORMATS,
+    CitingSentence,
+    Document,
+    Marker,
+    Reference,
+)
+from citejudge.documents._read import SUFFIXES, detect_format, read_document
+
+__all__ = [
+    "DOCUMENT_FORMATS",
+    "SUFFIXES",
+    "CitingSentence",
+    "Document",
+    "DocumentError",
+    "DocumentSummary",
+    "Line",
+    "Marker",
+    "Reference",
+    "detect_format",
+    "document_items",
+    "find_markers",
+    "load_documents",
+    "load_finder",
+    "read_document",
+    "reference_blocks",
+    "split_entries",
+    "summarize_documents",
+]

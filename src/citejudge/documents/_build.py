@@ -1,0 +1,176 @@
+"""From a reader's output to a :class:`~citejudge.documents.Document`.
+
+Every reader ends here: the entries of the reference list become :class:`Reference` (each
+parsed by the free-text citation parser, :func:`citejudge.readers.freetext.parse_citation_string`,
+unless the reader parsed it already), and the body's paragraphs are split into sentences whose
+markers are found and resolved (:mod:`citejudge.documents._markers`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from citejudge.documents._markers import RawMarker, Resolver, find_markers, strip_markers
+from citejudge.documents._model import CitingSentence, Document, DocumentFormat, Reference
+from citejudge.errors import InputError
+from citejudge.text.sentences import split_sentences
+
+__all__ = ["DocumentError", "Entry", "Paragraph", "assemble", "parse_entry", "read_text_file"]
+
+
+class DocumentError(InputError):
+    """A document that cannot be checked: unreadable, encrypted, image-only, no reference list."""
+
+
+def read_text_file(path: Path) -> str:
+    """The file's text (UTF-8, with a BOM or not); undecodable bytes are a :class:`DocumentError`."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DocumentError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DocumentError(
+            f"{path}: not UTF-8 text (byte {exc.start})", hint="convert the file to UTF-8"
+        ) from exc
+
+
+@dataclass
+class Entry:
+    """One reference-list entry as a reader found it."""
+
+    text: str
+    label: str | None = None
+    key: str | None = None
+    page: int | None = None
+    line: int | None = None
+    authors: list[str] | None = None  # when the reader knows them (BibTeX); else parsed
+    year: int | None = None
+    title: str | None = None
+
+
+@dataclass
+class Paragraph:
+    """A paragraph of running text; ``lines`` maps character offsets to (page, line)."""
+
+    text: str
+    lines: list[tuple[int, int | None, int | None]] = field(default_factory=list)
+
+    def where(self, offset: int) -> tuple[int | None, int | None]:
+        """(page, line) of the character at ``offset``."""
+        page, line = (None, None)
+        for start, p, ln in self.lines:
+            if start > offset:
+                break
+            page, line = p, ln
+        return page, line
+
+
+_SUFFIX = re.compile(r"(?<!\d)(?:1[5-9]\d\d|20\d\d)([a-z])(?![a-z])")
+
+
+def parse_entry(e: Entry, number: int) -> Reference:
+    """A :class:`Reference` of ``e``, its authors, year and title read by the citation parser."""
+    from citejudge.readers.freetext import parse_citation_string
+
+    authors, year, title = e.authors, e.year, e.title
+    year_raw: str | None = None
+    if authors is None or year is None:
+        cw = parse_citation_string(e.text)
+        authors = authors if authors is not None else list(cw.authors)
+        year = year if year is not None else cw.year
+        title = title or cw.title
+        year_raw = cw.year_raw
+    suffix = None
+    for probe in (year_raw or "", e.text):
+        m = _SUFFIX.search(probe)
+        if m and (year is None or m.group(0)[:4] == str(year)):
+            suffix = m.group(1)
+            break
+    return Reference(
+        number=number,
+        text=e.text,
+        label=e.label,
+        key=e.key,
+        page=e.page,
+        line=e.line,
+        authors=list(authors or []),
+        year=year,
+        year_suffix=suffix,
+        title=title,
+    )
+
+
+#: A reader's own marker finder for a paragraph (LaTeX: its ``\\cite`` tokens).
+MarkerFinder = Callable[[str], list[RawMarker]]
+
+
+def assemble(
+    path: str,
+    fmt: DocumentFormat,
+    entries: Sequence[Entry],
+    paragraphs: Sequence[Paragraph],
+    *,
+    warnings: Sequence[str] = (),
+    markers: MarkerFinder | None = None,
+    claim: Callable[[str, list[RawMarker]], str] | None = None,
+) -> Document:
+    """The document of ``entries`` and ``paragraphs``.
+
+    Raises :class:`DocumentError` when there are no entries (no reference list found).
+    """
+    if not entries:
+        raise DocumentError(
+            f"{path}: no reference list found",
+            hint="the document needs a reference list (or a .bib/.bbl beside a .tex)",
+        )
+    refs = [parse_entry(e, n) for n, e in enumerate(entries, start=1)]
+    resolver = Resolver(refs)
+    numeric = any(r.label and r.label.isdigit() for r in refs) or all(r.label is None for r in refs)
+    find = markers or (lambda s: find_markers(s, numeric=numeric))
+    sentences: list[CitingSentence] = []
+    for para in paragraphs:
+        pos = 0
+        flat = " ".join(para.text.split())
+        for sent in split_sentences(flat):
+            at = flat.find(sent, pos)
+            at = pos if at < 0 else at
+            pos = at + len(sent)
+            raw = find(sent)
+            if not raw:
+                continue
+            page, line = para.where(_offset_in(para.text, at))
+            sentences.append(
+                CitingSentence(
+                    number=len(sentences) + 1,
+                    text=sent,
+                    claim=(claim or strip_markers)(sent, raw),
+                    markers=[resolver.resolve(r) for r in raw],
+                    page=page,
+                    line=line,
+                )
+            )
+    return Document(
+        path=path, format=fmt, references=refs, sentences=sentences, warnings=list(warnings)
+    )
+
+
+def _offset_in(text: str, flat_offset: int) -> int:
+    """The offset in ``text`` of the character at ``flat_offset`` of its whitespace-collapsed form."""
+    n = 0
+    prev_space = True
+    for i, c in enumerate(text):
+        if c.isspace():
+            if not prev_space:
+                n += 1
+            prev_space = True
+        else:
+            if n >= flat_offset:
+                return i
+            n += 1
+            prev_space = False
+    return len(text)

@@ -1,0 +1,247 @@
+"""Markdown and plain text (``.md``, ``.txt``, the text ``pdftotext`` gives), and lines of any reader.
+
+:func:`document_from_lines` is the path every line-based format takes (the PDF reader too):
+the finder labels the lines, its reference blocks are split into entries, the other lines are
+the body. Markdown adds footnote definitions (``[^3]: …``, each an entry), a YAML front
+matter's ``bibliography:`` (a ``.bib`` for pandoc ``[@key]`` citations) and markup that is
+not text (headings' ``#``, emphasis, links, images, code).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from citejudge.documents._bib import bib_file_entries
+from citejudge.documents._build import Entry, Paragraph, assemble, read_text_file
+from citejudge.documents._finder import (
+    REF_HEADING,
+    Line,
+    entry_label,
+    join_entry_lines,
+    load_finder,
+    reference_blocks,
+    split_entries,
+)
+from citejudge.documents._model import Document, DocumentFormat
+
+__all__ = ["document_from_lines", "read_markdown"]
+
+_FRONT = re.compile(r"\A---\s*\n(.*?)\n(?:---|\.\.\.)\s*\n", re.S)
+_FOOTNOTE_DEF = re.compile(r"^\[\^([^\]\s]{1,40})\]:\s*(.*)$")
+_HEADING = re.compile(r"^\s*(?:#{1,6}\s+\S|={3,}\s*$|-{3,}\s*$)")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
+_MD_NUM_LINK = re.compile(r"\[(\d[\d,;\s–—-]*)\]\([^)\s]*\)")
+_MD_FOOT_LINK = re.compile(r"\[\[\^?(\d+)\]\]\([^)\s]*\)")
+_MD_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_MD_LINK = re.compile(r"\[([^\]\[^@][^\]\[]*)\]\(([^)\s]*)\)")
+_MD_EMPH = re.compile(r"(\*\*|__|\*|(?<!\w)_)(?=\S)(.+?)(?<=\S)\1")
+_MD_CODE = re.compile(r"`([^`]*)`")
+
+
+def _md_inline(s: str) -> str:
+    s = _MD_IMAGE.sub("", s)
+    s = _MD_FOOT_LINK.sub(r"[\1]", s)
+    s = _MD_NUM_LINK.sub(r"[\1]", s)
+    s = _MD_LINK.sub(r"\1", s)
+    s = _MD_CODE.sub(r"\1", s)
+    for _ in range(2):
+        s = _MD_EMPH.sub(r"\2", s)
+    return s
+
+
+def _paragraphs(
+    lines: Sequence[Line], skip: set[int], markdown: bool, labels: Sequence[str] = ()
+) -> list[Paragraph]:
+    """Body paragraphs: runs of non-blank lines; headings, list items and page changes start new ones.
+
+    Lines the finder labelled ``title`` (headings) or ``meta`` (page furniture) are no part of one.
+    """
+    out: list[Paragraph] = []
+    cur: list[Line] = []
+
+    def flush() -> None:
+        if not cur:
+            return
+        parts: list[str] = []
+        offsets: list[tuple[int, int | None, int | None]] = []
+        text = ""
+        for ln in cur:
+            s = ln.text.strip()
+            if markdown:
+                s = _md_inline(_LIST_ITEM.sub("", s, count=1) if _LIST_ITEM.match(s) else s)
+            if not s:
+                continue
+            joined = join_entry_lines([*parts[-1:], s]) if parts else s
+            if parts and joined.startswith(parts[-1]):
+                text = text[: len(text) - len(parts[-1])] + joined
+                offsets.append((len(text) - len(joined) + len(parts[-1]), ln.page, ln.number))
+                parts[-1] = joined
+            else:
+                offsets.append((len(text) + (1 if text else 0), ln.page, ln.number))
+                text = f"{text} {s}" if text else s
+                parts.append(s)
+        if text:
+            out.append(Paragraph(text, offsets))
+        cur.clear()
+
+    for i, ln in enumerate(lines):
+        if i in skip or ln.blank or (labels and labels[i] in ("title", "meta")):
+            flush()
+            continue
+        s = ln.text.strip()
+        if REF_HEADING.match(s) or (markdown and _HEADING.match(s)):
+            flush()
+            continue
+        if (markdown and _LIST_ITEM.match(ln.text)) or (
+            cur and cur[-1].page != ln.page and cur[-1].text.rstrip().endswith((".", "!", "?"))
+        ):
+            flush()
+        cur.append(ln)
+    flush()
+    return out
+
+
+def _heading_block(lines: Sequence[Line]) -> list[int]:
+    """Lines after the last references heading, up to the next Markdown heading (the finder's fallback)."""
+    heads = [i for i, ln in enumerate(lines) if REF_HEADING.match(ln.text.strip())]
+    if not heads:
+        return []
+    block: list[int] = []
+    for i in range(heads[-1] + 1, len(lines)):
+        if _HEADING.match(lines[i].text) and not lines[i].blank:
+            break
+        block.append(i)
+    return block if any(not lines[i].blank for i in block) else []
+
+
+def document_from_lines(
+    path: str,
+    fmt: DocumentFormat,
+    lines: Sequence[Line],
+    *,
+    markdown: bool = False,
+    extra_entries: Sequence[Entry] = (),
+    extra_skip: set[int] | None = None,
+    warnings: Sequence[str] = (),
+) -> Document:
+    """The document of ``lines``: the finder's reference blocks and the body around them."""
+    warn = list(warnings)
+    skip = set(extra_skip or ())
+    entries: list[Entry] = list(extra_entries)
+    labels: list[str] = []
+    if not entries:
+        labels = load_finder().labels(lines)
+        blocks = reference_blocks(labels)
+        if not blocks:
+            fallback = _heading_block(lines)
+            if fallback:
+                blocks = [fallback]
+                warn.append(
+                    "the finder labelled no reference line; the list after the references heading was read"
+                )
+        for block in blocks:
+            for ent in split_entries(lines, block):
+                first = lines[ent[0]]
+                raw = [lines[i].text for i in ent]
+                label, rest = entry_label(raw[0])
+                text = join_entry_lines([rest, *raw[1:]])
+                if markdown:
+                    text = _md_inline(text)
+                if text:
+                    entries.append(Entry(text, label, None, first.page, first.number))
+            skip.update(block)
+    return assemble(path, fmt, entries, _paragraphs(lines, skip, markdown, labels), warnings=warn)
+
+
+def _front_matter(text: str) -> tuple[dict[str, object], int]:
+    m = _FRONT.match(text)
+    if not m:
+        return {}, 0
+    import yaml
+
+    try:
+        data = yaml.safe_load(m.group(1))
+    except yaml.YAMLError:
+        return {}, 0
+    return (data if isinstance(data, dict) else {}), m.group(0).count("\n")
+
+
+def read_markdown(path: Path, *, markdown: bool = True) -> Document:
+    """A Markdown (``markdown=True``) or plain-text document."""
+    text = read_text_file(path)
+    meta, skip_n = _front_matter(text) if markdown else ({}, 0)
+    raw_lines = text.splitlines()
+    lines = [Line(t, None, n) for n, t in enumerate(raw_lines, start=1)]
+    skip = set(range(skip_n))
+    entries: list[Entry] = []
+    warnings: list[str] = []
+    if markdown:
+        # footnote definitions: each an entry (continuation lines indented)
+        i = 0
+        while i < len(lines):
+            m = _FOOTNOTE_DEF.match(lines[i].text)
+            if not m:
+                i += 1
+                continue
+            parts, first = [m.group(2)], i
+            skip.add(i)
+            i += 1
+            while (
+                i < len(lines) and lines[i].text.startswith(("    ", "\t")) and not lines[i].blank
+            ):
+                parts.append(lines[i].text)
+                skip.add(i)
+                i += 1
+            entries.append(
+                Entry(
+                    _md_inline(join_entry_lines(parts)),
+                    m.group(1),
+                    m.group(1),
+                    None,
+                    lines[first].number,
+                )
+            )
+        bib = meta.get("bibliography")
+        bibs = (
+            [bib]
+            if isinstance(bib, str)
+            else [b for b in bib if isinstance(b, str)]
+            if isinstance(bib, list)
+            else []
+        )
+        for b in bibs:
+            p = (path.parent / b) if not Path(b).is_absolute() else Path(b)
+            if p.is_file():
+                entries.extend(
+                    e for e in bib_file_entries(p) if e.key not in {x.key for x in entries}
+                )
+            else:
+                warnings.append(f"bibliography {b} named in the front matter was not found")
+        if bibs and entries:
+            # pandoc prints only what is cited: keep the cited keys, in order of first citation
+            entries = _cited_only(text, entries)
+    return document_from_lines(
+        str(path),
+        "markdown" if markdown else "text",
+        lines,
+        markdown=markdown,
+        extra_entries=entries,
+        extra_skip=skip,
+        warnings=warnings,
+    )
+
+
+def _cited_only(text: str, entries: list[Entry]) -> list[Entry]:
+    from citejudge.documents._markers import find_markers
+
+    order: list[str] = []
+    for m in find_markers(text, numeric=False):
+        for t in m.targets:
+            if t not in order:
+                order.append(t)
+    by_key = {e.key: e for e in entries if e.key}
+    cited = [by_key[k] for k in order if k in by_key]
+    footnotes = [e for e in entries if e.key and e.key == e.label]
+    return footnotes + [e for e in cited if e not in footnotes] if cited else entries

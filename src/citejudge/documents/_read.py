@@ -1,0 +1,66 @@
+"""Which reader reads a file: by its suffix, or the format the caller names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citejudge.documents._build import DocumentError
+from citejudge.documents._model import DOCUMENT_FORMATS, Document
+
+__all__ = ["SUFFIXES", "detect_format", "read_document"]
+
+#: File suffix -> format.
+SUFFIXES = {
+    ".pdf": "pdf",
+    ".tex": "latex",
+    ".ltx": "latex",
+    ".xml": "jats",
+    ".nxml": "jats",
+    ".jats": "jats",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".txt": "text",
+    ".text": "text",
+}
+
+
+def detect_format(path: Path) -> str:
+    """The format of ``path`` from its suffix (``.pdf`` ``.tex`` ``.xml`` ``.md`` ``.txt``)."""
+    fmt = SUFFIXES.get(path.suffix.lower())
+    if fmt is None:
+        raise DocumentError(
+            f"{path}: unknown document type {path.suffix or '(no suffix)'}",
+            hint="documents are .pdf, .tex, .xml (JATS), .md or .txt",
+        )
+    return fmt
+
+
+def read_document(path: str | Path, *, fmt: str | None = None) -> Document:
+    """Read one document: its reference list, its citing sentences and their markers.
+
+    Raises :class:`~citejudge.documents.DocumentError` (naming the file) for a file that
+    cannot be read, an encrypted or image-only PDF, or a document without a reference list.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise DocumentError(f"{p}: no such file")
+    fmt = fmt or detect_format(p)
+    if fmt not in DOCUMENT_FORMATS:
+        raise DocumentError(
+            f"{p}: unknown format {fmt!r}", hint=f"one of {', '.join(DOCUMENT_FORMATS)}"
+        )
+    if fmt == "pdf":
+        from citejudge.documents._pdf import read_pdf
+
+        return read_pdf(p)
+    if fmt == "latex":
+        from citejudge.documents._latex import read_latex
+
+        return read_latex(p)
+    if fmt == "jats":
+        from citejudge.documents._jats import read_jats
+
+        return read_jats(p)
+    from citejudge.documents._plain import read_markdown
+
+    return read_markdown(p, markdown=fmt == "markdown")
