@@ -149,3 +149,52 @@ def test_rules_win_only_where_they_split_what_the_crf_glued() -> None:
     glued = CitedWork(raw="x", form="string", title="A Title. Journal", authors=["Doe, J."])
     assert _parser._rules_win(glued, split)  # the CRF glued, the rules split
     assert not _parser._rules_win(split, glued)  # the CRF split, the rules glued
+
+
+def test_a_title_cut_inside_its_brackets_is_whole() -> None:
+    w = parse_citation_string(
+        "Borel, P., 2009. Nutrigenetic Effect on Intestinal Absorption of Fat-Soluble "
+        "Microconstituents (Vitamins A, E, D and K, Carotenoids and Phytosterols). Global Issues "
+        "in Food Science and Technology, pp.1-10."
+    )
+    assert w.title is not None and w.title.endswith(
+        "(Vitamins A, E, D and K, Carotenoids and Phytosterols)"
+    )
+    assert w.venue == "Global Issues in Food Science and Technology"
+
+
+def test_degraded_double_dot_after_the_given_names() -> None:
+    w = parse_citation_string(
+        "Blake, Eugene M.. Orbital, Epidural and Brain Abscess. Autopsy and Microscopic Studies. "
+        "American Journal of Ophthalmology. 1920. 3. 12. 876-878"
+    )
+    assert w.authors == ["Blake, Eugene M."]
+    assert w.title == "Orbital, Epidural and Brain Abscess. Autopsy and Microscopic Studies"
+    assert w.venue == "American Journal of Ophthalmology"
+
+
+def test_a_container_starting_inside_a_phrase_is_whole() -> None:
+    w = parse_citation_string(
+        "Phillips, C.D. et al., 2018. Post-acute care for children with special health care "
+        "needs. Disability and Health Journal, 11(1), pp.49–57."
+    )
+    assert w.title == "Post-acute care for children with special health care needs"
+    assert w.venue == "Disability and Health Journal"
+    assert w.authors == ["Phillips, C.D."]
+
+
+@pytest.mark.parametrize(
+    ("raw", "venue", "mid"),
+    [
+        (
+            "Doe, J., 2018. A study of care. Disability and Health Journal, 11.",
+            "Health Journal",
+            True,
+        ),
+        ("Doe, J. (1992). Results. In Proceedings of AAAI, pp. 7-9.", "Proceedings of AAAI", False),
+        ("Doe, J. (1992). Results. Machine Learning, 5, 239.", "Machine Learning", False),
+    ],
+)
+def test_container_mid_phrase(raw: str, venue: str, mid: bool) -> None:
+    w = CitedWork(raw=raw, form="string", title="x", venue=venue)
+    assert _parser._container_mid_phrase(w) is mid
