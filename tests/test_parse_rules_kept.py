@@ -198,3 +198,18 @@ def test_a_container_starting_inside_a_phrase_is_whole() -> None:
 def test_container_mid_phrase(raw: str, venue: str, mid: bool) -> None:
     w = CitedWork(raw=raw, form="string", title="x", venue=venue)
     assert _parser._container_mid_phrase(w) is mid
+
+
+def test_harvard_title_with_two_sentences_is_whole() -> None:
+    w = parse_citation_string(
+        "Ober, S., 1995. The Bulletin is Dead. Long Live the Quarterly ! Business Communication "
+        "Quarterly, 58(1), pp.3–4."
+    )
+    assert w.title == "The Bulletin is Dead. Long Live the Quarterly !"
+    assert w.venue == "Business Communication Quarterly"
+    w = parse_citation_string(
+        "Quinlan, J. R., 1990. Learning logical definitions from relations. Machine Learning, 5, "
+        "pp.239-266."
+    )
+    assert w.title == "Learning logical definitions from relations"
+    assert w.venue == "Machine Learning"
