@@ -213,3 +213,38 @@ def test_harvard_title_with_two_sentences_is_whole() -> None:
     )
     assert w.title == "Learning logical definitions from relations"
     assert w.venue == "Machine Learning"
+
+
+def test_et_al_is_neither_title_nor_venue() -> None:
+    w = parse_citation_string(
+        "[46] M.E. Peters, M.E. Neumann, M. Iyyer, M. Gardner, C. Clark, K. Lee, et al., (2018). "
+        "https://doi.org/10.18653/v1/n18-1202."
+    )
+    assert w.title is None
+    assert w.venue is None
+    assert w.authors[0] == "M.E. Peters"
+    assert w.et_al
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Maunder, Mike, et al. “Priorities for Conserving Global Species Richness and Endemism. "
+        "WCMC Biodiversity Series 3.” 1994.",
+        "[54] M. Maunder et al., “Priorities for Conserving Global Species Richness and Endemism. "
+        "WCMC Biodiversity Series 3,” 1994, doi: 10.5962/bhl.title.44952.",
+    ],
+)
+def test_a_quoted_title_ends_at_its_closing_quote(text: str) -> None:
+    w = parse_citation_string(text)
+    assert w.title == (
+        "Priorities for Conserving Global Species Richness and Endemism. WCMC Biodiversity Series 3"
+    )
+
+
+def test_a_quoted_title_followed_by_its_journal_keeps_the_crf_reading() -> None:
+    w = parse_citation_string(
+        "Smith, John. “Colonial Trade Networks.” Journal of Economic History 12, no. 3 (1952): 1–20."
+    )
+    assert w.title == "Colonial Trade Networks"
+    assert w.venue == "Journal of Economic History"

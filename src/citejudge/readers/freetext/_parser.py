@@ -165,6 +165,32 @@ def _container_mid_phrase(learned: CitedWork) -> bool:
     return before[-1:].isalpha() and not _IN_WORD_END_RE.search(before)
 
 
+_QUOTED_RE = re.compile(r"[“\"«]([^”\"»]{3,400}?)[,.]?[”\"»]")
+
+
+def _is_et_al(text: str | None) -> bool:
+    return bool(text) and (text or "").strip(" .,;").lower() == "et al"
+
+
+def _quoted_is(raw: str, title: str) -> bool:
+    """``title`` is the whole text of a quoted span of ``raw``."""
+    key = _key(title)
+    return any(_key(m.group(1)) == key for m in _QUOTED_RE.finditer(raw))
+
+
+def _quoted_title_goes_on(learned: CitedWork) -> bool:
+    """A quoted span of the string starts with the CRF's title and goes on after it."""
+    title, raw = learned.title, learned.raw
+    if not title or not any(q in raw for q in '“"«'):
+        return False
+    key = _key(title)
+    for m in _QUOTED_RE.finditer(raw):
+        quoted = _key(m.group(1))
+        if quoted != key and quoted.startswith(key):
+            return True
+    return False
+
+
 def _key(text: str | None) -> str:
     return fold(text).replace(" ", "") if text else ""
 
@@ -178,7 +204,7 @@ def _suspect(learned: CitedWork, text: str) -> bool:
     if learned.venue.strip(" .").lower() in ("in", "et al"):
         return True
     title = learned.title
-    if _INITIAL_START_RE.match(title) or title.count("(") > title.count(")"):
+    if _INITIAL_START_RE.match(title) or title.count("(") > title.count(")") or _is_et_al(title):
         return True
     for a in learned.authors:
         if (
@@ -194,6 +220,8 @@ def _suspect(learned: CitedWork, text: str) -> bool:
     at = raw.find(learned.title)
     if at >= 0 and _DATE_AFTER_RE.match(raw, at + len(learned.title)):
         return True
+    if _quoted_title_goes_on(learned):
+        return True
     at = raw.find(learned.venue)
     # the container stops before a bracket or a lower-case word: "AgEcon Search (University
     # of Minnesota, USA)", "University of North Texas Digital Library (…)"
@@ -208,6 +236,15 @@ def _rules_win(learned: CitedWork, ruled: CitedWork) -> bool:
     ``scripts/bench_rendered.py``; numbers in the README).
     """
     lt, rt = learned.title, ruled.title
+    if (_is_et_al(lt) or _is_et_al(learned.venue)) and not (
+        _is_et_al(rt) or _is_et_al(ruled.venue)
+    ):
+        # "[46] M.E. Peters, …, K. Lee, et al., (2018).": "et al" read as a title or venue
+        return True
+    if lt and rt and _quoted_title_goes_on(learned) and _quoted_is(learned.raw, rt):
+        # "“Priorities for Conserving Global Species Richness and Endemism. WCMC Biodiversity
+        # Series 3.” 1994.": the CRF ended the title inside its quotes, the rules at them
+        return _key(rt).startswith(_key(lt))
     if (
         rt is None
         and ruled.venue
