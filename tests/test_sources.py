@@ -166,7 +166,10 @@ def test_reference_without_readable_title(world: WorldIndex) -> None:
         "3-(Acetylhydroxyamino)propyl Phosphonic Acid. J Med Chem. https://doi.org/10.1038/nature14539"
     )
     res = resolve_source(bad, world)
-    assert res.status == "other_work" and "Verbrugghen" in res.message
+    # the learned parser reads this title (the hand-written one could not), so the message may
+    # name the differing title rather than the author; either way the DOI is another work's
+    assert res.status == "other_work"
+    assert "Verbrugghen" in res.message or "alpha heteroatom" in res.message
     good = "Yann LeCun et al. (2015). Deep learning. Nature. https://doi.org/10.1038/nature14539"
     assert resolve_source(good, world).status == "resolved"
 

@@ -1,17 +1,20 @@
 """Free-text citation strings in any common style -> :class:`~citejudge.records.CitedWork`.
 
-Styles: APA, MLA, Chicago, Harvard, IEEE, Vancouver, ACS, AIP, Elsevier, plain and Markdown; a
-string that starts with ``@type{`` is read as BibTeX. The parser is a heuristic,
-punctuation-driven parser, not a learned model. It is total: any input yields a
-:class:`~citejudge.records.CitedWork` (possibly with few fields) and parse problems are listed
-in ``warnings``; nothing raises. Identifiers are scanned in the whole string with the linear
-extractors of :mod:`citejudge.ids`; the structure (authors, year, title, venue) is read from the
-first :data:`MAX_STRUCTURE_CHARS` characters only, so a 1 MB string costs little.
+A linear-chain CRF (``_crf``, the shipped model in ``model/``) labels the tokens of the string
+and ``_parser`` turns the labelled spans into fields; the hand-written, punctuation-driven
+parser that came before it (``_rules``) reads the string too where the CRF's reading shows a
+slip it measured better on (``_parser._rules_win``). A string that starts with ``@type{`` is
+read as BibTeX, a Markdown link ``[Title](url)`` by its rule. The parser is total: any input
+yields a :class:`~citejudge.records.CitedWork` (possibly with few fields) and parse problems
+are listed in ``warnings``; nothing raises. Identifiers are scanned in the whole string with
+the linear extractors of :mod:`citejudge.ids`; the structure (authors, year, title, venue) is
+read from the first :data:`MAX_STRUCTURE_CHARS` characters only, so a 1 MB string costs little.
 
-Modules: ``_authors`` (author lists and name shapes), ``_fields`` (year, sentences, venue,
-volume, pages), ``_ids`` (identifiers), ``_structure`` (Markdown, quoted titles, the
-authors / year / title / venue layout), ``_parser`` (the entry point and clean-up passes),
-``_vocab`` (word lists and patterns).
+Modules: ``_crf`` (tokens, features, the model), ``_parser`` (the entry point, spans to fields,
+where the rules win), ``_rules`` (the hand-written parser's entry and clean-up passes),
+``_authors`` (author lists and name shapes), ``_fields`` (year, sentences, venue, volume,
+pages), ``_ids`` (identifiers), ``_structure`` (Markdown, quoted titles, the authors / year /
+title / venue layout), ``_vocab`` (word lists and patterns).
 """
 
 from citejudge.readers.freetext._authors import split_author_string

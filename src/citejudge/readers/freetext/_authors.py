@@ -348,8 +348,77 @@ _VANCOUVER_END = re.compile(r"\s[A-Z]{1,3}\s*$")  # "Smith JA": a Vancouver name
 _NAME_HYPHENS = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013"})
 
 
-def split_author_string(text: str) -> list[str]:
-    """Split a bare author list (``"A and B"``, ``"Last, F., Last2, G."``, ``"A; B"``) into names."""
+# The three commonest whole-list shapes, split by one pattern each (the general splitter gives
+# the same names on every AnyStyle author span of these shapes, 2,729 of them, at a fraction of
+# the cost): "Family, I. I., Family, I., & Family, I.", "Family AB, Family C",
+# "I. I. Family, I. Family, and I. Family".
+_FAST_INI = rf"[{_UP}]\.(?:[ -]?[{_UP}]\.){{0,3}}"
+_FAST_FAM = rf"[{_UP}][a-zß-öø-ÿ'’]+(?:[- ][{_UP}][a-zß-öø-ÿ'’]+)?"
+_FAST_SHAPES = tuple(
+    (re.compile(rf"^{name}(?:{sep}{name})*$"), re.compile(name))
+    for name, sep in (
+        (rf"{_FAST_FAM}, {_FAST_INI}", r"(?:,? (?:&|and) |, )"),
+        (rf"{_FAST_FAM} [{_UP}]{{1,3}}", ", "),
+        (rf"{_FAST_INI} ?{_FAST_FAM}", r"(?:,? (?:&|and) |, )"),
+    )
+)
+
+
+def _fast_split(text: str) -> list[str] | None:
+    """The names of ``text`` when the whole list has one of the common shapes, else None."""
+    for whole, name in _FAST_SHAPES:
+        if whole.match(text):
+            return name.findall(text)
+    return None
+
+
+_INVERTED_INITIALS_RE = re.compile(rf"[^,]+,\s*(?:[{_UP}]\.\s?)+")
+_LEAD_SEP_RE = re.compile(r"^\s*[,;]?\s*(?:(?:and|und|et|y|e|&)\s+)?", re.I)
+
+
+def split_author_string(text: str, *, all_names: bool = False) -> list[str]:
+    """Split a bare author list (``"A and B"``, ``"Last, F., Last2, G."``, ``"A; B"``) into names.
+
+    ``all_names``: the text is known to hold names only (the learned parser's author span),
+    so what the splitter leaves after the names it recognised is split again, not dropped
+    ("Surname, G., et K. Other": a natural-order name after inverted ones).
+    """
+    if all_names:
+        head = _AUTHOR_MARK_RE.sub(r"\1", _ELLIPSIS_RE.sub(" ", _ET_AL_RE.sub("", _clean(text))))
+        head = head.strip(" ,;")
+        fast = _fast_split(head)
+        if fast is not None:
+            return fast
+        names, end = _split_names(head)
+        if names:
+            found = [c for c in (_clean(n).strip(" ,;") for n in names) if c]
+            rest = _LEAD_SEP_RE.sub("", head[end:], count=1).strip(" ,;.")
+            lead = re.match(r"^([A-Z][a-z\u00df-\u024f'’\-]+)(?:\s+(?:and|&)\s+|,\s*|$)", rest)
+            if lead and found and _INVERTED_INITIALS_RE.fullmatch(found[-1]):
+                # "Ohnishi, S. Tsuyoshi", "Grum, R. Edward and Jian Xu": a given name ends the name
+                found[-1] = f"{found[-1]} {lead.group(1)}"
+                rest = rest[lead.end() :].strip(" ,;.")
+                if rest:
+                    found += split_author_string(rest, all_names=True)
+            elif rest and len(rest) < len(head):
+                found += split_author_string(rest, all_names=True)
+            # a run of given-first full names the splitter did not cut: "A B C, D E F, G H"
+            found = [
+                part
+                for n in found
+                for part in (
+                    [c.strip() for c in re.split(r",\s*(?:and\s+|&\s*)?", n) if c.strip()]
+                    if "," in n
+                    and all(
+                        _GIVEN_FIRST_NAME.match(c.strip())
+                        for c in re.split(r",\s*(?:and\s+|&\s*)?", n)
+                        if c.strip()
+                    )
+                    and len([c for c in n.split(",") if c.strip()]) >= 2
+                    else [n]
+                )
+            ]
+            return found
     s = _clean(text)
     if not s:
         return []

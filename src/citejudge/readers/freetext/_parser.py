@@ -1,23 +1,50 @@
-"""The free-text citation parser's entry point and its clean-up passes."""
+"""The free-text citation parser's entry point: the CRF's labelled spans -> :class:`CitedWork`.
+
+The learned parser (:mod:`._crf`) labels every token; this module turns the labelled spans
+into fields: the first author span is split into names (:func:`split_author_string`), the
+year is read from the date span, the title and container are cleaned of quotes, "In:" and
+editors, the volume span gives volume (an issue number in it is dropped) and sometimes the
+pages. Identifiers are read by rules over the whole string (:mod:`._ids`), never from a span.
+
+Rules kept from the hand-written parser, each because it measured better than the model on
+the same strings (``scripts/eval_parser.py``, ``scripts/bench_rendered.py``): Markdown links
+``[Title](url)`` (a markup form, not a style, absent from the training data); a BibTeX entry
+handed in as a string; the "citation is mostly non-text" guard; and the whole hand-written
+parser (:mod:`._rules`) for the slips of the CRF listed in :func:`_rules_win`.
+"""
 
 from __future__ import annotations
 
 import logging
 import re
 
-from citejudge.readers._text import _CONTROL_RE, _PREPRINT_RE, _clean, _tidy
+import msgspec
+
+from citejudge.readers._text import _CONTROL_RE, _ET_AL_RE, _PREPRINT_RE, _tidy
 from citejudge.readers.bibtex import parse_bibtex_entry
+from citejudge.readers.freetext._authors import split_author_string
+from citejudge.readers.freetext._crf import ModelError, tag_tokens, tokenize
+from citejudge.readers.freetext._fields import _best_year
 from citejudge.readers.freetext._ids import _scan_ids
-from citejudge.readers.freetext._structure import _parse_markdown, _parse_structure
-from citejudge.readers.freetext._vocab import _UNPRINTABLE_RE, _UP
+from citejudge.readers.freetext._rules import parse_by_rules
+from citejudge.readers.freetext._structure import _parse_markdown
+from citejudge.readers.freetext._vocab import (
+    _ABBREV_WORDS,
+    _AUTHOR_MARK_RE,
+    _ELLIPSIS_RE,
+    _UNPRINTABLE_RE,
+    _YEAR_WORDS_RE,
+)
 from citejudge.records import CitedWork
-from citejudge.text.normalize import strip_markup
+from citejudge.text.normalize import fold, strip_markup
 from citejudge.text.venue_names import is_book_series
 
 logger = logging.getLogger(__name__)
 
 MAX_STRUCTURE_CHARS = 5000
 """Only this many leading characters are parsed for structure (ids are scanned everywhere)."""
+
+_BIBTEX_RE = re.compile(r"^\s*@\s*[A-Za-z]+\s*[{(]")
 
 
 def parse_citation_string(text: str) -> CitedWork:
@@ -29,7 +56,7 @@ def parse_citation_string(text: str) -> CitedWork:
         w = CitedWork(raw=repr(text)[:200], form="string")
         w.warnings.append(f"full_citation is {type(text).__name__}, not a string")
         return w
-    if re.match(r"^\s*@\s*[A-Za-z]+\s*[{(]", text[:200]):
+    if _BIBTEX_RE.match(text[:200]):
         return parse_bibtex_entry(text)
     work = CitedWork(raw=text, form="string")
     if not text.strip():
@@ -50,11 +77,12 @@ def parse_citation_string(text: str) -> CitedWork:
         work.warnings.append("citation is mostly non-text; only identifiers were read")
         return work
     try:
-        md = _strip_control_keep_lines(strip_markup(head) if "<" in head or "&#" in head else head)
+        md = _CONTROL_RE.sub(" ", strip_markup(head) if "<" in head or "&#" in head else head)
         if not _parse_markdown(md, work):
-            _parse_structure(_pre_clean(_clean(md), work), work)
-            _name_tail_out_of_title(work)
-            _split_container_from_title(work)
+            work = _learned_or_rules(md, work)
+    except ModelError as exc:
+        logger.error("%s", exc)
+        work.warnings.append(f"structure not parsed: {exc}")
     except Exception as exc:  # pragma: no cover - defensive: a parser bug must not lose the item
         logger.debug("citation structure parse failed", exc_info=True)
         work.warnings.append(f"structure parse failed: {type(exc).__name__}")
@@ -64,90 +92,695 @@ def parse_citation_string(text: str) -> CitedWork:
     return work
 
 
-_SAME_AUTHORS_RE = re.compile(r"^\s*(?:[—–\-_]{2,}|―{1,})\s*[.,]?\s*")
+def _learned_or_rules(md: str, work: CitedWork) -> CitedWork:
+    """The CRF's fields, or the hand-written parser's (:mod:`._rules`) where it measured better.
+
+    The rule parser runs only when the CRF's result shows one of the slips :func:`_suspect`
+    looks for (49% of the AnyStyle strings); then :func:`_rules_win` takes
+    the rules' whole reading, a container that starts inside a phrase takes their title and
+    container, or :func:`_venue_from_rules` their venue; otherwise the CRF's reading stands.
+    """
+    learned = msgspec.structs.replace(work, warnings=list(work.warnings))
+    text = _AUTHOR_MARK_RE.sub(r"\1", md) if "*" in md or "†" in md or "‡" in md else md
+    tokens = tokenize(text)  # "Jane Doe*, Richard Roe†": marks, not text
+    fill_from_labels(tokens, tag_tokens(tokens), learned)
+    if not _suspect(learned, md):
+        return learned
+    ruled = msgspec.structs.replace(work, warnings=list(work.warnings))
+    parse_by_rules(md, ruled)
+    if _rules_win(learned, ruled):
+        if learned.year is not None and str(learned.year) not in (ruled.title or ""):
+            # the CRF's year is the better one (held-out AnyStyle year 0.985 against 0.945),
+            # unless it is a year the rules read in the title ("…, Southern China, in 2014.")
+            ruled.year, ruled.year_raw = learned.year, learned.year_raw
+        return ruled
+    if (
+        learned.title
+        and ruled.title
+        and ruled.venue
+        and _key(learned.title) != _key(ruled.title)
+        and _container_mid_phrase(learned)
+    ):
+        # "… for children with special health care needs. Disability and | Health Journal":
+        # the CRF's container starts inside a phrase (no punctuation before it, no "In"); the
+        # rules' title and container, the CRF's names and year (bench_parse APA and Harvard)
+        return msgspec.structs.replace(
+            learned, title=ruled.title, venue=ruled.venue, volume=ruled.volume, pages=ruled.pages
+        )
+    return _venue_from_rules(learned, ruled)
 
 
-_EDITOR_NOTE_RE = re.compile(r"^(.{2,200}?),\s*(?:eds?|editors?|hrsg|hg)\.(?=\s)", re.I)
-
-
-def _pre_clean(text: str, work: CitedWork) -> str:
-    """Marks that are not citation content: "———." (same authors as the entry before) and ", ed." after names."""
-    m = _SAME_AUTHORS_RE.match(text)
-    if m:
-        work.warnings.append("authors given as '———' (the previous entry's authors): not checked")
-        text = text[m.end() :]
-    return _EDITOR_NOTE_RE.sub(r"\1.", text, count=1)
-
-
-# "Title. In: Editors (eds.) Container. Series, vol. N" (Springer LNCS, German "In:") and Elsevier's
-# "Title, in: Proceedings of ..." (lower-case "in:") when the parse left the container in the title.
-_IN_CONTAINER_RE = re.compile(r"(?:\.\s+In:\s+|,\s+in:\s+)")
-
-
-_EDITORS_RE = re.compile(r"^.{2,300}?\((?:eds?|hrsg|hg|editors?)\.?\)\s*[,.:]?\s*", re.I)
-
-
-def _split_container_from_title(work: CitedWork) -> None:
-    for attr in ("title", "venue"):
-        text = getattr(work, attr)
-        if not text:
-            continue
-        m = _IN_CONTAINER_RE.search(text)
-        if not m or (attr == "venue" and work.title):
-            continue
-        head, container = text[: m.start()].strip(" .,"), text[m.end() :].strip(" .,")
-        container = _EDITORS_RE.sub("", container)
-        container = re.split(r"\.\s+(?=[A-Z])", container)[0].strip(" .,")
-        container = re.sub(r",\s*(?:S|pp?|vol|Bd)\.?\s*\d.*$|,\s*S$", "", container).strip(" .,")
-        if len(head.split()) < 2 or not container:
-            continue
-        work.title = _tidy(head)
-        if attr == "venue" or not work.venue or is_book_series(work.venue):
-            work.venue = _tidy(container)
-        return
-
-
-# The rest of an inverted name left at the start of the title: "Ohnishi, S. | Tsuyoshi. EPR ...",
-# "Bach | P R. Quantitative ...", "Whikehart, J. | William. DSP-Based ...".
-_NAME_TAIL_RE = re.compile(
-    rf"^((?:[{_UP}]\.?\s?){{1,3}}|[{_UP}][a-z\u00df-\u024f'\-]{{1,14}}(?:\s[{_UP}][a-z\u00df-\u024f'\-]{{1,14}})?)\.\s+(?=\S)"
+_ELSEVIER_NO_TITLE_RE = re.compile(
+    r"^\s*\[\d+\]\s+(?:[A-Z]\.-?)+\s?[A-Z][^\s,]*(?:\s[^\s,]+){0,3},\s"
+    r".*\((?:1[5-9]|20)\d\d[a-z]?\)\.?(?:\s+(?:https?://\S+|doi:\s*\S+))?\s*$"
+)
+_HARVARD_RE = re.compile(r"^[^()\[\]]{2,300}?,\s(?:1[5-9]|20)\d\d[a-z]?\.\s")
+_SENTENCE_IN_NAME_RE = re.compile(r"[a-z\u00df-\u024f]{2,}\.\s+[A-Z]")
+_INITIAL_START_RE = re.compile(r"^[A-Z]\.[\s;,]")
+_CAPS_FUNCTION_WORD_RE = re.compile(r"\b(?:AND|IN|OF|THE|FOR|ON|TO)\b")
+_INITIALS_ONLY_RE = re.compile(r"^(?:[A-Z]\.\s?-?)+$")
+_PARTICLE_ONLY_RE = re.compile(r"^(?:van|von|de|da|der|den|del|di|du|le|la)$")
+_DATE_TAIL_RE = re.compile(
+    r"^[\s,.]*(?:on\s+)?(?:\d{1,2}\s+[A-Z][a-z]+\s+)?\(?(?:1[5-9]|20)\d\d[a-z]?\)?$"
+)
+_DATE_AFTER_RE = re.compile(
+    r"[\s,.]*(?:on\s+)?(?:\d{1,2}\s+[A-Z][a-z]+\s+)?\(?(?:1[5-9]|20)\d\d[a-z]?\)?[\s.]"
 )
 
 
-def _name_tail_out_of_title(work: CitedWork) -> None:
-    """Give the last author back the given names the author splitter left at the start of the title.
+_VENUE_GOES_ON_RE = re.compile(r" (?:\(|[a-z])")
 
-    Only for an inverted last author ("Family, I." or a bare family name after inverted names)
-    and a title that goes on after that short name-shaped sentence; the rest must still be a title
-    of several words.
+
+_IN_WORD_END_RE = re.compile(r"(?:^|\s)(?:in|In|IN|en|En|dans|Dans|im|Im|em|w|W)$")
+
+
+def _container_mid_phrase(learned: CitedWork) -> bool:
+    """The CRF's container starts right after a word, with no punctuation or "In" before it."""
+    if not learned.venue:
+        return False
+    at = learned.raw.find(learned.venue)
+    if at <= 0:
+        return False
+    before = learned.raw[:at].rstrip()
+    return before[-1:].isalpha() and not _IN_WORD_END_RE.search(before)
+
+
+_QUOTED_RE = re.compile(r"[“\"«]([^”\"»]{3,400}?)[,.]?[”\"»]")
+
+
+def _is_et_al(text: str | None) -> bool:
+    return bool(text) and (text or "").strip(" .,;").lower() == "et al"
+
+
+def _quoted_is(raw: str, title: str) -> bool:
+    """``title`` is the whole text of a quoted span of ``raw``."""
+    key = _key(title)
+    return any(_key(m.group(1)) == key for m in _QUOTED_RE.finditer(raw))
+
+
+def _quoted_title_goes_on(learned: CitedWork) -> bool:
+    """A quoted span of the string starts with the CRF's title and goes on after it."""
+    title, raw = learned.title, learned.raw
+    if not title or not any(q in raw for q in '“"«'):
+        return False
+    key = _key(title)
+    for m in _QUOTED_RE.finditer(raw):
+        quoted = _key(m.group(1))
+        if quoted != key and quoted.startswith(key):
+            return True
+    return False
+
+
+def _key(text: str | None) -> str:
+    return fold(text).replace(" ", "") if text else ""
+
+
+def _suspect(learned: CitedWork, text: str) -> bool:
+    """The CRF's result shows a slip that :func:`_rules_win` or :func:`_venue_from_rules` checks."""
+    if _ELSEVIER_NO_TITLE_RE.match(text):
+        return True
+    if learned.title is None or learned.venue is None:
+        return True
+    if learned.venue.strip(" .").lower() in ("in", "et al"):
+        return True
+    title = learned.title
+    if _INITIAL_START_RE.match(title) or title.count("(") > title.count(")") or _is_et_al(title):
+        return True
+    for a in learned.authors:
+        if (
+            _SENTENCE_IN_NAME_RE.search(a)
+            or _INITIALS_ONLY_RE.match(a.strip())
+            or _PARTICLE_ONLY_RE.match(a.strip())
+            or (a.isupper() and _CAPS_FUNCTION_WORD_RE.search(a))
+        ):
+            return True
+    raw = learned.raw
+    if 0 <= raw.find(".. ") <= 80 or _container_mid_phrase(learned) or _HARVARD_RE.match(raw):
+        return True
+    at = raw.find(learned.title)
+    if at >= 0 and _DATE_AFTER_RE.match(raw, at + len(learned.title)):
+        return True
+    if _quoted_title_goes_on(learned):
+        return True
+    at = raw.find(learned.venue)
+    # the container stops before a bracket or a lower-case word: "AgEcon Search (University
+    # of Minnesota, USA)", "University of North Texas Digital Library (…)"
+    return at >= 0 and _VENUE_GOES_ON_RE.match(raw, at + len(learned.venue)) is not None
+
+
+def _rules_win(learned: CitedWork, ruled: CitedWork) -> bool:
+    """Whether the hand-written parser's result replaces the CRF's, one measured slip at a time.
+
+    Each case was kept because it raised bench_rendered's faithful accuracy without lowering
+    the held-out AnyStyle title, container or first-author rates (``scripts/eval_parser.py``,
+    ``scripts/bench_rendered.py``; numbers in the README).
     """
-    if not work.authors or not work.title:
-        return
-    last = work.authors[-1]
-    m = _NAME_TAIL_RE.match(work.title)
-    if not m:
-        return
-    rest = work.title[m.end() :]
-    if len(rest.split()) < 3:
-        return
-    tail = m.group(1).strip()
-    # the tail must follow the last author directly in the text (no year or title in between)
-    last_word = last.replace(",", " ").split()[-1] if last.split() else ""
-    if not last_word or not re.search(
-        re.escape(last_word) + r"[\s.,]*" + re.escape(tail) + r"\.\s+" + re.escape(rest[:12]),
-        work.raw,
+    lt, rt = learned.title, ruled.title
+    if (_is_et_al(lt) or _is_et_al(learned.venue)) and not (
+        _is_et_al(rt) or _is_et_al(ruled.venue)
     ):
-        return
-    initials_only = bool(re.fullmatch(rf"(?:[{_UP}]\.?\s?){{1,3}}", tail))
-    bare_family = "," not in last and len(last.split()) == 1
-    inverted_initial = bool(re.fullmatch(rf"[^,]+,\s*(?:[{_UP}]\.\s?){{1,3}}", last))
-    others_inverted = len(work.authors) > 1 and all("," in a for a in work.authors[:-1])
-    if (initials_only and (bare_family or inverted_initial)) or (
-        not initials_only and (inverted_initial or (bare_family and others_inverted))
+        # "[46] M.E. Peters, …, K. Lee, et al., (2018).": "et al" read as a title or venue
+        return True
+    if lt and rt and _quoted_title_goes_on(learned) and _quoted_is(learned.raw, rt):
+        # "“Priorities for Conserving Global Species Richness and Endemism. WCMC Biodiversity
+        # Series 3.” 1994.": the CRF ended the title inside its quotes, the rules at them
+        return _key(rt).startswith(_key(lt))
+    if (
+        rt is None
+        and ruled.venue
+        and (lt is None or _key(lt) == _key(ruled.venue))
+        and _ELSEVIER_NO_TITLE_RE.match(learned.raw)
     ):
-        work.authors[-1] = f"{last}, {tail}" if bare_family else f"{last} {tail}"
-        work.title = rest
+        # "[21] V. Foster, T. Yepes, World Bank, Washington, DC eBooks (2006). https://doi...":
+        # Elsevier's style without titles, which the rules read as names, venue, year. The
+        # CRF reads the venue's words as names or as a title (bench_rendered elsevier,
+        # faithful 0.918 with the CRF alone, 0.961 with this case).
+        return True
+    if rt and lt is None:
+        # "In brief. (2011) Nature Reviews Drug Discovery.", "S Goh. Malaria. PubMed. 1977.":
+        # the CRF found no title (AnyStyle title +0.004)
+        return True
+    if lt and rt and _key(lt) != _key(rt):
+        if learned.venue is None and ruled.venue and _key(lt).startswith(_key(rt)):
+            # "Title. Container." with no volume or pages: the CRF ran the container into the
+            # title, the rules split it (AnyStyle title +0.006, container +0.005)
+            return True
+        if _INITIAL_START_RE.match(lt) and not _INITIAL_START_RE.match(rt):
+            # "van Burg, J. A. C. Westerse cultuur …": an initial left at the title's start
+            return True
+        if (
+            lt.count("(") > lt.count(")")
+            and rt.count("(") == rt.count(")")
+            and _key(rt).startswith(_key(lt))
+        ):
+            # "… Microconstituents (Vitamins A | E, D and K, …). Global Issues in …": the CRF
+            # cut the title inside its brackets, at a comma
+            return True
+        if rt.startswith(lt) and _DATE_TAIL_RE.match(rt[len(lt) :]):
+            # "World Development Indicators 2006. (2006).": the title's own year or date
+            return True
+    if rt and ruled.authors:
+        for i, a in enumerate(learned.authors):
+            if _SENTENCE_IN_NAME_RE.search(a) or (
+                i > 0 and a.isupper() and _CAPS_FUNCTION_WORD_RE.search(a)
+            ):
+                # "Jonas Lemel. Editorial", "Grabovac, Z. BOSNIA AND HERZEGOVINA IN …": the
+                # title's first words read as a name
+                return True
+            if _PARTICLE_ONLY_RE.match(a.strip()):
+                return True  # "van Burg JAC": the particle cut from its name
+    if (
+        ruled.authors
+        and any(_INITIALS_ONLY_RE.match(a.strip()) for a in learned.authors)
+        and not any(_INITIALS_ONLY_RE.match(a.strip()) for a in ruled.authors)
+    ):
+        return True  # "Van den Steen, P. E." split into two names
+    lv, rv = learned.venue, ruled.venue
+    if (
+        lt
+        and rt
+        and lv
+        and rv
+        and _HARVARD_RE.match(learned.raw)
+        and _key(rt) != _key(lt)
+        and _key(rt).startswith(_key(lt))
+        and _key(lv) != _key(rv)
+        and _key(lv).endswith(_key(rv))
+    ):
+        # "Ober, S., 1995. The Bulletin is Dead. Long Live the Quarterly ! Business
+        # Communication Quarterly, 58(1), pp.3–4." (Harvard, the year after the names): where
+        # title and container meet, the rules' title goes on further (bench_parse Harvard)
+        return True
+    dots = learned.raw.find(".. ")
+    if 0 <= dots <= 80 and lt and rt:
+        # "Blake, Eugene M.. Orbital, Epidural and Brain Abscess. …" (Crossref's degraded
+        # renderings): the title starts after the double dot, where the rules start it and the
+        # CRF did not (bench_parse degraded exact title +0.01)
+        rest = learned.raw[dots + 3 :].lstrip()
+        if not rest.startswith(lt[:12]) and rest.startswith(rt[:12]):
+            return True
+    v = learned.venue
+    if v is not None and v.strip(" .").lower() in ("in", "et al") and ruled.venue and lt:
+        # "…, Southern China, in 2014. European Journal of …": "in" is no venue
+        return _key(rt).startswith(_key(lt))
+    return False
 
 
-def _strip_control_keep_lines(s: str) -> str:
-    return _CONTROL_RE.sub(" ", s)
+def _venue_from_rules(learned: CitedWork, ruled: CitedWork) -> CitedWork:
+    """The rules' venue when it is the CRF's with its bracketed qualifier kept.
+
+    "AgEcon Search (University of Minnesota, USA)": the CRF stops the container at the
+    bracket (bench_rendered harvard and mla).
+    """
+    lv, rv = learned.venue, ruled.venue
+    if (
+        lv
+        and rv
+        and rv != lv
+        and rv.startswith(lv)
+        and rv.endswith(")")
+        and _key(learned.title) == _key(ruled.title)
+    ):
+        return msgspec.structs.replace(learned, venue=rv, publisher=ruled.publisher)
+    return learned
+
+
+def spans(tokens: list[str], labels: list[str]) -> list[tuple[str, str]]:
+    """Maximal runs of one label: ``(label, text)`` in order."""
+    out: list[tuple[str, str]] = []
+    start = 0
+    for i in range(1, len(tokens) + 1):
+        if i == len(tokens) or labels[i] != labels[start]:
+            out.append((labels[start], " ".join(tokens[start:i])))
+            start = i
+    return out
+
+
+_DASHES_RE = re.compile(r"^\s*(?:[—–\-_―‒]{2,}|―)\s*[.,:]?\s*$")
+_EDS_MARK_RE = re.compile(
+    r"[\s,]*\(?\b(?:eds?|editors?|hrsg|hg|coords?|dir|éds?)\.?\)?\s*[.,:]?\s*$", re.I
+)
+_QUOTES = "\"“”„‟«»‘’‚‹›'"
+_IN_RE = re.compile(r"^(?:in|dans|en|em|im|w)\s*:?\s+(?=\S)|^in:\s*|^(?-i:In(?=[A-Z][a-z]))", re.I)
+_CONTAINER_EDS_RE = re.compile(
+    r"^(?:.{2,200}?\((?:eds?|hrsg|hg|editors?|éds?|dir)\.?\)\s*[,.:]?\s*)", re.I
+)
+_YEAR_ONLY_RE = re.compile(r"(?<!\d)((?:1[5-9]|20)\d\d)([a-z])?(?!\d)")
+_VOLUME_RE = re.compile(
+    r"(?:\b(?:vol(?:ume)?|bd|band|t|tome|jg)\.?\s*)?([A-Za-z]?\d+[A-Za-z]?|[IVXLC]{1,6}\b)"
+)
+_LEAD_YEAR_RE = re.compile(r"^\s*[(\[]?(?:1[5-9]|20)\d\d[a-z]?[)\]]?\s*[;,:.]\s*")
+_PAGES_RE = re.compile(r"([A-Za-z]?\d+[a-z]?(?:\s*[-–—‐‑]+\s*[A-Za-z]?\d+[a-z]?)?)")
+_PAGES_PREFIX_RE = re.compile(r"^\s*[(\[]?\s*(?:pp?|pages?|s|ss|pág|págs|str|sp|c)\.?\s*", re.I)
+_VOL_PAGES_RE = re.compile(r"\d[^:]*:\s*([A-Za-z]?\d+[a-z]?(?:\s*[-–—‐‑]+\s*[A-Za-z]?\d+[a-z]?)?)")
+
+
+_CLOSER = {
+    "“": '”"',
+    "„": '“”"',
+    "«": "»",
+    "‘": "’'",
+    "‚": "‘’'",
+    "‹": "›",
+    '"': '"”',
+    "'": "'’",
+    "”": "”",
+}
+
+
+def _clean_title(text: str) -> str | None:
+    s = text.strip().strip(" ,;:.")
+    # a quoted title: «Title.», “Title,”, ‘Title’ (the closing punctuation may sit inside); a
+    # quote that closes inside the title belongs to a word ("‘omics’ approaches to ...")
+    if s[:1] in _CLOSER:
+        closers = _CLOSER[s[0]]
+        body = s[1:]
+        inner = body.rstrip(" ,;:.")
+        if inner[-1:] in closers:
+            s = inner[:-1]
+        elif not any(c in body for c in closers):
+            s = body
+    elif s[-1:] in '”»’"' and not any(c in s[:-1] for c in '“«‘"'):
+        s = s[:-1]
+    elif (
+        len(s) > 2 and s[-2] in '”»’"' and s[-1] in ".,;:" and not any(c in s[:-2] for c in '“«‘"')
+    ):
+        s = s[:-2]
+    return _tidy(s.strip(" "))
+
+
+_ID_IN_VENUE_RE = re.compile(
+    r"\s*(?:\barxiv\s*:\s*\S+|\b(?:abs/)?\d{4}\.\d{4,5}(?:v\d+)?\b|\bdoi\s*:\s*\S+|https?://\S+)",
+    re.I,
+)
+
+
+def _clean_container(text: str) -> str | None:
+    s = _IN_RE.sub("", text.strip(), count=1)
+    s = _ID_IN_VENUE_RE.sub("", s) if any(ch.isdigit() for ch in s) else s
+    s = _CONTAINER_EDS_RE.sub("", s, count=1)
+    # "MICCAI 2015. LNCS, vol. 9351": the book series after the proceedings is not the venue
+    head, sep, tail = s.rpartition(". ")
+    if sep and head and is_book_series(tail.strip(" ,.;:")):
+        s = head
+    s = _unbracket(_tidy(s.strip(_QUOTES + " ")) or "")
+    s = s.strip(_QUOTES + " ")
+    return s or None
+
+
+def _unbracket(s: str) -> str:
+    """Brackets around or at an end of ``s`` that do not pair inside it: "(Venue" -> "Venue"."""
+    s = s.strip()
+    while s and s[0] in "([" and s.count(s[0]) > s.count(")" if s[0] == "(" else "]"):
+        s = s[1:].strip()
+    while s and s[-1] in ")]" and s.count(s[-1]) > s.count("(" if s[-1] == ")" else "["):
+        s = s[:-1].strip()
+    if s[:1] == "(" and s[-1:] == ")" and s.count("(") == 1:
+        s = s[1:-1].strip()
+    return s
+
+
+_VANCOUVER_LAST_RE = re.compile(r"(?:^|,\s*)[^,\s][^,]*\s[A-Z]{1,3}\.$")
+_DOTTED_INITIAL_RE = re.compile(r"\b[A-Z]\.")
+
+
+def _authors(text: str, work: CitedWork) -> None:
+    if _DASHES_RE.match(text):
+        work.warnings.append("authors given as '———' (the previous entry's authors): not checked")
+        return
+    m = re.match(r"^\s*(?:[—–\-_―]{2,}|―)\s*[.,]?\s*", text)
+    if m:
+        work.warnings.append("authors given as '———' (the previous entry's authors): not checked")
+        text = text[m.end() :]
+    if _ET_AL_RE.search(text) or _ELLIPSIS_RE.search(text):
+        work.et_al = True
+    text = _EDS_MARK_RE.sub("", text)
+    text = text.strip(" ,;:")
+    # a final "." ends the author span unless it is an initial's ("Hinton, G."); Vancouver's
+    # undotted initials end the list with the sentence's dot ("Doe A, Roe B.")
+    last = text.rsplit(None, 1)[-1] if text.strip() else ""
+    if text.endswith(".") and (
+        (len(last.rstrip(".").split(".")[-1]) > 2 and not last[:-1].isupper())
+        or (_VANCOUVER_LAST_RE.search(text) and not _DOTTED_INITIAL_RE.search(text[:-1]))
+    ):
+        text = text[:-1]
+    work.authors = [a for a in split_author_string(text, all_names=True) if a.strip(" ,;.")]
+
+
+_PLAIN_YEAR_RE = re.compile(r"^[\s(\[,.;:]*((?:1[5-9]|20)\d\d)([a-z])?[\s)\],.;:]*$")
+
+
+def _year(texts: list[str], work: CitedWork) -> bool:
+    for t in texts:
+        m = _PLAIN_YEAR_RE.match(t)
+        if m:  # "(2015).", "2015,", "[2019a]": the common date span, no scoring needed
+            work.year, work.year_raw = int(m.group(1)), m.group(1) + (m.group(2) or "")
+            return True
+        best = _best_year(t)
+        if best is not None:
+            work.year, work.year_raw = int(best[3][:4]), best[3]
+            return True
+        m = _YEAR_ONLY_RE.search(t)
+        if m:
+            work.year, work.year_raw = int(m.group(1)), m.group(0)
+            return True
+    for t in texts:
+        yw = _YEAR_WORDS_RE.search(t)
+        if yw:
+            work.year_raw = yw.group(1)
+            return True
+    return False
+
+
+def _split_quoted(text: str) -> tuple[str, str]:
+    """A title span that opens with a quote and goes on after its closing quote: (title, rest).
+
+    Harvard's "‘Title’, Repository name": the words after the closing quote are not the
+    title's (a rule the old parser had; the model sometimes runs the title on).
+    """
+    s = text.lstrip()
+    if s[:1] not in _CLOSER:
+        return text, ""
+    closers = _CLOSER[s[0]]
+    for k in range(1, len(s) - 1):
+        if s[k] in closers and (s[0] not in "‘'" or not s[k + 1].isalpha()):
+            rest = s[k + 1 :].strip(" ,.;:")
+            if len(rest) >= 3 and (s[k + 1] in ",.;:" or s[k - 1] in ",.;:?!"):
+                return s[: k + 1], rest
+            break
+    return text, ""
+
+
+_INITIAL_TOKEN_RE = re.compile(r"^(?:[A-Z]\.-?){1,3}$")
+_GIVEN_TOKEN_RE = re.compile(r"^[A-Z][a-z\u00df-\u024f'’\-]+$")
+_NAME_WORD_RE = re.compile(r"^[A-Z][a-z\u00df-\u024f'’\-]+\.?$")
+_ACRONYM_COLON_RE = re.compile(r"^[A-Z][A-Z0-9\-]{3,}:$")
+_FAMILY_TOKEN_RE = re.compile(r"^[A-Z][a-zà-ÿ'’\-]+\.$")
+
+
+def _family_after_initials(tokens: list[str], labels: list[str]) -> list[str]:
+    """Give back to the authors a family name the model put at the start of the title.
+
+    Natural-order names whose list ends "…, Wouter J. Veening. Title" or "…, D. J. Field.
+    Title": the model sometimes reads the last family name, a capitalised word ending the
+    sentence after an initial, as the title's first word (bench_rendered "plain" style). Only
+    when the list is in natural order (its first name does not start "Family,").
+    """
+    try:
+        end = labels.index("author")
+    except ValueError:
+        return labels
+    while end < len(labels) and labels[end] == "author":
+        end += 1
+    if (
+        end + 1 < len(labels)
+        and labels[end] == "title"
+        and labels[end + 1] == "title"
+        and _INITIAL_TOKEN_RE.match(tokens[end - 1])
+        and _FAMILY_TOKEN_RE.match(tokens[end])
+    ):
+        start = labels.index("author")
+        if not tokens[start].endswith(","):
+            return [*labels[:end], "author", *labels[end + 1 :]]
+    if end < len(labels) and labels[end] == "title" and _GIVEN_TOKEN_RE.match(tokens[end - 1]):
+        # "…, Emmanuel Viana Pontual. Chlorella vulgaris …": the list's last token has no
+        # punctuation, so the name goes on up to the first "." (one to three name words)
+        k = end
+        while (
+            k < len(labels)
+            and k - end < 3
+            and labels[k] == "title"
+            and _NAME_WORD_RE.match(tokens[k])
+        ):
+            if tokens[k].endswith("."):
+                if k + 1 < len(labels) and labels[k + 1] == "title":
+                    return [*labels[:end], *(["author"] * (k + 1 - end)), *labels[k + 1 :]]
+                break
+            k += 1
+    if (
+        end < len(labels)
+        and labels[end] == "title"
+        and end >= 2
+        and _ACRONYM_COLON_RE.match(tokens[end - 1])
+    ):
+        # "Devlin J, …, Toutanova K. BERT: Pre-training of …": an acronym with a colon opens
+        # the title, it is no name
+        return [*labels[: end - 1], "title", *labels[end:]]
+    return labels
+
+
+_SENTENCE_CUT_RE = re.compile(r"(?<=[^\W\d_]{3})\.\s+(?=[A-Z])")
+
+
+def _title_in_container(text: str) -> tuple[str, str] | None:
+    """``(title, container)`` when a container span starts with a sentence of two words or more."""
+    for m in _SENTENCE_CUT_RE.finditer(text):
+        head, tail = text[: m.start()], text[m.end() :]
+        word = head.rsplit(None, 1)[-1].lower()
+        if word in _ABBREV_WORDS or len(head.split()) < 2 or not tail.strip(" ,.;:"):
+            continue
+        return head, tail
+    return None
+
+
+def _dated_title(labels: list[str]) -> list[str]:
+    """A date span between title words, with another date later, is the title's own.
+
+    "Meeting on Malaria Control, Lima, Peru, 10–15 December 1975. Environmental Conservation.
+    1976.": the event's date stays in the title and the year is 1976 (test_match_regressions).
+    """
+    runs: list[tuple[str, int, int]] = []
+    for i, lab in enumerate(labels):
+        if runs and runs[-1][0] == lab:
+            runs[-1] = (lab, runs[-1][1], i + 1)
+        else:
+            runs.append((lab, i, i + 1))
+    for k in range(1, len(runs) - 1):
+        lab, a, b = runs[k]
+        if (
+            lab == "date"
+            and runs[k - 1][0] == "title"
+            and any(r[0] == "date" for r in runs[k + 1 :])
+        ):
+            return [*labels[:a], *(["title"] * (b - a)), *labels[b:]]
+    return labels
+
+
+_CAP_WORD_RE = re.compile(r"^[A-Z][a-z]+[.,]?$|^[a-z]+[.,]?$")
+
+
+def _title_after_initials(tokens: list[str], labels: list[str]) -> list[str]:
+    """Words after the last initial of a "Family, I.; Family, I. I." list open the title.
+
+    ACS "Cort, A.; Anders, R. F. Allele Specificity. Infection and Immunity 2004.": the model
+    may run the authors on into the title's first words (test_match_regressions).
+    """
+    if "author" not in labels or "title" in labels:
+        return labels
+    start = labels.index("author")
+    end = start
+    while end < len(labels) and labels[end] == "author":
+        end += 1
+    run = tokens[start:end]
+    if not any(t.endswith(";") for t in run):
+        return labels
+    last = max((i for i, t in enumerate(run) if _INITIAL_TOKEN_RE.match(t)), default=-1)
+    tail = run[last + 1 :]
+    if (
+        last >= 0
+        and len(tail) >= 2
+        and all(_CAP_WORD_RE.match(t) for t in tail)
+        and tail[-1].endswith(".")
+    ):
+        k = start + last + 1
+        return [*labels[:k], *(["title"] * len(tail)), *labels[end:]]
+    return labels
+
+
+def _venue_after_names(tokens: list[str], labels: list[str]) -> list[str]:
+    """A last comma-separated chunk without initials after initials-first names is the venue.
+
+    "[1] Y. LeCun, Y. Bengio, Biometrika (2015) 436." (a style without titles): the model may
+    count the journal as an author; a last name joined by "and" stays a (mononym) author.
+    """
+    if "author" not in labels or "container" in labels or "title" in labels:
+        return labels
+    start = labels.index("author")
+    end = start
+    while end < len(labels) and labels[end] == "author":
+        end += 1
+    chunks: list[list[int]] = [[]]
+    for i in range(start, end):
+        chunks[-1].append(i)
+        if tokens[i].endswith(","):
+            chunks.append([])
+    chunks = [c for c in chunks if c]
+    if len(chunks) < 3:
+        return labels
+    last = chunks[-1]
+    if any(_INITIAL_TOKEN_RE.match(tokens[i]) for i in last) or tokens[last[0]].lower() in (
+        "and",
+        "&",
+    ):
+        return labels
+    if all(_INITIAL_TOKEN_RE.match(tokens[c[0]]) for c in chunks[:-1]):
+        return [*labels[: last[0]], *(["container"] * len(last)), *labels[end:]]
+    return labels
+
+
+def _container_after_title(runs: list[tuple[str, str]]) -> str:
+    """The last sentence of a title span that numbers follow, when no container was labelled.
+
+    "Brown, Gavin. Practices of Solidarity: Opposing Apartheid in the Centre of London.
+    Antipode. 2013. 46. 1. 34-52": the model ran the title on into the journal
+    (bench_parse degraded renderings and APA gain with this rule).
+    """
+    k = next((i for i, (lab, _t) in enumerate(runs) if lab == "title"), None)
+    if k is None or k + 1 >= len(runs) or runs[k + 1][0] not in ("date", "volume", "pages"):
+        return ""
+    text = runs[k][1]
+    cuts = [m for m in _SENTENCE_CUT_RE.finditer(text.rstrip(" .,;:"))]
+    for m in reversed(cuts):
+        head, tail = text[: m.start()], text[m.end() :]
+        word = head.rsplit(None, 1)[-1].lower() if head.split() else ""
+        if word in _ABBREV_WORDS or len(head.split()) < 3 or not 1 <= len(tail.split()) <= 12:
+            continue
+        return tail
+    return ""
+
+
+def fill_from_labels(tokens: list[str], labels: list[str], work: CitedWork) -> None:
+    """Set ``work``'s fields from the labelled tokens (the first span of each field decides)."""
+    labels = _family_after_initials(tokens, labels)
+    labels = _dated_title(_venue_after_names(tokens, _title_after_initials(tokens, labels)))
+    first: dict[str, str] = {}
+    by_label: dict[str, list[str]] = {}
+    runs = spans(tokens, labels)
+    for label, text in runs:
+        first.setdefault(label, text)
+        by_label.setdefault(label, []).append(text)
+    lead = next((lab for lab, _t in runs if lab != "number"), None)
+    if "author" in first:
+        _authors(first["author"], work)
+    elif lead == "editor":
+        # an edited book cited by its editors ("Smith, John, ed. 2001. A Handbook of Things")
+        _authors(first["editor"], work)
+    else:
+        work.warnings.append("no author list recognised")
+    container = first.get("container") or first.get("collection")
+    if "title" in first:
+        title, after = _split_quoted(first["title"])
+        if not after and not container:
+            after = _container_after_title(runs)
+            if after:
+                title = title[: len(title) - len(after)]
+        work.title = _clean_title(title)
+        if after and not container:
+            container = after
+    elif container and (cut := _title_in_container(first.get("container") or "")):
+        # "Loftin, H. (1959). Nature Ramblings: Floating Zoo. The Science News-Letter, 76(18)":
+        # no title, and the container span holds a sentence before the journal's name
+        # (bench_parse APA/Harvard exact title gains with this rule)
+        work.title, container = _clean_title(cut[0]), cut[1]
+    elif len(by_label.get("container", [])) >= 2:
+        # two separate container spans and no title: the first is the title ("Loftin, H. (1959).
+        # Nature Ramblings: Floating Zoo. The Science News-Letter, 76(18), 296."; bench_parse
+        # APA exact title gains with this rule)
+        work.title = _clean_title(by_label["container"][0])
+        container = by_label["container"][1]
+    elif (
+        container
+        and not ({"volume", "pages"} & first.keys())
+        and ({"publisher", "place"} & first.keys())
+        and not _IN_RE.match(container)
+    ):
+        # no title, and the "container" has a publisher but no volume, pages or "In": a book's
+        # title ("Maas, Paul. Textual Criticism. Oxford University Press, 1958"); eval_parser.py,
+        # AnyStyle held out: exact title +0.4 points with this rule
+        work.title = _clean_title(container)
+        container = None
+    if not container:
+        # "arXiv preprint arXiv:1301.3781": a preprint server named as a genre or note is the
+        # venue the citation states (the hand-written parser's reading; tests/golden)
+        container = next(
+            (t for lab, t in runs if lab in ("genre", "note") and _PREPRINT_RE.search(t)), None
+        )
+    if container:
+        work.venue = _clean_container(container)
+    # the date span, else a year written in the volume ("2000;355(9222):"), pages or a note;
+    # a date right after the title with another date later was the title's own ("Meeting held
+    # in Lima, 10-15 December 1975. Environmental Conservation. 1976.")
+    dates = [
+        t
+        for k, (lab, t) in enumerate(runs)
+        if lab == "date" and not (k and runs[k - 1][0] == "title")
+    ]
+    dates += [t for t in by_label.get("date", []) if t not in dates]
+    if not _year(dates, work):
+        _year(
+            [
+                t
+                for lab in ("volume", "pages", "note", "container", "publisher")
+                for t in by_label.get(lab, [])
+            ],
+            work,
+        )
+    vol = first.get("volume")
+    if vol:
+        v = _LEAD_YEAR_RE.sub("", vol)
+        m = _VOLUME_RE.search(v)
+        if m:
+            work.volume = m.group(1)
+        if "pages" not in first:
+            pm = _VOL_PAGES_RE.search(v)
+            if pm:
+                work.pages = re.sub(r"\s+", "", pm.group(1)).replace("--", "–")
+    pages = first.get("pages")
+    if pages:
+        p = _PAGES_PREFIX_RE.sub("", pages)
+        m = _PAGES_RE.search(p)
+        if m:
+            work.pages = re.sub(r"\s+", "", m.group(1)).replace("--", "–")
+    if "publisher" in first:
+        pub = re.sub(r"\s*\(\s*(?:1[5-9]|20)\d\d[a-z]?\s*\)\s*$", "", first["publisher"])
+        work.publisher = _tidy(_unbracket(pub.strip(_QUOTES + " ")))
