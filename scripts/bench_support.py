@@ -62,6 +62,7 @@ from citejudge.judge.support import (
     lexical_features,
     nli_features,
     passage_features,
+    stem_overlap,
 )
 from citejudge.text import detect_language, evidence_windows, split_units
 
@@ -354,6 +355,7 @@ LONG_FEATURE_SETS = {
     "coverage_cosine": ["overlap", "overlap_topk", "cov_best", "cov_sel", "key_missing", "cos_max"],
     "coverage": ["cov_best", "cov_sel", "key_missing"],
     "overlap": ["overlap", "key_missing"],
+    "stem_overlap": ["overlap_stem", "key_missing"],
 }
 #: The commit whose cpu-embed-only.json is "today's scorer" (main when issue 31 was started).
 TODAY_COMMIT = "3724ea2"
@@ -387,16 +389,28 @@ def compute_passages(rows: list[Row], embedder: Any, timing: dict[str, float]) -
     timing["passages_s_per_pair"] = (time.perf_counter() - t0) / max(1, len(rows))
 
 
+def passage_texts(row: Row) -> list[str]:
+    """The texts of a row's cached passages (as :class:`citejudge.judge.passages.Passage` has them)."""
+    if row["units"] <= FEW_UNITS:
+        return [" ".join(row["evidence"].split())]
+    units = split_units(row["evidence"])
+    return [" ".join(units[a:b]) for a, b in row["passages"]]
+
+
 def recheck_missing(rows: list[Row]) -> None:
     """Recompute the coverage rule's finds from the cached passages (cheap; no embedder)."""
     for r in rows:
-        units = split_units(r["evidence"])
-        texts = (
-            [" ".join(r["evidence"].split())]
-            if r["units"] <= FEW_UNITS
-            else [" ".join(units[a:b]) for a, b in r["passages"]]
-        )
-        r["missing"] = list(missing_terms(claim_terms(r["claim"]), texts))
+        r["missing"] = list(missing_terms(claim_terms(r["claim"]), passage_texts(r)))
+
+
+def recheck_stem_overlap(rows: list[Row]) -> None:
+    """Add ``overlap_stem`` to the long-text features from the cached passages (cheap; no embedder).
+
+    The same text :func:`citejudge.judge.support.passage_features` reads: the passages joined.
+    """
+    for r in rows:
+        if "L" in r:
+            r["L"]["overlap_stem"] = stem_overlap(r["claim"], " ".join(passage_texts(r)))
 
 
 def today_calibration() -> dict[str, Any]:
@@ -828,6 +842,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         results[mname] = out
 
     recheck_missing([r for f, t in parts.values() for r in (*f, *t)])
+    recheck_stem_overlap([r for f, t in parts.values() for r in (*f, *t)])
     # short evidence keeps today's fit: the long fit is added beside it, nothing else changes
     by_kind, long_fit = long_text_report(parts, today_calibration())
     report = {

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from citejudge.judge import support
 from citejudge.judge.support import (
@@ -439,3 +441,30 @@ def test_passage_features_read_the_passages_and_the_whole_page() -> None:
     g = passage_features(claim, _page(), bare, embed)
     assert g["cov_sel"] == f["cov_sel"] or bare.passages != sel.passages
     assert -1.0 <= g["cos_whole"] <= 1.0
+
+
+def test_stem_overlap_matches_inflections_that_exact_overlap_misses() -> None:
+    # the shape of WiCE's pages: the claim says "elects boards ... regional planning", the page
+    # "elected board ... region's planning" (exact word overlap 0.5, the same words by stem 1.0)
+    from citejudge.judge.support import lexical_features, stem_overlap
+
+    claim = "This group of counties also elects boards for regional planning."
+    page = "Each county in the group has an elected board; the regional board does the planning."
+    assert lexical_features(claim, page)["overlap"] < 1.0
+    assert stem_overlap(claim, page) == 1.0
+    # the negative: other words are not matched by their first letters alone
+    assert stem_overlap(claim, "The council elected a mayor for the city.") < 0.5
+    assert stem_overlap("The of and", page) == 0.0  # no content words
+    assert stem_overlap(claim, "") == 0.0
+
+
+@given(st.text(max_size=80), st.text(max_size=200), st.text(max_size=80))
+def test_stem_overlap_is_a_share_that_more_text_never_lowers(
+    claim: str, text: str, more: str
+) -> None:
+    from citejudge.judge.support import stem_overlap
+
+    value = stem_overlap(claim, text)
+    assert 0.0 <= value <= 1.0
+    assert stem_overlap(claim, f"{text} {more}") >= value
+    assert stem_overlap(claim, claim) in (0.0, 1.0)

@@ -48,6 +48,7 @@ from citejudge.judge.passages import (
     coverage,
     evidence_kind,
     select_passages,
+    stem,
 )
 from citejudge.judge.prompts import defuse
 from citejudge.resources import resource_dir
@@ -76,6 +77,7 @@ __all__ = [
     "nli_available",
     "nli_features",
     "passage_features",
+    "stem_overlap",
 ]
 
 log = logging.getLogger(__name__)
@@ -216,8 +218,10 @@ NLI_FEATURES = (
 #: Features of passages selected from a long text (:func:`passage_features`): ``cov_best`` /
 #: ``cov_sel``: share of the claim's terms (words, names, numbers; :mod:`citejudge.judge.passages`)
 #: in the best passage / in all selected passages; ``key_missing``: share of the claim's names,
-#: numbers and dates in no selected passage.
-PASSAGE_FEATURES = ("cov_best", "cov_sel", "key_missing")
+#: numbers and dates in no selected passage; ``overlap_stem``: share of the claim's content words
+#: (those of ``overlap``) whose :func:`~citejudge.judge.passages.stem` (first five letters) some
+#: word of the selected passages has (:func:`stem_overlap`).
+PASSAGE_FEATURES = ("cov_best", "cov_sel", "key_missing", "overlap_stem")
 
 #: Feature order used by calibrations (a calibration lists the subset and order it uses).
 ALL_FEATURES = (
@@ -365,6 +369,19 @@ def _numbers(text: str) -> set[str]:
     return {n.replace(",", ".").rstrip("0").rstrip(".") or "0" for n in _NUMBER.findall(text)}
 
 
+def stem_overlap(claim: str, text: str) -> float:
+    """Share of the claim's content words whose matching key some word of ``text`` has.
+
+    The key is :func:`~citejudge.judge.passages.stem` (the first five letters, one key per month);
+    0 for a claim without content words. The ``overlap`` of :func:`lexical_features` with inflections matched ("retired" finds "retires",
+    "elections" finds "election").
+    """
+    claim_keys = {stem(t) for t in _content(_tokens(claim))}
+    if not claim_keys:
+        return 0.0
+    return len(claim_keys & {stem(t) for t in _content(_tokens(text))}) / len(claim_keys)
+
+
 def lexical_features(claim: str, evidence: str, selected: str | None = None) -> dict[str, float]:
     """Deterministic surface features of a claim/evidence pair (``selected``: top-k sentences)."""
     ct, et = _tokens(claim), _tokens(evidence)
@@ -486,6 +503,7 @@ def passage_features(
         "cov_best": max((coverage(terms, t) for t in texts), default=0.0),
         "cov_sel": coverage(terms, joined),
         "key_missing": unfound / len(keys) if keys else 0.0,
+        "overlap_stem": stem_overlap(claim, joined),
     }
 
 
