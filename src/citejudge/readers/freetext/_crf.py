@@ -271,6 +271,23 @@ _SEG_FEATS = {
     for m in range(_SEG_ANY + 1)
     if m & ~_SEG_ANY == 0
 }
+_SGI = ("sgI",)
+_LASTSEG = ("lastseg",)
+# the running state of a sequence -> its features, in the order they are added
+_S_INQ, _S_INP, _S_YEAR, _S_QUOTE = 1, 2, 4, 8
+_STATE_FEATS = {
+    m: tuple(
+        name
+        for b, name in (
+            (_S_INQ, "inq"),
+            (_S_INP, "inp"),
+            (_S_YEAR, "after_year"),
+            (_S_QUOTE, "after_quote"),
+        )
+        if m & b
+    )
+    for m in range(16)
+}
 _NSEG_BITS = ((_F_SDIGIT, "nsgD"), (_F_SVENUE, "nsgV"), (_F_SPUB, "nsgP"))
 _NSEG_ANY = sum(b for b, _ in _NSEG_BITS)
 _NSEG_FEATS = {
@@ -437,7 +454,8 @@ class Featurizer:
         cache = self._cache
         views = [cache.get(t) or self._word(t) for t in tokens]
         n = len(views)
-        # segments
+        # segments: for each, the features every token of it has after the position features
+        # (what it holds, "In" before it, what the next one holds), built once per segment
         seg_of: list[int] = []
         seg_flags: list[int] = [0]
         seg_len: list[int] = [0]
@@ -449,9 +467,21 @@ class Featurizer:
                 seg_flags.append(0)
                 seg_len.append(0)
         n_seg = len(seg_flags)
+        seg_head: list[tuple[str, str]] = []
+        seg_tail: list[tuple[str, ...]] = []
+        for g in range(n_seg):
+            sf = seg_flags[g]
+            seg_head.append((_SEG[g if g < 7 else 7], _SEGLEN[min(seg_len[g], 9)]))
+            tail: tuple[str, ...] = _SEG_FEATS[sf & _SEG_ANY]
+            if (g > 0 and seg_flags[g - 1] & _F_IN) or sf & _F_IN:
+                tail += _SGI
+            if g + 1 < n_seg:
+                tail += _NSEG_FEATS[seg_flags[g + 1] & _NSEG_ANY]
+            else:
+                tail += _LASTSEG
+            seg_tail.append(tail)
         out: list[list[str]] = []
-        inq = inp = False
-        seen_year = seen_qclose = False
+        state = 0  # _S_* bits: inside quotes, inside brackets, after the year, after a quote
         sent = 0
         last = n - 1
         for i in range(n):
@@ -462,45 +492,26 @@ class Featurizer:
             if i + 2 < n:
                 f += views[i + 2][3]
             g = seg_of[i]
-            sf = seg_flags[g]
-            f += (
-                _POS[10 * i // n],
-                _SENT[sent],
-                _SEG[g if g < 7 else 7],
-                _SEGLEN[min(seg_len[g], 9)],
-            )
+            f.append(_POS[10 * i // n])
+            f.append(_SENT[sent])
+            f += seg_head[g]
             if flags & _F_QOPEN:
-                inq = True
+                state |= _S_INQ
             if flags & _F_POPEN:
-                inp = True
-            if inq:
-                f.append("inq")
-            if inp:
-                f.append("inp")
-            if seen_year:
-                f.append("after_year")
-            if seen_qclose:
-                f.append("after_quote")
-            if sf & _SEG_ANY:
-                f += _SEG_FEATS[sf & _SEG_ANY]
-            if (g > 0 and seg_flags[g - 1] & _F_IN) or sf & _F_IN:
-                f.append("sgI")
-            if g + 1 < n_seg:
-                nf = seg_flags[g + 1] & _NSEG_ANY
-                if nf:
-                    f += _NSEG_FEATS[nf]
-            else:
-                f.append("lastseg")
+                state |= _S_INP
+            if state:
+                f += _STATE_FEATS[state]
+            f += seg_tail[g]
             out.append(f)
             if flags & _F_QCLOSE:
-                if inq:
-                    seen_qclose = True
-                inq = False
+                if state & _S_INQ:
+                    state |= _S_QUOTE
+                state &= ~_S_INQ
             if flags & _F_PCLOSE:
-                inp = False
+                state &= ~_S_INP
             if flags & _F_YEAR:
-                seen_year = True
-            if flags & _F_STOP and not inq and sent < 5:
+                state |= _S_YEAR
+            if flags & _F_STOP and not state & _S_INQ and sent < 5:
                 sent += 1
         return out
 

@@ -17,12 +17,18 @@ from __future__ import annotations
 
 import logging
 import re
+from itertools import groupby
 
 import msgspec
 
-from citejudge.readers._text import _CONTROL_RE, _ET_AL_RE, _PREPRINT_RE, _tidy
+from citejudge.readers._text import (
+    _CONTROL_RE,
+    _PREPRINT_RE,
+    _mentions_preprint,
+    _tidy,
+)
 from citejudge.readers.bibtex import parse_bibtex_entry
-from citejudge.readers.freetext._authors import split_author_string
+from citejudge.readers.freetext._authors import _has_et_al, split_author_string
 from citejudge.readers.freetext._crf import ModelError, tag_tokens, tokenize
 from citejudge.readers.freetext._fields import _best_year
 from citejudge.readers.freetext._ids import _scan_ids
@@ -31,7 +37,6 @@ from citejudge.readers.freetext._structure import _parse_markdown
 from citejudge.readers.freetext._vocab import (
     _ABBREV_WORDS,
     _AUTHOR_MARK_RE,
-    _ELLIPSIS_RE,
     _UNPRINTABLE_RE,
     _YEAR_WORDS_RE,
 )
@@ -86,7 +91,7 @@ def parse_citation_string(text: str) -> CitedWork:
     except Exception as exc:  # pragma: no cover - defensive: a parser bug must not lose the item
         logger.debug("citation structure parse failed", exc_info=True)
         work.warnings.append(f"structure parse failed: {type(exc).__name__}")
-    work.is_preprint = work.is_preprint or work.arxiv is not None or bool(_PREPRINT_RE.search(head))
+    work.is_preprint = work.is_preprint or work.arxiv is not None or _mentions_preprint(head)
     if work.year is None and work.year_raw is None:
         work.warnings.append("no year found")
     return work
@@ -349,10 +354,10 @@ def spans(tokens: list[str], labels: list[str]) -> list[tuple[str, str]]:
     """Maximal runs of one label: ``(label, text)`` in order."""
     out: list[tuple[str, str]] = []
     start = 0
-    for i in range(1, len(tokens) + 1):
-        if i == len(tokens) or labels[i] != labels[start]:
-            out.append((labels[start], " ".join(tokens[start:i])))
-            start = i
+    for label, run in groupby(labels[: len(tokens)]):
+        end = start + sum(1 for _ in run)
+        out.append((label, " ".join(tokens[start:end])))
+        start = end
     return out
 
 
@@ -452,7 +457,7 @@ def _authors(text: str, work: CitedWork) -> None:
     if m:
         work.warnings.append("authors given as '———' (the previous entry's authors): not checked")
         text = text[m.end() :]
-    if _ET_AL_RE.search(text) or _ELLIPSIS_RE.search(text):
+    if _has_et_al(text) or "…" in text or "..." in text:  # (_ELLIPSIS_RE needs one of these)
         work.et_al = True
     text = _EDS_MARK_RE.sub("", text)
     text = text.strip(" ,;:")
@@ -589,6 +594,8 @@ def _dated_title(labels: list[str]) -> list[str]:
     "Meeting on Malaria Control, Lima, Peru, 10–15 December 1975. Environmental Conservation.
     1976.": the event's date stays in the title and the year is 1976 (test_match_regressions).
     """
+    if labels.count("date") < 2:  # (a date run and another one later: two date tokens at least)
+        return labels
     runs: list[tuple[str, int, int]] = []
     for i, lab in enumerate(labels):
         if runs and runs[-1][0] == lab:
