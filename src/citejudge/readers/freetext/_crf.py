@@ -250,6 +250,10 @@ _SEG_TAGS = {
     "m:ed": _F_SED,
     "m:trans": _F_SED,
 }
+# the tags a token passes to the token after it and to the one before it, as those see them
+_PREV_TAGS = {t: "-1" + t for t in ("init", "cap", "given", "month", "caps")}
+_NEXT_TAGS = {t: "+1" + t for t in ("init", "cap", "given", "month", "family")}
+_ASCII_DIGIT_RE = re.compile("[0-9]")
 _SENT = tuple(f"sent={k}" for k in range(6))
 _POS = tuple(f"pos={k}" for k in range(10))
 _SEG = tuple(f"seg={k}" for k in range(8))
@@ -355,7 +359,11 @@ class Featurizer:
                 tags.append("init")
             elif len(core) <= 3 and _COMPACT_INIT_RE.match(core):
                 tags.append("cinit")
-            if any(ch.isdigit() for ch in core):
+            if (
+                _ASCII_DIGIT_RE.search(core) is not None
+                if core.isascii()
+                else any(ch.isdigit() for ch in core)
+            ):
                 tags.append("digit")
                 if _RANGE_RE.match(core):
                     tags.append("range")
@@ -405,18 +413,17 @@ class Featurizer:
         prev = (
             "-1w=" + key,
             "-1tp=" + trail,
-            *("-1" + t for t in tags if t in ("init", "cap", "given", "month", "caps")),
+            *[_PREV_TAGS[t] for t in tags if t in _PREV_TAGS],
         )
         nxt = (
             "+1w=" + key,
             "+1lp=" + lead,
             "+1sh=" + shape,
-            *("+1" + t for t in tags if t in ("init", "cap", "given", "month", "family")),
+            *[_NEXT_TAGS[t] for t in tags if t in _NEXT_TAGS],
         )
         far: tuple[str, ...] = ("±2w=" + key,)
-        if tags and any(t in _SEG_TAGS for t in tags):
-            for t in tags:
-                flags |= _SEG_TAGS.get(t, 0)
+        for t in tags:
+            flags |= _SEG_TAGS.get(t, 0)
         if (
             (
                 core
@@ -432,10 +439,10 @@ class Featurizer:
         keep = self._keep
         own_t: tuple[str, ...] = tuple(own)
         if keep is not None:
-            own_t = tuple(f for f in own_t if f in keep)
-            prev = tuple(f for f in prev if f in keep)
-            nxt = tuple(f for f in nxt if f in keep)
-            far = tuple(f for f in far if f in keep)
+            own_t = tuple([f for f in own_t if f in keep])
+            prev = tuple([f for f in prev if f in keep])
+            nxt = tuple([f for f in nxt if f in keep])
+            far = tuple([f for f in far if f in keep])
         out = (own_t, prev, nxt, far, flags)
         if len(self._cache) >= self.CACHE_MAX:
             self._cache.clear()
