@@ -8,7 +8,7 @@ the same function at training and at run time (:func:`sequence_features`).
 Speed: the features that depend on a token's text alone (word, shape, affixes, punctuation,
 dictionaries) are computed once per distinct token string and kept in a bounded per-process
 cache, together with the prefixed copies its neighbours use; a sequence then only joins
-tuples and adds a few positional features.
+tuples and adds a few positional features (those of a segment built once per segment).
 
 The model file, its dictionaries (``lexicon.json``) and the training manifest live in
 ``model/`` beside this module (package data, so a wheel carries them). At load the model's and
