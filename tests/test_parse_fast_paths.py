@@ -11,6 +11,7 @@ zero-width characters, and the words the patterns look for.
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 
 from hypothesis import given, settings
@@ -32,6 +33,7 @@ from citejudge.readers.freetext._authors import (
     _has_et_al,
     _words,
 )
+from citejudge.readers.freetext._parser import _CONTAINER_EDS_RE, _EDS_MARK_RE, _eds_mark_may_end
 from citejudge.readers.freetext._vocab import _AUTHOR_MARK_RE, _ELLIPSIS_RE
 from citejudge.text.normalize import _CONFUSABLES, fold_confusables, may_match_ci
 
@@ -165,3 +167,59 @@ def test_author_list_cleaners_are_the_substitutions(text: str) -> None:
     assert _drop_ellipses(text) == _ELLIPSIS_RE.sub(" ", text)
     assert bool(_ELLIPSIS_RE.search(text)) == ("…" in text or "..." in text)
     assert _drop_marks(text) == _AUTHOR_MARK_RE.sub(r"\1", text)
+
+
+_EDITED = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                "Doe, J.",
+                " (eds.)",
+                ", Eds.",
+                " ED",
+                " editor",
+                "Editors.)",
+                " Hrsg.",
+                " hg",
+                " coords.",
+                " (dir.)",
+                " Éds.",
+                " éd",
+                "ed",
+                " ſ",
+                "ı",
+                "\n",
+                " .",
+                ")",
+                ":",
+                ",",
+                "Ahmed",
+                "Reed",
+                "(",
+                " In",
+                "Proceedings",
+            ]
+        ),
+        st.text(max_size=4),
+    ),
+    max_size=8,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_EDITED)
+def test_editor_mark_shortcuts_are_the_substitutions(text: str) -> None:
+    assert (_EDS_MARK_RE.sub("", text) if _eds_mark_may_end(text) else text) == _EDS_MARK_RE.sub(
+        "", text
+    )
+    assert (
+        _CONTAINER_EDS_RE.sub("", text, count=1) if "(" in text else text
+    ) == _CONTAINER_EDS_RE.sub("", text, count=1)
+
+
+def test_only_e_acute_pairs_with_e_acute() -> None:
+    # the editor words' one non-ASCII letter: lower() finds every case-insensitive match of it
+    assert [hex(c) for c in range(sys.maxunicode + 1) if re.fullmatch("é", chr(c), re.I)] == [
+        "0xc9",
+        "0xe9",
+    ]

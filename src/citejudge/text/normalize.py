@@ -34,6 +34,11 @@ _CONFUSABLES = str.maketrans(
 _CASE_EXOTIC_RE = re.compile("[\u0130\u0131\u017f\u212a]")
 
 
+def case_exotic(text: str) -> bool:
+    """``text`` holds a character that case-insensitive matching pairs with an ASCII letter."""
+    return not text.isascii() and _CASE_EXOTIC_RE.search(text) is not None
+
+
 def may_match_ci(text: str, words: tuple[str, ...]) -> bool:
     """False only when no case-insensitive pattern that needs one of ``words`` can match ``text``.
 
@@ -42,7 +47,7 @@ def may_match_ci(text: str, words: tuple[str, ...]) -> bool:
     lower-cased and searched for the words, unless it holds a character that case-insensitive
     matching pairs with an ASCII letter (then True: the pattern decides).
     """
-    if not text.isascii() and _CASE_EXOTIC_RE.search(text):
+    if case_exotic(text):
         return True
     low = text.lower()
     return any(w in low for w in words)
@@ -65,7 +70,7 @@ def _fold_confusables(text: str) -> str:
     return out.translate(_CONFUSABLES) if _CONFUSABLE_RE.search(out) else out
 
 
-__all__ = ["delatex", "fold", "fold_confusables", "may_match_ci", "strip_markup"]
+__all__ = ["case_exotic", "delatex", "fold", "fold_confusables", "may_match_ci", "strip_markup"]
 
 _HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*(?:\s[^<>]*)?/?>")
 _MATHML = re.compile(r"<mml:math.*?</mml:math>", re.S)

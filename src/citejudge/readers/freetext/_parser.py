@@ -41,7 +41,7 @@ from citejudge.readers.freetext._vocab import (
     _YEAR_WORDS_RE,
 )
 from citejudge.records import CitedWork
-from citejudge.text.normalize import fold, strip_markup
+from citejudge.text.normalize import case_exotic, fold, strip_markup
 from citejudge.text.venue_names import is_book_series
 
 logger = logging.getLogger(__name__)
@@ -365,6 +365,25 @@ _DASHES_RE = re.compile(r"^\s*(?:[—–\-_―‒]{2,}|―)\s*[.,:]?\s*$")
 _EDS_MARK_RE = re.compile(
     r"[\s,]*\(?\b(?:eds?|editors?|hrsg|hg|coords?|dir|éds?)\.?\)?\s*[.,:]?\s*$", re.I
 )
+#: the words an ``_EDS_MARK_RE`` match ends with (lower case), before its closing marks
+_EDS_WORDS = ("ed", "eds", "editor", "editors", "hrsg", "hg", "coord", "coords", "dir", "éd", "éds")
+_EDS_TAIL = ".),:"
+
+
+def _eds_mark_may_end(text: str) -> bool:
+    """False only where ``_EDS_MARK_RE`` cannot match (its word is not where the text ends).
+
+    A match ends the text with one of :data:`_EDS_WORDS` (up to case) and then only spaces and
+    ``. ) , :``; where a character like "ı" or "ſ" could match a letter of the words, True.
+    """
+    if case_exotic(text):
+        return True
+    end = len(text)
+    while end and (text[end - 1].isspace() or text[end - 1] in _EDS_TAIL):
+        end -= 1
+    return text[:end].lower().endswith(_EDS_WORDS)
+
+
 _QUOTES = "\"“”„‟«»‘’‚‹›'"
 _IN_RE = re.compile(r"^(?:in|dans|en|em|im|w)\s*:?\s+(?=\S)|^in:\s*|^(?-i:In(?=[A-Z][a-z]))", re.I)
 _CONTAINER_EDS_RE = re.compile(
@@ -423,7 +442,7 @@ _ID_IN_VENUE_RE = re.compile(
 def _clean_container(text: str) -> str | None:
     s = _IN_RE.sub("", text.strip(), count=1)
     s = _ID_IN_VENUE_RE.sub("", s) if any(ch.isdigit() for ch in s) else s
-    s = _CONTAINER_EDS_RE.sub("", s, count=1)
+    s = _CONTAINER_EDS_RE.sub("", s, count=1) if "(" in s else s  # (the pattern needs "(")
     # "MICCAI 2015. LNCS, vol. 9351": the book series after the proceedings is not the venue
     head, sep, tail = s.rpartition(". ")
     if sep and head and is_book_series(tail.strip(" ,.;:")):
@@ -459,7 +478,7 @@ def _authors(text: str, work: CitedWork) -> None:
         text = text[m.end() :]
     if _has_et_al(text) or "…" in text or "..." in text:  # (_ELLIPSIS_RE needs one of these)
         work.et_al = True
-    text = _EDS_MARK_RE.sub("", text)
+    text = _EDS_MARK_RE.sub("", text) if _eds_mark_may_end(text) else text
     text = text.strip(" ,;:")
     # a final "." ends the author span unless it is an initial's ("Hinton, G."); Vancouver's
     # undotted initials end the list with the sentence's dot ("Doe A, Roe B.")
