@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from citejudge.text.normalize import fold_confusables
+from citejudge.text.normalize import fold_confusables, may_match_ci
 
 __all__ = [
     "arxiv_from_doi",
@@ -200,8 +200,11 @@ _DOI_IN_TEXT = re.compile(
 def extract_dois(text: str) -> list[str]:
     """Every DOI written in ``text``, canonical, in order of appearance, without repeats."""
     out: list[str] = []
+    folded = fold_confusables(text)
+    if "10." not in folded:  # (every DOI starts "10.")
+        return out
     # Markdown links glue a DOI to the next URL ("10.1/x](https://..."): cut there.
-    for m in _DOI_IN_TEXT.finditer(fold_confusables(text).replace("](", " ](")):
+    for m in _DOI_IN_TEXT.finditer(folded.replace("](", " ](")):
         d = norm_doi(m.group(1))
         if d and d not in out:
             out.append(d)
@@ -224,28 +227,42 @@ _URL_IN_TEXT = re.compile(r"https?://[^\s<>\"{}]+", re.I)
 
 def extract_pmid(text: str) -> str | None:
     """The first PMID written in ``text`` (needs a ``PMID`` label or a PubMed URL)."""
-    m = _PMID_IN_TEXT.search(fold_confusables(text))
+    folded = fold_confusables(text)
+    if not may_match_ci(folded, ("pmid", "ncbi")):  # (every match holds one of these words)
+        return None
+    m = _PMID_IN_TEXT.search(folded)
     return norm_pmid(m.group(1)) if m else None
 
 
 def extract_pmcid(text: str) -> str | None:
     """The first PMCID written in ``text``."""
-    m = _PMCID_IN_TEXT.search(fold_confusables(text))
+    folded = fold_confusables(text)
+    if not may_match_ci(folded, ("pmc",)):  # (every match holds one of these words)
+        return None
+    m = _PMCID_IN_TEXT.search(folded)
     return norm_pmcid((m.group(1) or m.group(2)).replace(" ", "")) if m else None
 
 
 def extract_arxiv(text: str) -> str | None:
     """The first arXiv id written in ``text`` (needs an ``arXiv`` label, URL or DataCite DOI)."""
-    m = _ARXIV_IN_TEXT.search(fold_confusables(text))
+    folded = fold_confusables(text)
+    if not may_match_ci(folded, ("arxiv",)):  # (every match holds one of these words)
+        return None
+    m = _ARXIV_IN_TEXT.search(folded)
     return norm_arxiv(m.group(1)) if m else None
 
 
 def extract_openalex(text: str) -> str | None:
     """The first OpenAlex work id written as a URL in ``text``."""
+    if not may_match_ci(text, ("openalex",)):  # (every match holds this word)
+        return None
     m = _OPENALEX_IN_TEXT.search(text)
     return m.group(1).upper() if m else None
 
 
 def extract_urls(text: str) -> list[str]:
     """URLs written in ``text``, trailing punctuation removed."""
-    return [_strip_trailing(u) for u in _URL_IN_TEXT.findall(fold_confusables(text))]
+    folded = fold_confusables(text)
+    if not may_match_ci(folded, ("http",)):  # (every URL starts with it)
+        return []
+    return [_strip_trailing(u) for u in _URL_IN_TEXT.findall(folded)]

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import re
 
-from citejudge.text.normalize import delatex, strip_markup
+from citejudge.text.normalize import delatex, may_match_ci, strip_markup
 
 _PREPRINT_RE = re.compile(
     r"arxiv|biorxiv|medrxiv|chemrxiv|ssrn|research\s*square|preprints?\.org|\bpreprint\b|psyarxiv|osf\s*preprints",
     re.I,
 )
+#: words one of which every match of :data:`_PREPRINT_RE` holds (up to case)
+_PREPRINT_KEYS = ("rxiv", "ssrn", "research", "preprint")
+
+
+def _mentions_preprint(text: str) -> bool:
+    """``_PREPRINT_RE.search(text)``, the pattern tried only where one of its words occurs."""
+    return may_match_ci(text, _PREPRINT_KEYS) and _PREPRINT_RE.search(text) is not None
+
+
 _ET_AL_RE = re.compile(r"\b(?:et\.?\s*al\b\.?|and\s+others\b|a\s+kol\b\.?|u\.\s*a\.)", re.I)
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _WS_RE = re.compile(r"\s+")
@@ -22,8 +31,11 @@ def _bool_warn(warnings: list[str], msg: str) -> None:
 
 
 def _clean(text: str) -> str:
-    text = _CONTROL_RE.sub(" ", text)
-    return _WS_RE.sub(" ", text).strip()
+    # (a printable string has no control character; str.split cuts at the characters re's
+    # \s matches, so the join is the _WS_RE substitution, stripped)
+    if not text.isprintable():
+        text = _CONTROL_RE.sub(" ", text)
+    return " ".join(text.split())
 
 
 _STARRED = re.compile(r"(?<![\w*])\*{1,2}(?=[^\s*])([^*]+?)\*{1,2}(?![\w*])")

@@ -29,12 +29,48 @@ _CONFUSABLES = str.maketrans(
 )
 
 
+#: the only non-ASCII characters that case-insensitive matching pairs with an ASCII letter
+#: ("İ" and "ı" with "i", "ſ" with "s", the Kelvin sign with "k")
+_CASE_EXOTIC_RE = re.compile("[\u0130\u0131\u017f\u212a]")
+
+
+def case_exotic(text: str) -> bool:
+    """``text`` holds a character that case-insensitive matching pairs with an ASCII letter."""
+    return not text.isascii() and _CASE_EXOTIC_RE.search(text) is not None
+
+
+def may_match_ci(text: str, words: tuple[str, ...]) -> bool:
+    """False only when no case-insensitive pattern that needs one of ``words`` can match ``text``.
+
+    ``words`` are lower-case ASCII; every match of the pattern must contain one of them
+    literally (up to case). A cheap test before a slow ``re.I`` alternation: the text is
+    lower-cased and searched for the words, unless it holds a character that case-insensitive
+    matching pairs with an ASCII letter (then True: the pattern decides).
+    """
+    if case_exotic(text):
+        return True
+    low = text.lower()
+    return any(w in low for w in words)
+
+
+_CONFUSABLE_RE = re.compile("[" + "".join(chr(c) for c in _CONFUSABLES) + "]")
+
+
 def fold_confusables(text: str) -> str:
     """NFKC-normalise and map unicode hyphens/slashes/spaces to ASCII; drop zero-width chars."""
-    return unicodedata.normalize("NFKC", text).translate(_CONFUSABLES)
+    if text.isascii():  # NFKC leaves ASCII as it is and the table maps no ASCII character
+        return text
+    return _fold_confusables(text) if len(text) <= 4096 else _fold_confusables.__wrapped__(text)
 
 
-__all__ = ["delatex", "fold", "fold_confusables", "strip_markup"]
+@lru_cache(maxsize=64)
+def _fold_confusables(text: str) -> str:
+    # (a few entries: the identifier extractors fold the same citation one after another)
+    out = unicodedata.normalize("NFKC", text)
+    return out.translate(_CONFUSABLES) if _CONFUSABLE_RE.search(out) else out
+
+
+__all__ = ["case_exotic", "delatex", "fold", "fold_confusables", "may_match_ci", "strip_markup"]
 
 _HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*(?:\s[^<>]*)?/?>")
 _MATHML = re.compile(r"<mml:math.*?</mml:math>", re.S)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from citejudge.readers._text import _ET_AL_RE, _clean
 from citejudge.readers.freetext._vocab import (
@@ -15,12 +16,18 @@ from citejudge.readers.freetext._vocab import (
     _UP,
     _WORD_RE,
 )
+from citejudge.text.normalize import may_match_ci
+
+#: entries of each name-shape predicate's cache (the predicates are pure functions of a string;
+#: the same chunks, "Smith", "J. A.", recur across a reference list)
+_MEMO = 1 << 15
 
 
 def _words(s: str) -> list[str]:
-    return [w for w in re.split(r"\s+", s.strip()) if w]
+    return s.split()  # (the same words as splitting at r"\s+": str.isspace is re's \s)
 
 
+@lru_cache(maxsize=_MEMO)
 def _is_initial_token(w: str) -> bool:
     return bool(_INITIAL_TOKEN_RE.fullmatch(w))
 
@@ -36,6 +43,7 @@ _INITIALS_THEN_WORD_RE = re.compile(
 )
 
 
+@lru_cache(maxsize=_MEMO)
 def _is_name_word(w: str) -> bool:
     if w.lower() in _PARTICLES:
         return True
@@ -44,11 +52,13 @@ def _is_name_word(w: str) -> bool:
     return w[0].isupper() or w[0] in "'’`" or w[:2].lower() in ("d'", "o'", "l'")
 
 
+@lru_cache(maxsize=_MEMO)
 def _is_initials(s: str) -> bool:
     s = s.strip()
     return bool(_INITIALS_RE.match(s) or _COMPACT_INITIALS_RE.match(s))
 
 
+@lru_cache(maxsize=_MEMO)
 def _is_family(s: str) -> bool:
     """A surname alone: 1-4 name words, no initials, at least one capitalised word."""
     ws = _words(s)
@@ -68,11 +78,13 @@ def _n_core(s: str) -> int:
     return len([w for w in _words(s) if not (w.lower() in _PARTICLES and w[:1].islower())])
 
 
+@lru_cache(maxsize=_MEMO)
 def _is_given(s: str) -> bool:
     ws = _words(s)
     return 1 <= _n_core(s) <= 3 and all(_is_name_word(w) or _is_initial_token(w) for w in ws)
 
 
+@lru_cache(maxsize=_MEMO)
 def _is_name(s: str, max_full: int = 3) -> bool:
     """A complete personal name in any order (``M. J. Shea``, ``Shea MJ``, ``Jacob Devlin``).
 
@@ -129,6 +141,14 @@ _SEP_RE = re.compile(
 _SEMI_SEP_RE = re.compile(
     r"\s*(?:;?\s*(?:…|\.\.\.)\s*|;\s*(?:(?:and\b|&)\s*)?|\s+and\s+|\s*&\s*)\s*", re.I
 )
+
+
+# patterns of :func:`_split_names`, compiled once
+_VANCOUVER_FIRST_RE = re.compile(r"[^\s.,]+(?:\s[^\s.,]+)*\s[A-Z]{1,3}")
+_SUFFIX_RE = re.compile(r"(?:Jr|Sr|II|III|IV)\.?")
+_VANCOUVER_SENTENCE_RE = re.compile(r"^([^.]+?\s[A-Z]{1,3})\.\s+(?=\S)")
+_AND_RE = re.compile(r"\s+and\s+")
+_INITIAL_FIRST_RE = re.compile(r"[A-Z][a-z]?\.")
 
 
 def _chunks(seg: str, sep: re.Pattern[str]) -> list[tuple[str, int, int]]:
@@ -214,14 +234,12 @@ def _split_names(
             ):
                 mode = "inverted-given"
     first = True
-    vancouver = bool(chunks) and bool(
-        re.fullmatch(r"[^\s.,]+(?:\s[^\s.,]+)*\s[A-Z]{1,3}", chunks[0][0].strip())
-    )
+    vancouver = bool(chunks) and bool(_VANCOUVER_FIRST_RE.fullmatch(chunks[0][0].strip()))
     while i < len(chunks):
         chunk, _s, e = chunks[i]
         c = chunk.strip()
         nxt = chunks[i + 1][0].strip() if i + 1 < len(chunks) else None
-        if names and re.fullmatch(r"(?:Jr|Sr|II|III|IV)\.?", c):
+        if names and _SUFFIX_RE.fullmatch(c):
             names[-1] = f"{names[-1]}, {c}"
             end = e
             i += 1
@@ -271,13 +289,13 @@ def _split_names(
                 names.append(f"{c}, {im.group(1)}")
                 end = chunks[i + 1][1] + len(im.group(1))
                 break
-        vm = re.match(r"^([^.]+?\s[A-Z]{1,3})\.\s+(?=\S)", c)
+        vm = _VANCOUVER_SENTENCE_RE.match(c)
         rem_words = _words(c[vm.end() :]) if vm else []
         # "Buckley R. Environmental Opportunities and Risks in Finance": the "and" is the title's
         runs_on = (
             vm is not None
             and nxt is not None
-            and bool(re.fullmatch(r"\s+and\s+", seg[e : chunks[i + 1][1]]))
+            and bool(_AND_RE.fullmatch(seg[e : chunks[i + 1][1]]))
             and not _is_name(nxt, max_full=5)
         )
         if (
@@ -304,7 +322,7 @@ def _split_names(
         if (
             mode == "natural"
             and names
-            and re.match(r"[A-Z][a-z]?\.", names[0])
+            and _INITIAL_FIRST_RE.match(names[0])
             and not any(
                 _is_initial_token(w) or (_COMPACT_INITIALS_RE.match(w) and len(w) <= 2)
                 for w in _words(c.replace(".", ". "))
@@ -376,6 +394,30 @@ _INVERTED_INITIALS_RE = re.compile(rf"[^,]+,\s*(?:[{_UP}]\.\s?)+")
 _LEAD_SEP_RE = re.compile(r"^\s*[,;]?\s*(?:(?:and|und|et|y|e|&)\s+)?", re.I)
 
 
+#: words one of which every match of ``_ET_AL_RE`` holds (up to case)
+_ET_AL_WORDS = ("al", "others", "kol", "u.")
+
+
+def _drop_et_al(s: str) -> str:
+    """``_ET_AL_RE`` removed (the pattern tried only where one of its words occurs)."""
+    return _ET_AL_RE.sub("", s) if may_match_ci(s, _ET_AL_WORDS) else s
+
+
+def _has_et_al(s: str) -> bool:
+    """``_ET_AL_RE`` occurs in ``s``."""
+    return may_match_ci(s, _ET_AL_WORDS) and _ET_AL_RE.search(s) is not None
+
+
+def _drop_ellipses(s: str) -> str:
+    """Each ellipsis and the spaces around it made one space."""
+    return _ELLIPSIS_RE.sub(" ", s) if "…" in s or "..." in s else s
+
+
+def _drop_marks(s: str) -> str:
+    """Footnote marks after names ("Doe*", "Roe†") removed."""
+    return _AUTHOR_MARK_RE.sub(r"\1", s) if "*" in s or "†" in s or "‡" in s else s
+
+
 def split_author_string(text: str, *, all_names: bool = False) -> list[str]:
     """Split a bare author list (``"A and B"``, ``"Last, F., Last2, G."``, ``"A; B"``) into names.
 
@@ -384,7 +426,7 @@ def split_author_string(text: str, *, all_names: bool = False) -> list[str]:
     ("Surname, G., et K. Other": a natural-order name after inverted ones).
     """
     if all_names:
-        head = _AUTHOR_MARK_RE.sub(r"\1", _ELLIPSIS_RE.sub(" ", _ET_AL_RE.sub("", _clean(text))))
+        head = _drop_marks(_drop_ellipses(_drop_et_al(_clean(text))))
         head = head.strip(" ,;")
         fast = _fast_split(head)
         if fast is not None:
@@ -422,8 +464,8 @@ def split_author_string(text: str, *, all_names: bool = False) -> list[str]:
     s = _clean(text)
     if not s:
         return []
-    s = _ELLIPSIS_RE.sub(" ", _ET_AL_RE.sub("", s)).strip(" ,;")
-    s = _AUTHOR_MARK_RE.sub(r"\1", s).strip(" ,;")
+    s = _drop_ellipses(_drop_et_al(s)).strip(" ,;")
+    s = _drop_marks(s).strip(" ,;")
     s = s.translate(_NAME_HYPHENS)
     parts = [p.strip(" ,;") for p in re.split(r"\s+and\s+", s)]
     if len(parts) > 1 and all(

@@ -8,7 +8,7 @@ the same function at training and at run time (:func:`sequence_features`).
 Speed: the features that depend on a token's text alone (word, shape, affixes, punctuation,
 dictionaries) are computed once per distinct token string and kept in a bounded per-process
 cache, together with the prefixed copies its neighbours use; a sequence then only joins
-tuples and adds a few positional features.
+tuples and adds a few positional features (those of a segment built once per segment).
 
 The model file, its dictionaries (``lexicon.json``) and the training manifest live in
 ``model/`` beside this module (package data, so a wheel carries them). At load the model's and
@@ -250,6 +250,10 @@ _SEG_TAGS = {
     "m:ed": _F_SED,
     "m:trans": _F_SED,
 }
+# the tags a token passes to the token after it and to the one before it, as those see them
+_PREV_TAGS = {t: "-1" + t for t in ("init", "cap", "given", "month", "caps")}
+_NEXT_TAGS = {t: "+1" + t for t in ("init", "cap", "given", "month", "family")}
+_ASCII_DIGIT_RE = re.compile("[0-9]")
 _SENT = tuple(f"sent={k}" for k in range(6))
 _POS = tuple(f"pos={k}" for k in range(10))
 _SEG = tuple(f"seg={k}" for k in range(8))
@@ -270,6 +274,23 @@ _SEG_FEATS = {
     m: tuple(name for b, name in _SEG_BITS if m & b)
     for m in range(_SEG_ANY + 1)
     if m & ~_SEG_ANY == 0
+}
+_SGI = ("sgI",)
+_LASTSEG = ("lastseg",)
+# the running state of a sequence -> its features, in the order they are added
+_S_INQ, _S_INP, _S_YEAR, _S_QUOTE = 1, 2, 4, 8
+_STATE_FEATS = {
+    m: tuple(
+        name
+        for b, name in (
+            (_S_INQ, "inq"),
+            (_S_INP, "inp"),
+            (_S_YEAR, "after_year"),
+            (_S_QUOTE, "after_quote"),
+        )
+        if m & b
+    )
+    for m in range(16)
 }
 _NSEG_BITS = ((_F_SDIGIT, "nsgD"), (_F_SVENUE, "nsgV"), (_F_SPUB, "nsgP"))
 _NSEG_ANY = sum(b for b, _ in _NSEG_BITS)
@@ -338,7 +359,11 @@ class Featurizer:
                 tags.append("init")
             elif len(core) <= 3 and _COMPACT_INIT_RE.match(core):
                 tags.append("cinit")
-            if any(ch.isdigit() for ch in core):
+            if (
+                _ASCII_DIGIT_RE.search(core) is not None
+                if core.isascii()
+                else any(ch.isdigit() for ch in core)
+            ):
                 tags.append("digit")
                 if _RANGE_RE.match(core):
                     tags.append("range")
@@ -388,18 +413,17 @@ class Featurizer:
         prev = (
             "-1w=" + key,
             "-1tp=" + trail,
-            *("-1" + t for t in tags if t in ("init", "cap", "given", "month", "caps")),
+            *[_PREV_TAGS[t] for t in tags if t in _PREV_TAGS],
         )
         nxt = (
             "+1w=" + key,
             "+1lp=" + lead,
             "+1sh=" + shape,
-            *("+1" + t for t in tags if t in ("init", "cap", "given", "month", "family")),
+            *[_NEXT_TAGS[t] for t in tags if t in _NEXT_TAGS],
         )
         far: tuple[str, ...] = ("±2w=" + key,)
-        if tags and any(t in _SEG_TAGS for t in tags):
-            for t in tags:
-                flags |= _SEG_TAGS.get(t, 0)
+        for t in tags:
+            flags |= _SEG_TAGS.get(t, 0)
         if (
             (
                 core
@@ -415,10 +439,10 @@ class Featurizer:
         keep = self._keep
         own_t: tuple[str, ...] = tuple(own)
         if keep is not None:
-            own_t = tuple(f for f in own_t if f in keep)
-            prev = tuple(f for f in prev if f in keep)
-            nxt = tuple(f for f in nxt if f in keep)
-            far = tuple(f for f in far if f in keep)
+            own_t = tuple([f for f in own_t if f in keep])
+            prev = tuple([f for f in prev if f in keep])
+            nxt = tuple([f for f in nxt if f in keep])
+            far = tuple([f for f in far if f in keep])
         out = (own_t, prev, nxt, far, flags)
         if len(self._cache) >= self.CACHE_MAX:
             self._cache.clear()
@@ -437,7 +461,8 @@ class Featurizer:
         cache = self._cache
         views = [cache.get(t) or self._word(t) for t in tokens]
         n = len(views)
-        # segments
+        # segments: for each, the features every token of it has after the position features
+        # (what it holds, "In" before it, what the next one holds), built once per segment
         seg_of: list[int] = []
         seg_flags: list[int] = [0]
         seg_len: list[int] = [0]
@@ -449,9 +474,21 @@ class Featurizer:
                 seg_flags.append(0)
                 seg_len.append(0)
         n_seg = len(seg_flags)
+        seg_head: list[tuple[str, str]] = []
+        seg_tail: list[tuple[str, ...]] = []
+        for g in range(n_seg):
+            sf = seg_flags[g]
+            seg_head.append((_SEG[g if g < 7 else 7], _SEGLEN[min(seg_len[g], 9)]))
+            tail: tuple[str, ...] = _SEG_FEATS[sf & _SEG_ANY]
+            if (g > 0 and seg_flags[g - 1] & _F_IN) or sf & _F_IN:
+                tail += _SGI
+            if g + 1 < n_seg:
+                tail += _NSEG_FEATS[seg_flags[g + 1] & _NSEG_ANY]
+            else:
+                tail += _LASTSEG
+            seg_tail.append(tail)
         out: list[list[str]] = []
-        inq = inp = False
-        seen_year = seen_qclose = False
+        state = 0  # _S_* bits: inside quotes, inside brackets, after the year, after a quote
         sent = 0
         last = n - 1
         for i in range(n):
@@ -462,45 +499,26 @@ class Featurizer:
             if i + 2 < n:
                 f += views[i + 2][3]
             g = seg_of[i]
-            sf = seg_flags[g]
-            f += (
-                _POS[10 * i // n],
-                _SENT[sent],
-                _SEG[g if g < 7 else 7],
-                _SEGLEN[min(seg_len[g], 9)],
-            )
+            f.append(_POS[10 * i // n])
+            f.append(_SENT[sent])
+            f += seg_head[g]
             if flags & _F_QOPEN:
-                inq = True
+                state |= _S_INQ
             if flags & _F_POPEN:
-                inp = True
-            if inq:
-                f.append("inq")
-            if inp:
-                f.append("inp")
-            if seen_year:
-                f.append("after_year")
-            if seen_qclose:
-                f.append("after_quote")
-            if sf & _SEG_ANY:
-                f += _SEG_FEATS[sf & _SEG_ANY]
-            if (g > 0 and seg_flags[g - 1] & _F_IN) or sf & _F_IN:
-                f.append("sgI")
-            if g + 1 < n_seg:
-                nf = seg_flags[g + 1] & _NSEG_ANY
-                if nf:
-                    f += _NSEG_FEATS[nf]
-            else:
-                f.append("lastseg")
+                state |= _S_INP
+            if state:
+                f += _STATE_FEATS[state]
+            f += seg_tail[g]
             out.append(f)
             if flags & _F_QCLOSE:
-                if inq:
-                    seen_qclose = True
-                inq = False
+                if state & _S_INQ:
+                    state |= _S_QUOTE
+                state &= ~_S_INQ
             if flags & _F_PCLOSE:
-                inp = False
+                state &= ~_S_INP
             if flags & _F_YEAR:
-                seen_year = True
-            if flags & _F_STOP and not inq and sent < 5:
+                state |= _S_YEAR
+            if flags & _F_STOP and not state & _S_INQ and sent < 5:
                 sent += 1
         return out
 

@@ -72,13 +72,18 @@ _VENUE_START_RE = re.compile(
 )
 
 
+_LAST_WORD_RE = re.compile(r"([^\s.(]*)$")
+_INITIALS_WORD_RE = re.compile(r"[A-Z](?:[.-]+[A-Z])*")
+_SENTENCE_END_RE = re.compile(r"[.?!](?=\s|$)|\.(?=[A-Z][a-z])")
+
+
 def _is_boundary(s: str, dot: int) -> bool:
     """True if the ``.`` at ``s[dot]`` ends a sentence (is not an initial or an abbreviation)."""
-    m = re.search(r"([^\s.(]*)$", s[max(0, dot - 40) : dot])
+    m = _LAST_WORD_RE.search(s[max(0, dot - 40) : dot])
     word = (m.group(1) if m else "").lstrip("-‐")
     if not word:
         return True
-    if re.fullmatch(r"[A-Z](?:[.-]+[A-Z])*", word) or (len(word) == 1 and word.isalpha()):
+    if _INITIALS_WORD_RE.fullmatch(word) or (len(word) == 1 and word.isalpha()):
         return bool(_VENUE_START_RE.match(s, dot + 1))
     return word.lower() not in _ABBREV_WORDS
 
@@ -87,7 +92,7 @@ def _sentences(s: str) -> list[tuple[int, int]]:
     """Spans of sentences in ``s`` split at ``. ``/``? ``/``! `` boundaries (abbreviation-aware)."""
     spans: list[tuple[int, int]] = []
     start = 0
-    for m in re.finditer(r"[.?!](?=\s|$)|\.(?=[A-Z][a-z])", s):
+    for m in _SENTENCE_END_RE.finditer(s):
         p = m.start()
         if s[p] == "." and (s[max(0, p - 2) : p + 1] == "..." or not _is_boundary(s, p)):
             continue

@@ -17,12 +17,18 @@ from __future__ import annotations
 
 import logging
 import re
+from itertools import groupby
 
 import msgspec
 
-from citejudge.readers._text import _CONTROL_RE, _ET_AL_RE, _PREPRINT_RE, _tidy
+from citejudge.readers._text import (
+    _CONTROL_RE,
+    _PREPRINT_RE,
+    _mentions_preprint,
+    _tidy,
+)
 from citejudge.readers.bibtex import parse_bibtex_entry
-from citejudge.readers.freetext._authors import split_author_string
+from citejudge.readers.freetext._authors import _has_et_al, split_author_string
 from citejudge.readers.freetext._crf import ModelError, tag_tokens, tokenize
 from citejudge.readers.freetext._fields import _best_year
 from citejudge.readers.freetext._ids import _scan_ids
@@ -31,12 +37,11 @@ from citejudge.readers.freetext._structure import _parse_markdown
 from citejudge.readers.freetext._vocab import (
     _ABBREV_WORDS,
     _AUTHOR_MARK_RE,
-    _ELLIPSIS_RE,
     _UNPRINTABLE_RE,
     _YEAR_WORDS_RE,
 )
 from citejudge.records import CitedWork
-from citejudge.text.normalize import fold, strip_markup
+from citejudge.text.normalize import case_exotic, fold, strip_markup
 from citejudge.text.venue_names import is_book_series
 
 logger = logging.getLogger(__name__)
@@ -86,7 +91,7 @@ def parse_citation_string(text: str) -> CitedWork:
     except Exception as exc:  # pragma: no cover - defensive: a parser bug must not lose the item
         logger.debug("citation structure parse failed", exc_info=True)
         work.warnings.append(f"structure parse failed: {type(exc).__name__}")
-    work.is_preprint = work.is_preprint or work.arxiv is not None or bool(_PREPRINT_RE.search(head))
+    work.is_preprint = work.is_preprint or work.arxiv is not None or _mentions_preprint(head)
     if work.year is None and work.year_raw is None:
         work.warnings.append("no year found")
     return work
@@ -349,10 +354,10 @@ def spans(tokens: list[str], labels: list[str]) -> list[tuple[str, str]]:
     """Maximal runs of one label: ``(label, text)`` in order."""
     out: list[tuple[str, str]] = []
     start = 0
-    for i in range(1, len(tokens) + 1):
-        if i == len(tokens) or labels[i] != labels[start]:
-            out.append((labels[start], " ".join(tokens[start:i])))
-            start = i
+    for label, run in groupby(labels[: len(tokens)]):
+        end = start + sum(1 for _ in run)
+        out.append((label, " ".join(tokens[start:end])))
+        start = end
     return out
 
 
@@ -360,6 +365,25 @@ _DASHES_RE = re.compile(r"^\s*(?:[—–\-_―‒]{2,}|―)\s*[.,:]?\s*$")
 _EDS_MARK_RE = re.compile(
     r"[\s,]*\(?\b(?:eds?|editors?|hrsg|hg|coords?|dir|éds?)\.?\)?\s*[.,:]?\s*$", re.I
 )
+#: the words an ``_EDS_MARK_RE`` match ends with (lower case), before its closing marks
+_EDS_WORDS = ("ed", "eds", "editor", "editors", "hrsg", "hg", "coord", "coords", "dir", "éd", "éds")
+_EDS_TAIL = ".),:"
+
+
+def _eds_mark_may_end(text: str) -> bool:
+    """False only where ``_EDS_MARK_RE`` cannot match (its word is not where the text ends).
+
+    A match ends the text with one of :data:`_EDS_WORDS` (up to case) and then only spaces and
+    ``. ) , :``; where a character like "ı" or "ſ" could match a letter of the words, True.
+    """
+    if case_exotic(text):
+        return True
+    end = len(text)
+    while end and (text[end - 1].isspace() or text[end - 1] in _EDS_TAIL):
+        end -= 1
+    return text[:end].lower().endswith(_EDS_WORDS)
+
+
 _QUOTES = "\"“”„‟«»‘’‚‹›'"
 _IN_RE = re.compile(r"^(?:in|dans|en|em|im|w)\s*:?\s+(?=\S)|^in:\s*|^(?-i:In(?=[A-Z][a-z]))", re.I)
 _CONTAINER_EDS_RE = re.compile(
@@ -418,7 +442,7 @@ _ID_IN_VENUE_RE = re.compile(
 def _clean_container(text: str) -> str | None:
     s = _IN_RE.sub("", text.strip(), count=1)
     s = _ID_IN_VENUE_RE.sub("", s) if any(ch.isdigit() for ch in s) else s
-    s = _CONTAINER_EDS_RE.sub("", s, count=1)
+    s = _CONTAINER_EDS_RE.sub("", s, count=1) if "(" in s else s  # (the pattern needs "(")
     # "MICCAI 2015. LNCS, vol. 9351": the book series after the proceedings is not the venue
     head, sep, tail = s.rpartition(". ")
     if sep and head and is_book_series(tail.strip(" ,.;:")):
@@ -452,9 +476,9 @@ def _authors(text: str, work: CitedWork) -> None:
     if m:
         work.warnings.append("authors given as '———' (the previous entry's authors): not checked")
         text = text[m.end() :]
-    if _ET_AL_RE.search(text) or _ELLIPSIS_RE.search(text):
+    if _has_et_al(text) or "…" in text or "..." in text:  # (_ELLIPSIS_RE needs one of these)
         work.et_al = True
-    text = _EDS_MARK_RE.sub("", text)
+    text = _EDS_MARK_RE.sub("", text) if _eds_mark_may_end(text) else text
     text = text.strip(" ,;:")
     # a final "." ends the author span unless it is an initial's ("Hinton, G."); Vancouver's
     # undotted initials end the list with the sentence's dot ("Doe A, Roe B.")
@@ -589,6 +613,8 @@ def _dated_title(labels: list[str]) -> list[str]:
     "Meeting on Malaria Control, Lima, Peru, 10–15 December 1975. Environmental Conservation.
     1976.": the event's date stays in the title and the year is 1976 (test_match_regressions).
     """
+    if labels.count("date") < 2:  # (a date run and another one later: two date tokens at least)
+        return labels
     runs: list[tuple[str, int, int]] = []
     for i, lab in enumerate(labels):
         if runs and runs[-1][0] == lab:
