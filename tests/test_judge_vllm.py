@@ -44,6 +44,9 @@ vllm_warnings = [
     pytest.mark.filterwarnings("ignore::PendingDeprecationWarning"),
     pytest.mark.filterwarnings("ignore::UserWarning"),
     pytest.mark.filterwarnings("ignore::ResourceWarning"),
+    # the same resource notes when the garbage collector meets the engine's unclosed files or
+    # sockets inside a test: pytest reports them as unraisable, not as ResourceWarning
+    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
 ]
 
 

@@ -955,6 +955,9 @@ class _Writer:
         if self._twriter is not None:
             with contextlib.suppress(Exception):
                 self._twriter.rollback()
+            with contextlib.suppress(Exception):  # its threads write no more once joined
+                self._twriter.wait_merging_threads()
+            self._twriter = None
 
 
 # --- orchestration --------------------------------------------------------------------------
@@ -965,6 +968,22 @@ def _version() -> str:
         return metadata.version("citejudge")
     except metadata.PackageNotFoundError:
         return "unknown"
+
+
+def _remove_scratch(tmp: Path) -> None:
+    """Remove a failed build's scratch folder, even while a dropped Tantivy object lets go of it.
+
+    Tantivy's index and writer objects may still hold or write files in the folder until they are
+    collected; a first ``rmtree`` then leaves the folder behind (seen once under load). It is
+    tried again after a collection, a few times, then left with a warning naming it.
+    """
+    for attempt in range(5):
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not tmp.exists():
+            return
+        gc.collect()
+        time.sleep(0.02 * (attempt + 1))
+    log.warning("could not remove the build's scratch folder %s; remove it by hand", tmp)
 
 
 def _tmp_dir(index: Path) -> Path:
@@ -1176,7 +1195,8 @@ def _run(
         free = _free_bytes(tmp.parent)  # (before the scratch files are removed)
         if writer is not None:
             writer.abort()
-        shutil.rmtree(tmp, ignore_errors=True)
+        writer = None
+        _remove_scratch(tmp)
         if _is_disk_full(exc, free):
             raise _disk_full_error(index, works, (index / "meta.json").exists()) from exc
         raise
