@@ -446,6 +446,14 @@ def test_card_scorer_decides_support_and_source(
         ev["citation_support"]["judgement"] == support
         and "calibrated scorer fixed" in ev["citation_support"]["reasoning"]
     )
+    # details name the scorer that decided, with its score against its threshold
+    sup = pairs[0][1].details["citations"][0]["support"]
+    assert (sup["scorer"], sup["score"], sup["threshold"], sup["request_hash"]) == (
+        "fixed",
+        p,
+        0.5,
+        None,
+    )
     # a two-way scorer never calls a source fabricated: only the model or a rule can
     assert ev["source_verification"]["judgement"] == source
     assert [len(c) for c in backend.calls] == [1]  # only the correctness question went to the model

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from citejudge.run.report import build_report, companion_path
+from citejudge.run.report_items import support_decider_of
 from test_report import (
     _self_contained,
     manifest,
@@ -606,6 +607,7 @@ def cit(cid: int, support: str, source: str, by_llm: bool) -> tuple[dict[str, An
             "reasoning": result["citation_support"]["reasoning"],
             "request_hash": "ef" * 32 if by_llm else None,
             "template": "ceval_support.v1@d3fa7be7db8b",
+            **({} if by_llm else {"scorer": "cpu-embed-only", "score": 0.2, "threshold": 0.43}),
         },
     }
     return result, details
@@ -671,7 +673,7 @@ def test_citation_eval_rows_per_citation_and_gold_links(tmp_path: Path) -> None:
         ("ERROR", "ERROR"): 1,
     }
     assert _cells(_table(rep, "support_decider")) == {
-        ("ENTAILMENT", "scorer"): 1,
+        ("ENTAILMENT", "scorer (cpu-embed-only)"): 1,
         ("NEUTRAL", "LLM"): 1,
     }
     assert "source: DOI 10.1/x resolves to W3; source VERIFIED." in page  # the other reason
@@ -685,6 +687,17 @@ def test_citation_eval_rows_per_citation_and_gold_links(tmp_path: Path) -> None:
         "q1#2",
         "q1#1",
     ) in linked  # alignment: gold CORRECT, predicted CORRECT: both citations of q1
+
+
+def test_support_decider_named_when_the_run_recorded_it() -> None:
+    assert (
+        support_decider_of({"label": "NEUTRAL", "scorer": "cpu-default"}) == "scorer (cpu-default)"
+    )
+    # runs written before the scorer was recorded for citation-eval still read
+    assert support_decider_of({"label": "NEUTRAL", "request_hash": None}) == "scorer"
+    assert support_decider_of({"label": "NEUTRAL", "request_hash": "ab" * 32}) == "LLM"
+    assert support_decider_of({"label": None}) == "no answer"
+    assert support_decider_of({}) == "not judged"
 
 
 def test_citation_eval_pieces_not_found_are_listed(tmp_path: Path) -> None:

@@ -704,7 +704,7 @@ def support_decider_of(support: dict[str, Any]) -> str:
         return "no answer"
     if support.get("request_hash"):
         return "LLM"
-    return "scorer"
+    return f"scorer ({support['scorer']})" if support.get("scorer") else "scorer"
 
 
 def _ceval_rows(line: dict[str, Any], n: int) -> list[ItemRow]:
@@ -1012,7 +1012,13 @@ def decider_counts(task: str, lines: Iterable[dict[str, Any]]) -> list[DeciderCo
                         c["citation support", who] += 1
                 sj = _d(dc.get("source_judge"))
                 if sj:
-                    who = "LLM" if sj.get("request_hash") else "scorer"
+                    who = (
+                        "LLM"
+                        if sj.get("request_hash")
+                        else f"scorer ({sj['scorer']})"
+                        if sj.get("scorer")
+                        else "scorer"
+                    )
                     if sj.get("error"):
                         who = "no answer"
                     c["source check (quote not found verbatim)", who] += 1

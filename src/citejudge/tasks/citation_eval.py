@@ -899,6 +899,11 @@ class CitationEvalStage:
                 "request_hash": d.request_hash,
                 "template": self.templates[SUPPORT_TEMPLATE],
             }
+            if d.kind != "llm" and d.score is not None and d.threshold is not None:
+                # a scorer decided: which one, and its score against its threshold, as content does
+                st["support"].update(
+                    scorer=d.decider, score=round(d.score, 4), threshold=round(d.threshold, 4)
+                )
             if d.label is None:
                 failures.setdefault(k, f"citations[{j}] support: {d.error}")
         # 2. source checks the deterministic stage could not settle
@@ -941,6 +946,8 @@ class CitationEvalStage:
                 "note": f"judged {label} against the closest passages"
                 + (f": {reason}." if reason else "."),
             }
+            if dec.kind != "llm":
+                st["source_judge"]["scorer"] = dec.decider
         # 3. answer correctness
         ans_refs: list[int] = []
         prompts: list[str] = []
