@@ -260,13 +260,13 @@ def bench_generation(
 ) -> dict[str, Any]:
     """SmolLM2's generated ``ClaimSupport`` verdicts via ``Judge.ask``: batched vs one-by-one."""
     from citejudge.judge.core import Judge
-    from citejudge.tasks.content import TEMPLATE, select_passages, split_subclaims
+    from citejudge.tasks.content import TEMPLATE, closest_sentences, split_subclaims
     from citejudge.text import split_sentences
 
     prompts = []
     for c in cases:
         sub = split_subclaims(c.claim)[0]
-        passages = select_passages(sub, split_sentences(c.evidence.text))
+        passages = closest_sentences(sub, split_sentences(c.evidence.text))
         prompts.append(
             render(
                 TEMPLATE,

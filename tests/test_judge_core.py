@@ -22,9 +22,9 @@ from citejudge.records import Author, Work
 from citejudge.tasks.content import (
     ContentCase,
     Evidence,
+    closest_sentences,
     find_evidence,
     judge_content,
-    select_passages,
     split_subclaims,
 )
 from citejudge.text import split_sentences
@@ -149,7 +149,7 @@ def test_passage_selection_prefers_matching_numbers() -> None:
         "Other work exists.",
         "We thank reviewers.",
     ]
-    chosen = select_passages("GLUE score of 80.5", sents, k=1)
+    chosen = closest_sentences("GLUE score of 80.5", sents, k=1)
     assert chosen == ["It reached 80.5 points on GLUE."]
 
 

@@ -77,7 +77,7 @@ from citejudge.sources import (
     source_cache_root,
 )
 from citejudge.tasks.ceval_schemas import CorrectnessAnswer, SourceCheckAnswer, SupportAnswer
-from citejudge.tasks.content import select_passages
+from citejudge.tasks.content import closest_sentences
 from citejudge.tasks.protocol import Checker, JudgeFactory, TaskOptions
 from citejudge.text import evidence_units
 
@@ -625,7 +625,7 @@ def verify_source(
             f"{n - len(missing)} of {n} pieces of the cited content are found in {in_what}; "
             f"not found: {listed}"
         )
-    passages = select_passages(asked, evidence_units(text.text))
+    passages = closest_sentences(asked, evidence_units(text.text))
     return Verification(
         "UNCERTAIN",
         f"{where}; {said}",

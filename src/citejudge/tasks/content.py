@@ -54,10 +54,10 @@ __all__ = [
     "ContentCase",
     "ContentVerdict",
     "Evidence",
+    "closest_sentences",
     "find_evidence",
     "judge_content",
     "prompt_evidence",
-    "select_passages",
     "split_subclaims",
 ]
 
@@ -66,7 +66,7 @@ TEMPLATE = "content_grounding.v1"
 SUPPORT_FORM = SupportForm(
     ClaimSupport, {"SUPPORTED": "SUPPORTED", "NOT_SUPPORTED": "NOT_SUPPORTED"}, "missing"
 )
-#: Evidence sentences :func:`select_passages` gives per claim (rag-audit and citation-eval), and
+#: Evidence sentences :func:`closest_sentences` gives per claim (rag-audit and citation-eval), and
 #: their character budget.
 TOP_SENTENCES = 4
 EVIDENCE_CHARS = 1600
@@ -108,7 +108,7 @@ def find_evidence(work: Work, fulltext_dir: Path | None) -> Evidence | None:
     return None
 
 
-def select_passages(
+def closest_sentences(
     subclaim: str, sentences: Sequence[str], k: int = TOP_SENTENCES, budget: int = EVIDENCE_CHARS
 ) -> list[str]:
     """The evidence sentences most relevant to ``subclaim``, in their original order.

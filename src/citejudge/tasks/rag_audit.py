@@ -14,7 +14,7 @@ Deterministic (never depends on the model):
 Judged, with rules in front of the model:
 
 * **ACCURATE** — each sentence with citations is checked against the text of the chunks it
-  cites (the most relevant sentences of each chunk, :func:`citejudge.tasks.content.select_passages`).
+  cites (the most relevant sentences of each chunk, :func:`citejudge.tasks.content.closest_sentences`).
   Decided without the model, as FAIL: a cited chunk that does not exist ("cannot verify"), a
   cited chunk without text, and a sentence that shares no content word (5-letter stems, so
   Czech inflection still matches) with the cited text. Otherwise the judge answers
@@ -54,7 +54,7 @@ from citejudge.judge.decide import SupportDecider, SupportQuestion
 from citejudge.judge.deciders import SupportForm, support_decider
 from citejudge.judge.prompts import render, template_sha256
 from citejudge.match.normalize import fold
-from citejudge.tasks.content import select_passages
+from citejudge.tasks.content import closest_sentences
 from citejudge.tasks.protocol import Checker, JudgeFactory, TaskOptions
 from citejudge.tasks.rag_lang import msg, resolve_language
 from citejudge.tasks.rag_parse import Citation, citation_need, parse_citations, split_answer
@@ -347,7 +347,7 @@ def analyse(data: dict[str, Any]) -> dict[str, Any]:
                 evidence: list[str] = []
                 per = max(300, EVIDENCE_CHARS // len(keys))
                 for k in keys:
-                    passages = select_passages(
+                    passages = closest_sentences(
                         claim, split_sentences(inp.chunks[k]), PASSAGES_PER_CHUNK, per
                     )
                     evidence.append(f"[{k}] " + " ".join(passages))
