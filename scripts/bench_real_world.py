@@ -24,6 +24,9 @@ per cause:
 * ``repository_only_venue``: a journal or conference (another record's) cited for a work whose
   every copy is in a repository or on a preprint server — expected Yes (unverified) by default,
   No with ``--strict-venues``;
+* ``repository_only_published_year`` / ``repository_only_late_year``: the same with the year one
+  after the repository copy's (the published version's may be: expected Yes, unverified) or three
+  after it (expected No);
 * ``curated_readme``: the 12 real README citations (what the matcher says about each).
 
 Every correct citation judged No is listed with its cause under ``false_no`` (``--show N``).
@@ -228,14 +231,25 @@ def _cases(works: list[Work], seed: int) -> list[tuple[str, bool, dict[str, Any]
                 repositories = [v for v in other if is_repository_name(v)]
                 journals = [v for v in other if not is_repository_name(v)]
                 at = other.index(pick)
+                journal = journals[at % len(journals)]
                 out.append(
-                    (
-                        "repository_only_venue",
-                        True,
-                        {"metadata": _meta(w, venue=journals[at % len(journals)])},
-                        w.id,
-                    )
+                    ("repository_only_venue", True, {"metadata": _meta(w, venue=journal)}, w.id)
                 )
+                if w.year is not None:
+                    # the published version's year, a year after the repository copy's; three
+                    # years after it is no published version's year
+                    for cause, shift in (
+                        ("repository_only_published_year", 1),
+                        ("repository_only_late_year", 3),
+                    ):
+                        out.append(
+                            (
+                                cause,
+                                shift == 1,
+                                {"metadata": _meta(w, venue=journal, year=w.year + shift)},
+                                w.id,
+                            )
+                        )
                 pick = repositories[at % len(repositories)]
             out.append(("wrong_venue", False, {"metadata": _meta(w, venue=pick)}, w.id))
     return out

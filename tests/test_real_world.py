@@ -904,6 +904,23 @@ NOISY = [
             )
         ],
     ),
+    # a conference paper OpenAlex has only from arXiv, a year before the conference
+    _work(
+        "W1106",
+        "Adam: A method for stochastic optimization",
+        2014,
+        ["Diederik P. Kingma", "Jimmy Ba"],
+        wtype="preprint",
+        locations=[
+            _loc(
+                ARXIV,
+                "repository",
+                "submittedVersion",
+                landing="https://arxiv.org/abs/1412.6980",
+                host="Cornell University",
+            )
+        ],
+    ),
     # venues that are no venue
     _work(
         "W1201",
@@ -1061,6 +1078,52 @@ def test_the_preprints_own_doi_fixes_the_copy(noisy: WorldIndex) -> None:
     # the publisher's DOI of a record that only names its arXiv copy
     v = _check(_meta_of("W1104", venue="JCDL", doi="10.1109/jcdl57899.2023.00026"), noisy)
     assert v.grounded and v.details()["unverified"] == ["venue"], v.explanation
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # how papers cite it: the conference and its year, one after the arXiv copy's
+        "Kingma, D. P., & Ba, J. (2015). Adam: A method for stochastic optimization. In "
+        "International Conference on Learning Representations.",
+        'Diederik P. Kingma and Jimmy Ba. Adam: A method for stochastic optimization. In "3rd '
+        'International Conference on Learning Representations, ICLR 2015", 2015.',
+        "D. P. Kingma and J. Ba, \u201cAdam: A method for stochastic optimization,\u201d in Proc. "
+        "ICLR, 2016.",
+    ],
+)
+def test_the_published_versions_year_is_unverified_with_its_venue(
+    noisy: WorldIndex, text: str
+) -> None:
+    v = _check(parse_citation_string(text), noisy)
+    assert v.grounded, v.explanation
+    assert v.details()["unverified"] == ["year", "venue"]
+    assert "cited 2015 could not be verified" in v.explanation or "2016" in v.explanation
+    strict = _check(parse_citation_string(text), noisy, strict_venues=True)
+    assert not strict.grounded and "Year mismatch" in strict.explanation, strict.explanation
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # three years after the preprint: not the published version's year
+        "Kingma, D. P., & Ba, J. (2017). Adam: A method for stochastic optimization. In "
+        "International Conference on Learning Representations.",
+        # before the preprint
+        "Kingma, D. P., & Ba, J. (2013). Adam: A method for stochastic optimization. In "
+        "International Conference on Learning Representations.",
+        # the arXiv copy itself, cited with another year
+        "Kingma, D. P., & Ba, J. (2015). Adam: A method for stochastic optimization. arXiv "
+        "preprint arXiv:1412.6980.",
+        # no venue: nothing says a published version is meant
+        "Kingma, D. P., & Ba, J. (2015). Adam: A method for stochastic optimization.",
+    ],
+)
+def test_other_years_of_a_repository_only_work_stay_mismatches(
+    noisy: WorldIndex, text: str
+) -> None:
+    v = _check(parse_citation_string(text), noisy)
+    assert not v.grounded and "Year mismatch" in v.explanation, v.explanation
 
 
 def test_a_workshop_of_the_families_conference_is_another_venue(world: WorldIndex) -> None:

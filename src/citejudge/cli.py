@@ -279,7 +279,8 @@ _TASK_FLAG_HELP = {
     "strict_identifiers": "a stated arXiv id, PMID or PMCID that the matched work's records lack is a mismatch "
     "(default: reported as unverified when no other work has it)",
     "strict_venues": "a cited venue that the matched work's records cannot confirm (they are all "
-    "repository or preprint-server copies) is a mismatch (default: reported as unverified)",
+    "repository or preprint-server copies), and the published version's year cited with it, is a "
+    "mismatch (default: reported as unverified)",
     "no_gold": "items have no gold answer: skip correctness",
 }
 

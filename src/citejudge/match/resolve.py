@@ -853,7 +853,45 @@ def validate(
             )
     if cited.publisher and re.search(r"[^\W\d_]{2}", cited.publisher):
         out.append(_compare_publisher(cited.publisher, work))
-    return out
+    return _published_year(out, cited, work)
+
+
+#: Years a published version may follow the repository copy of a work: a citation of the
+#: published version (a journal or conference the repository copies cannot confirm) may carry
+#: its year, 1 or 2 years after the preprint's ("Kingma and Ba ... ICLR 2015" for arXiv 2014).
+PUBLISHED_YEAR_WINDOW = 2
+
+
+def _published_year(out: list[FieldResult], cited: CitedWork, work: Work) -> list[FieldResult]:
+    """``out`` with a mismatched year made *unverified* when it may be the published version's.
+
+    Only when the cited venue is itself unverified (every copy of the work in the world is in a
+    repository or on a preprint server, and the citation names another venue: the published
+    version, which the world lacks) and the cited year follows the record's by at most
+    :data:`PUBLISHED_YEAR_WINDOW` years. An earlier year, a later one, or a citation of the
+    repository copy itself stays a mismatch.
+    """
+    venue = next((f for f in out if f.field == "venue"), None)
+    if venue is None or not venue.unverified or cited.year is None or work.year is None:
+        return out
+    if not work.year < cited.year <= work.year + PUBLISHED_YEAR_WINDOW:
+        return out
+    return [
+        FieldResult(
+            "year",
+            True,
+            f.cited,
+            f.record,
+            f"cited {cited.year} could not be verified: the world has this work only from "
+            f"repositories and preprint servers (from {work.year}); the published version the "
+            f"citation names ('{venue.cited}') and its year are not in the world",
+            f.member,
+            unverified=True,
+        )
+        if f.field == "year" and not f.ok
+        else f
+        for f in out
+    ]
 
 
 #: Work types whose venue may be cited by their publisher ("MIT press Cambridge" for a book).
@@ -1019,13 +1057,15 @@ def validate_family(
                 f.member = members[best_i].id
         elif best_i:
             f.member = members[best_i].id
-        if f.unverified and f.field == "venue" and strict_venues:
+        if f.unverified and f.field in ("venue", "year") and strict_venues:
+            # the year is unverified only with the venue (see _published_year): strict alike
             f = FieldResult(
-                "venue",
+                f.field,
                 False,
                 f.cited,
                 f.record,
-                f"{f.reason} (strict venues: a venue the records cannot confirm is a mismatch)",
+                f"{f.reason} (strict venues: a venue the records cannot confirm, and its year, "
+                "is a mismatch)",
                 f.member,
             )
         out.append(f)
