@@ -32,6 +32,7 @@ from citejudge.documents._finder import (  # noqa: E402
     group_entries,
     line_features,
     load_finder,
+    prose_before_list,
     reference_blocks,
     running_text,
     split_entries,
@@ -143,7 +144,9 @@ def main() -> int:
                 tg = pycrfsuite.Tagger()
                 tg.open(f"{tmp}/m")
                 lines = data[f.name][0]
-                pred = running_text(lines, anchor_to_heading(lines, tg.tag(feats[f.name])))
+                pred = prose_before_list(
+                    lines, running_text(lines, anchor_to_heading(lines, tg.tag(feats[f.name])))
+                )
             sc = line_scores(pred, data[f.name][1], lines)
             per[f.name] = _prf(sc)
             for k in cv:

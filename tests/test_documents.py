@@ -521,6 +521,73 @@ def test_rules_after_the_crf() -> None:
     ]  # fmt: skip
 
 
+# A generated report: a few paragraphs that cite, then the list (the CRF's windows see the list
+# and called the paragraphs above its heading references; every marker then pointed one entry off)
+REPORT = """# Optimisers for deep networks: a short report
+
+Deep networks changed vision [1] and language [2, 3]. Regularisation by dropout [4]
+prevents overfitting. Adam [5] is the usual optimiser.
+Word vectors [6] came first.
+
+## References
+
+[1] K. He, X. Zhang, S. Ren, and J. Sun. Deep residual learning for image recognition. In CVPR, pages 770-778, 2016.
+[2] A. Vaswani, N. Shazeer, N. Parmar, et al. Attention is all you need. In NeurIPS, 2017.
+[3] J. Devlin, M.-W. Chang, K. Lee, and K. Toutanova. BERT: Pre-training of deep bidirectional transformers for language understanding. In NAACL, 2019.
+[4] N. Srivastava, G. Hinton, A. Krizhevsky, I. Sutskever, and R. Salakhutdinov. Dropout: a simple way to prevent neural networks from overfitting. JMLR, 15:1929-1958, 2014.
+[5] D. P. Kingma and J. Ba. Adam: A method for stochastic optimization. In ICLR, 2015.
+[6] T. Mikolov, K. Chen, G. Corrado, and J. Dean. Efficient estimation of word representations in vector space. arXiv:1301.3781, 2013.
+"""
+
+REPORT_AUTHOR_YEAR = """Residual connections made very deep networks trainable (He et al., 2016), and
+attention replaced recurrence (Vaswani et al., 2017; Devlin et al., 2019).
+
+Sources
+
+He, K., Zhang, X., Ren, S., & Sun, J. (2016). Deep residual learning for image recognition. In CVPR.
+Vaswani, A., Shazeer, N., Parmar, N., et al. (2017). Attention is all you need. In NeurIPS.
+Devlin, J., Chang, M.-W., Lee, K., & Toutanova, K. (2019). BERT. In NAACL.
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "n", "suffix"), [(REPORT, 6, ".md"), (REPORT_AUTHOR_YEAR, 3, ".txt")]
+)
+def test_a_short_report_keeps_its_paragraphs_out_of_the_list(
+    tmp_path: Path, text: str, n: int, suffix: str
+) -> None:
+    path = tmp_path / f"report{suffix}"
+    path.write_text(text)
+    doc = read_document(path)
+    assert len(doc.references) == n, [r.text[:40] for r in doc.references]
+    assert doc.references[0].text.startswith(("K. He", "He, K."))
+    assert doc.uncited == [] and doc.unresolved == []
+    cited = {r for s in doc.sentences for m in s.markers for r in m.entries}
+    assert len(cited) == n
+
+
+def test_a_list_above_the_last_heading_stays_a_list() -> None:
+    """Per-chapter lists: entries above the last references heading start like entries and do
+    not cite; only citing paragraphs that start like prose become text."""
+    from citejudge.documents._finder import Line, prose_before_list
+
+    texts = [
+        "Smith, J. (2010). Chapter one sources. Journal A, 1, 1-2.",
+        "Lee, K. (2011). More sources [2]. Journal B, 2, 3-4.",
+        "",
+        "Prose of chapter two cites them [1] and (Lee, 2011) again.",
+        "",
+        "References",
+        "[1] A. Author. Title. 2019.",
+    ]
+    labels = ["ref", "ref", "blank", "ref", "blank", "title", "ref"]
+    assert prose_before_list([Line(t) for t in texts], labels) == [
+        "ref", "ref", "blank", "text", "blank", "title", "ref",
+    ]  # fmt: skip
+    # no list below the heading: nothing to compare with, the labels stay
+    assert prose_before_list([Line(t) for t in texts[:6]], labels[:6]) == labels[:6]
+
+
 def test_synthetic_two_column_papers_every_entry_found(tmp_path: Path) -> None:
     """Four-page papers made like the benchmark's, one and two columns: all 15 entries, every
     marker resolved (the v2 model alone lost the first entries of the two-column lists)."""

@@ -58,6 +58,7 @@ __all__ = [
     "join_entry_lines",
     "line_features",
     "load_finder",
+    "prose_before_list",
     "reference_blocks",
     "running_text",
     "split_entries",
@@ -351,12 +352,13 @@ class ReferenceFinder:
     def labels(self, lines: Sequence[Line]) -> list[str]:
         """One label of :data:`LABELS` per line.
 
-        The CRF's labels, then two rules: :func:`anchor_to_heading` and :func:`running_text`.
+        The CRF's labels, then three rules: :func:`anchor_to_heading`, :func:`running_text` and
+        :func:`prose_before_list`.
         """
         if not lines:
             return []
         labels = list(self.tagger.tag(line_features(lines)))
-        return running_text(lines, anchor_to_heading(lines, labels))
+        return prose_before_list(lines, running_text(lines, anchor_to_heading(lines, labels)))
 
 
 _ENTRY_START = (_NUM_LABEL, _ALPHA_LABEL, _FOOTNOTE_DEF, _AUTHOR_START, _BULLET)
@@ -412,6 +414,52 @@ def running_text(lines: Sequence[Line], labels: list[str], least: int = 3) -> li
             out[i:j] = ["text"] * (j - i)
         i = j
     return out
+
+
+def prose_before_list(lines: Sequence[Line], labels: list[str]) -> list[str]:
+    """Paragraphs above a references heading are running text when the list is below it.
+
+    In a short document (a generated report, a note of a few paragraphs) the CRF's window
+    features see the list close by and call the paragraphs above its heading ``ref``. When a
+    references heading has ``ref`` lines below it, each paragraph of ``ref`` lines above it
+    (lines between blank lines) that cites (a marker inside a sentence: "vision [1]", "(He et
+    al., 2016)") and whose first line does not start like an entry (a label, a name, a bullet)
+    becomes ``text``; a list above the heading (per-chapter lists, entries without a heading)
+    neither cites nor starts like prose, and stays.
+    """
+    heads = [
+        h
+        for h, ln in enumerate(lines)
+        if not ln.blank
+        and REF_HEADING.match(ln.text.strip())
+        and "ref" in labels[h + 1 :]
+    ]
+    if not heads:
+        return labels
+    out = list(labels)
+    start: int | None = None
+    for i in range(heads[-1] + 1):
+        if i < heads[-1] and out[i] == "ref" and not lines[i].blank:
+            if start is None:
+                start = i
+            continue
+        if (
+            start is not None
+            and not any(rx.match(lines[start].text) for rx in _ENTRY_START)
+            and any(_PROSE_MARKER.search(lines[j].text) for j in range(start, i))
+        ):
+            for j in range(start, i):
+                out[j] = "text"
+        start = None
+    return out
+
+
+#: A citation marker inside a sentence: "vision [1]", "language [2, 3]", "[4–6]", "(He et al.,
+#: 2016)", "(Smith and Jones 2019; Lee, 2020)" — what cites a list, not what is in it.
+_PROSE_MARKER = re.compile(
+    r"[a-z,;]\s\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\]"
+    r"|\((?:see |e\.g\., )?[A-Z][\w'’-]+(?: et al\.| (?:and|&) [A-Z][\w'’-]+)?,? \d{4}[a-z]?[;)]"
+)
 
 
 def _package_file(name: str) -> Path:
