@@ -1003,6 +1003,15 @@ NOISY = [
             )
         ],
     ),
+    # a journal article whose source names no host organisation (26 of the 328 journal records
+    # of the shared OpenAlex sample)
+    _work(
+        "W1405",
+        "Long short-term memory",
+        1997,
+        ["Sepp Hochreiter", "Jürgen Schmidhuber"],
+        locations=[_loc("Neural Computation", "journal", "publishedVersion")],
+    ),
     _work(
         "W1404",
         "Biodiversity: resource for new products",
@@ -1216,6 +1225,62 @@ def test_a_publisher_as_the_venue_of_a_book(
 ) -> None:
     v = _check(_meta_of(wid, venue=venue), noisy)
     assert v.grounded is ok, v.explanation
+
+
+LSTM_BIB = (
+    "@article{hochreiter1997long, title={Long short-term memory}, author={Hochreiter, Sepp and "
+    'Schmidhuber, J{\\"u}rgen}, journal={Neural computation}, volume={9}, number={8}, '
+    "pages={1735--1780}, year={1997}, publisher={%s}}"
+)
+BIODIV_BIB = (
+    "@article{soberon1997, title={Biodiversity: resource for new products}, author={Sober{\\'o}n, "
+    "Jorge}, journal={Biodiversity}, year={1997}, publisher={%s}}"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        # Google Scholar's BibTeX of a journal article names its publisher; the record names
+        # the journal and no host organisation: nothing there can contradict the publisher
+        (LSTM_BIB % "MIT Press", True),
+        (LSTM_BIB % "Springer", True),
+        # a record naming its host contradicts another publisher
+        (BIODIV_BIB % "Taylor \\& Francis", True),
+        (BIODIV_BIB % "Springer", False),
+    ],
+)
+def test_a_publisher_cited_for_a_journal_article(noisy: WorldIndex, text: str, ok: bool) -> None:
+    v = _check(parse_citation_string(text), noisy)
+    assert v.grounded is ok, v.explanation
+    if ok and "Hochreiter" in text:
+        assert "names its venue ('Neural Computation') but no publisher" in v.explanation
+
+
+def test_a_record_without_source_kinds_still_compares_its_publisher() -> None:
+    # a BibTeX or CSL world (or an index of the earlier schema) records no source kinds: the
+    # names it gives are all it has, and a publisher none of them is stays a mismatch
+    from citejudge.match.resolve import _compare_publisher
+    from citejudge.records import HOST_KIND, Work
+
+    bib = Work(id="bib:x", title="T", venue="Neural Computation")
+    assert not _compare_publisher("Springer", bib).ok
+    hosted = Work(
+        id="W1",
+        title="T",
+        venue="Neural Computation",
+        venue_alt=["MIT Press"],
+        venue_kinds={"Neural Computation": "journal", "MIT Press": HOST_KIND},
+    )
+    assert _compare_publisher("MIT Press", hosted).ok
+    assert not _compare_publisher("Springer", hosted).ok
+    bare = Work(
+        id="W2",
+        title="T",
+        venue="Neural Computation",
+        venue_kinds={"Neural Computation": "journal"},
+    )
+    assert _compare_publisher("Springer", bare).ok
 
 
 def test_strict_venues_flag_end_to_end(noisy: WorldIndex, tmp_path: Path) -> None:

@@ -1444,22 +1444,49 @@ static PyObject *convert(PyObject *self, PyObject *args) {
         else Py_DECREF(name);
         if (r < 0) goto done;
     }
-    { /* a journal or proceedings names the venue: the kinds change nothing */
-        Py_ssize_t pos = 0;
-        PyObject *key, *value;
+    { /* a journal or proceedings names the venue: the kinds change nothing, but for a record
+       * without a host organisation the venue's own kind is kept (it names no publisher) */
+        Py_ssize_t pos = 0, nk = PyDict_GET_SIZE(kinds), i = 0;
+        PyObject *key, *value, *kept = NULL;
+        int any_named = 0, any_host = 0;
+        /* 1 for a name whose kind is a venue proper, else 0; -1 on error */
+        signed char *is_named = nk ? PyMem_Calloc((size_t)nk, 1) : NULL;
+        if (nk && !is_named) {
+            PyErr_NoMemory();
+            goto done;
+        }
         while (PyDict_Next(kinds, &pos, &key, &value)) {
             int named = PySet_Contains(helpers[H_NAMED_KINDS], value);
+            int host = named == 0 ? PyObject_RichCompareBool(value, helpers[H_HOST_KIND], Py_EQ) : 0;
             if (named > 0) { /* (a URL or "(No Title)" names no venue, whatever its type) */
                 PyObject *is_name = call1(H_IS_VENUE_NAME, key);
                 named = is_name ? PyObject_IsTrue(is_name) : -1;
                 Py_XDECREF(is_name);
             }
-            if (named < 0) goto done;
-            if (named) {
-                PyDict_Clear(kinds);
-                break;
+            if (named < 0 || host < 0) {
+                PyMem_Free(is_named);
+                goto done;
             }
+            is_named[i++] = (signed char)named;
+            any_named |= named;
+            any_host |= host;
         }
+        if (any_named) {
+            int bad = !(kept = PyDict_New());
+            pos = 0;
+            i = 0;
+            while (!bad && !any_host && PyDict_Next(kinds, &pos, &key, &value)) {
+                if (is_named[i] && PyDict_SetItem(kept, key, value) < 0) bad = 1;
+                i++;
+            }
+            if (bad) {
+                Py_XDECREF(kept);
+                PyMem_Free(is_named);
+                goto done;
+            }
+            Py_SETREF(kinds, kept);
+        }
+        PyMem_Free(is_named);
     }
 
     /* versions, urls, arXiv from locations */

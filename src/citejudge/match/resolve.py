@@ -1237,6 +1237,11 @@ def _same_publisher(ck: tuple[str, ...], nk: tuple[str, ...]) -> bool:
     )
 
 
+#: Source kinds of a venue proper, which an OpenAlex record keeps beside its hosts' (a record
+#: without them, from a BibTeX or CSL world or an older index, says nothing of its publisher).
+_JOURNAL_KINDS = frozenset({"journal", "conference"})
+
+
 def _compare_publisher(cited: str, work: Work) -> FieldResult:
     """The cited publisher against every name the record gives (venue, host, publisher)."""
     names = venue_names(work)
@@ -1259,6 +1264,19 @@ def _compare_publisher(cited: str, work: Work) -> FieldResult:
         nk = _publisher_key(n)
         if any(_same_publisher(ck, nk) for ck in keys):
             return FieldResult("publisher", True, cited, n, "same publisher")
+    kinds = set(work.venue_kinds.values())
+    if kinds and HOST_KIND not in kinds and kinds <= _JOURNAL_KINDS and not _book_like(work):
+        # a journal article whose record names its journal and no host organisation (Google
+        # Scholar's BibTeX gives "publisher={MIT Press}" for a Neural Computation article): the
+        # journal's name is no publisher, nothing here can confirm or contradict the cited one
+        return FieldResult(
+            "publisher",
+            True,
+            cited,
+            None,
+            f"record {work.id} names its venue ('{names[0]}') but no publisher; the cited "
+            "publisher could not be checked",
+        )
     return FieldResult(
         "publisher",
         False,

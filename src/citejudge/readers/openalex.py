@@ -181,7 +181,8 @@ _JSON_DECODER = msgspec.json.Decoder()
 _WS = re.compile(r"\s+")
 _ORCID_SEARCH = re.compile(r"(\d{4}-\d{4}-\d{4}-\d{3}[\dXx])").search
 #: Source types of a venue proper: a record with one keeps no venue_kinds (the matcher needs them
-#: only for records known from repositories, metadata sources, ebook platforms and book series).
+#: only for records known from repositories, metadata sources, ebook platforms and book series),
+#: unless it names no host organisation: then the kinds of those names say it names no publisher.
 _NAMED_KINDS = frozenset({"journal", "conference"})
 _VERSION_KIND = {
     "submittedVersion": "preprint",
@@ -461,7 +462,13 @@ def _convert(rec: _OAWorkMeta, source: str | None, inverted: str | None = None) 
         if host and host not in venue_kinds:
             venue_kinds[host] = HOST_KIND
     if any(k in _NAMED_KINDS and is_venue_name(n) for n, k in venue_kinds.items()):
-        venue_kinds = {}  # a journal or proceedings names the venue: the kinds change nothing
+        # a journal or proceedings names the venue: the kinds change nothing, but for a record
+        # without a host organisation the venue's own kind is kept (it names no publisher)
+        venue_kinds = (
+            {}
+            if HOST_KIND in venue_kinds.values()
+            else {n: k for n, k in venue_kinds.items() if k in _NAMED_KINDS and is_venue_name(n)}
+        )
 
     # versions, urls, arXiv from locations
     versions: list[Version] = []
