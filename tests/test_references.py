@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -271,6 +272,43 @@ def test_abstention_short_circuits(task: ReferencesTask) -> None:
     )
     assert res["abstention"] == "Yes" and res["reference_grounding"].startswith("N/A")
     assert res["hallucination"] == "No"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"metadata": {"url": "https://en.wikipedia.org/wiki/Eiffel_Tower"}},
+        {"full_citation": "https://en.wikipedia.org/wiki/Eiffel_Tower"},
+        # the "Sources:" list of a generated report
+        {"full_citation": "1. https://www.who.int/news-room/fact-sheets/detail/malaria"},
+    ],
+)
+def test_a_bare_web_address_is_a_verification_error(
+    task: ReferencesTask, data: dict[str, Any]
+) -> None:
+    # opening the page is the only check there is, and an offline run cannot: N/A, not "No"
+    res, details = run(task, claim="The tower is 330 m tall.", **data)
+    assert validate_result("references", res) == []
+    assert res["reference_grounding"].startswith(
+        "N/A. The citation names only a web address (https://"
+    )
+    assert res["content_grounding"].startswith("N/A.")
+    assert (res["hallucination"], res["verification_error"]) == ("No", "Yes")
+    assert details["grounded"] is False
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"metadata": {"url": "https://doi.org/10.1234/nothing.here"}},  # a DOI: looked up
+        {"metadata": {"url": "https://example.org/p", "title": "A title nobody wrote"}},
+    ],
+)
+def test_a_web_address_with_something_to_look_up_is_looked_up(
+    task: ReferencesTask, data: dict[str, Any]
+) -> None:
+    res, _ = run(task, **data)
+    assert ref(res) == "No" and res["verification_error"] == "No", res
 
 
 # ---------------------------------------------------------------------------- bad input

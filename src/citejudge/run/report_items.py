@@ -355,6 +355,8 @@ def content_basis(line: dict[str, Any]) -> tuple[str, str]:
         return "none", "error"
     if res.get("abstention") == "Yes":
         return "none", "abstention"
+    if res.get("verification_error") == "Yes" and prefix(res.get("reference_grounding")) == "N/A":
+        return "none", "source cannot be opened offline"
     if det.get("grounded") is False or prefix(res.get("reference_grounding")) == "No":
         return "none", "reference not grounded"
     if "content" in det and content.get("evidence") is None:

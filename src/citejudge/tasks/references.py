@@ -379,6 +379,10 @@ class ReferencesTask:
         details.update(verdict.details())
         if conflicts:
             details["conflicts"] = [c.to_dict() for c in conflicts]
+        if verdict.resolution.status == "nothing_stated" and cited.urls and not conflicts:
+            # a bare web address: opening it is the only check, and an offline run cannot
+            details["grounded"] = False
+            return OutputLine(item.id, TASK, web_only_result(name, cited.urls[0]), details)
         grounded = verdict.grounded and not conflicts
         if conflicts:
             expl = "Citation is inconsistent: " + "; ".join(c.reason for c in conflicts)
@@ -402,6 +406,25 @@ class ReferencesTask:
                 "abstention phrase inside a factual statement; left to the judge"
             )
         return OutputLine(item.id, TASK, result, details)
+
+
+def web_only_result(name: str, url: str) -> dict[str, str]:
+    """The result of a citation that names nothing but a web address.
+
+    Not a DOI, arXiv or PubMed link (those are looked up): the page cannot be opened offline,
+    which is a verification error, not a hallucination.
+    """
+    return {
+        "reference_name": name,
+        "reference_grounding": (
+            f"N/A. The citation names only a web address ({url}); it cannot be opened offline, "
+            "and it states no DOI, arXiv id, PMID, title or author to look up in the local world."
+        ),
+        "content_grounding": "N/A. Cannot verify content: the cited web page cannot be opened offline.",
+        "hallucination": "No",
+        "abstention": "No",
+        "verification_error": "Yes",
+    }
 
 
 def _cited_summary(c: CitedWork) -> dict[str, Any]:
