@@ -297,6 +297,94 @@ def test_a_bare_web_address_is_a_verification_error(
     assert details["grounded"] is False
 
 
+EIFFEL_PAGE = """<html><head><title>Eiffel Tower</title><script>var menu = 1;</script></head>
+<body><nav>Main page | Contents | Random article</nav><h1>Eiffel Tower</h1>
+<p>The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France.</p>
+<p>The tower is 330 metres (1,083 ft) tall, about the same height as an 81-storey building.</p>
+</body></html>"""
+
+
+def test_a_web_address_whose_page_is_in_the_source_store(
+    task: ReferencesTask, tmp_path: Path
+) -> None:
+    """The "Sources:" of a generated report, with the pages saved: the page is the page, and
+    the claim is judged against its text (never its menus or scripts)."""
+    from citejudge.judge.backends.scripted import ScriptedBackend, ScriptRule
+    from citejudge.judge.core import Judge
+    from citejudge.sources import SourceStore
+    from citejudge.tasks.references import ContentStage
+
+    store = tmp_path / "store"
+    (store / "pages").mkdir(parents=True)
+    (store / "pages" / "eiffel.html").write_text(EIFFEL_PAGE, encoding="utf-8")
+    (store / "index.jsonl").write_text(
+        json.dumps(
+            {"url": "https://en.wikipedia.org/wiki/Eiffel_Tower", "file": "pages/eiffel.html"}
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    with_store = ReferencesTask(task.world, today_year=2026, store=SourceStore.open(store))
+    items = [
+        Item(
+            "tall",
+            {
+                "claim": "The tower is 330 metres tall.",
+                "full_citation": "http://www.en.wikipedia.org/wiki/Eiffel_Tower/",
+            },
+            "t.jsonl",
+            1,
+        ),
+        Item(
+            "old",
+            {
+                "claim": "The tower opened in 1920.",
+                "metadata": {"url": "https://en.wikipedia.org/wiki/Eiffel_Tower"},
+            },
+            "t.jsonl",
+            2,
+        ),
+        Item(
+            "other",
+            {"claim": "x", "metadata": {"url": "https://example.org/unsaved"}},
+            "t.jsonl",
+            3,
+        ),
+    ]
+    lines = [with_store.check(it) for it in items]
+    assert [ref(ln.result or {}) for ln in lines] == ["Yes", "Yes", "N/A"]
+    assert (
+        "saved in the local source store (pages/eiffel.html)"
+        in (lines[0].result or {})["reference_grounding"]
+    )
+    backend = ScriptedBackend(
+        [
+            ScriptRule(
+                ("330 metres tall", "330 metres (1,083 ft)"),
+                '{"label": "SUPPORTED", "missing": ""}',
+                "ClaimSupport",
+            ),
+            ScriptRule(
+                ("opened in 1920", "330 metres (1,083 ft)"),
+                '{"label": "NOT_SUPPORTED", "missing": "1920"}',
+                "ClaimSupport",
+            ),
+        ]
+    )
+    ContentStage(task.world, Judge(backend), store).apply(list(zip(items, lines, strict=True)))
+    assert [(ln.result or {})["content_grounding"].split(".")[0] for ln in lines] == [
+        "Yes",
+        "No",
+        "N/A",
+    ]
+    assert (lines[1].result or {})["hallucination"] == "Yes"
+    assert lines[0].details["content"]["evidence"] == "store:pages/eiffel.html"
+    prompts = [p for call in backend.calls for p in call]
+    assert prompts and not any("var menu" in p or "Random article" in p for p in prompts)
+    for ln in lines:
+        assert validate_result("references", ln.result or {}) == []
+
+
 @pytest.mark.parametrize(
     "data",
     [

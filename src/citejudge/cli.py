@@ -407,7 +407,11 @@ def build_parser() -> argparse.ArgumentParser:
             help="exit 1 if any (true) or more than this fraction of items fail (default: false)",
         )
         c.add_argument(
-            "--fulltext", metavar="DIR", help="folder of local full texts (<doi or W-id>.txt/.md)"
+            "--fulltext",
+            metavar="DIR",
+            help="folder of local full texts (<doi or W-id>.txt/.md) and saved web pages (a "
+            "source store: index.jsonl of url/file lines); a web page cited by its address alone "
+            "is judged against its saved text",
         )
         c.add_argument(
             "--batch-size", type=int, default=64, help="items per judge batch (default 64)"

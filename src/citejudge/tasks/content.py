@@ -81,7 +81,7 @@ class Evidence:
     """The text a claim is judged against, and where it came from."""
 
     text: str
-    source: str  # "abstract" | "fulltext:<file name>"
+    source: str  # "abstract" | "fulltext:<file name>" | "store:<file>" (a saved web page)
 
 
 def split_subclaims(claim: str, limit: int = 6) -> list[str]:
@@ -219,7 +219,13 @@ def judge_content(cases: Sequence[ContentCase], judge: Judge) -> list[ContentVer
         per_case[ci].append(_record(q.claim, sel, apply_coverage_rule(d, sel, q.claim), template))
     verdicts: list[ContentVerdict] = []
     for case, records in zip(cases, per_case, strict=True):
-        where = "the abstract" if case.evidence.source == "abstract" else "the full text"
+        where = (
+            "the abstract"
+            if case.evidence.source == "abstract"
+            else "the saved page"
+            if case.evidence.source.startswith("store:")
+            else "the full text"
+        )
         failed = [r for r in records if r["label"] is None]
         if failed:
             verdicts.append(ContentVerdict("error", "", records, error=str(failed[0]["error"])))

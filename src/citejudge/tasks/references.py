@@ -38,9 +38,12 @@ from citejudge.match.names import compare_authors
 from citejudge.match.resolve import FieldResult, WorldLookup, check_citation
 from citejudge.match.venues import compare_venue
 from citejudge.readers.metadata import parse_item_citation
+from citejudge.records import Work
+from citejudge.sources import SourceStore
 from citejudge.tasks.abstention import detect_abstention
-from citejudge.tasks.content import ContentCase, find_evidence, judge_content
+from citejudge.tasks.content import ContentCase, Evidence, find_evidence, judge_content
 from citejudge.tasks.protocol import Checker, JudgeFactory, TaskOptions
+from citejudge.text.sentences import evidence_units
 
 __all__ = [
     "CONTENT_NOT_JUDGED",
@@ -329,6 +332,8 @@ class ReferencesTask:
     today_year: int = _dt.date.today().year
     strict_identifiers: bool = False
     strict_venues: bool = False
+    #: the source store (``--fulltext DIR``): a web page cited by its address alone is found there
+    store: SourceStore | None = None
 
     def check(self, item: Item) -> OutputLine:
         """Evaluate one item (with content grounding left to the judge stage)."""
@@ -380,7 +385,14 @@ class ReferencesTask:
         if conflicts:
             details["conflicts"] = [c.to_dict() for c in conflicts]
         if verdict.resolution.status == "nothing_stated" and cited.urls and not conflicts:
-            # a bare web address: opening it is the only check, and an offline run cannot
+            # a bare web address: the page saved in the source store is the page; without it,
+            # opening the address is the only check, and an offline run cannot
+            for url in cited.urls:
+                page = self.store.text_for_url(url) if self.store is not None else None
+                if page is not None:
+                    details["match"] = {"status": "source_store", "url": url, "file": page.origin}
+                    details["grounded"] = True
+                    return OutputLine(item.id, TASK, stored_page_result(name, page.origin), details)
             details["grounded"] = False
             return OutputLine(item.id, TASK, web_only_result(name, cited.urls[0]), details)
         grounded = verdict.grounded and not conflicts
@@ -427,6 +439,21 @@ def web_only_result(name: str, url: str) -> dict[str, str]:
     }
 
 
+def stored_page_result(name: str, origin: str) -> dict[str, str]:
+    """The result of a web address whose page the source store holds (content left to the judge)."""
+    return {
+        "reference_name": name,
+        "reference_grounding": (
+            f"Yes. The cited web page is saved in the local source store ({origin.removeprefix('store:')}); "
+            "a web page has no scholarly record, so its address is all there is to check."
+        ),
+        "content_grounding": CONTENT_NOT_JUDGED,
+        "hallucination": "No",
+        "abstention": "No",
+        "verification_error": "No",
+    }
+
+
 def _cited_summary(c: CitedWork) -> dict[str, Any]:
     out: dict[str, Any] = {"form": c.form}
     for k in ("title", "year", "year_raw", "venue", "pmid", "pmcid", "arxiv", "openalex"):
@@ -464,6 +491,13 @@ class ContentStage:
     world: WorldLookup
     judge: Judge
     fulltext_dir: Path | None = None
+    _source_store: SourceStore | None = None
+
+    def _store(self) -> SourceStore | None:
+        """The source store of ``fulltext_dir`` (opened once), for web pages cited by address."""
+        if self._source_store is None and self.fulltext_dir is not None:
+            self._source_store = SourceStore.open(self.fulltext_dir)
+        return self._source_store
 
     def apply(self, pairs: list[tuple[Item, OutputLine]]) -> None:
         """Fill in ``content_grounding`` (and abstention for unclear cases) in place."""
@@ -499,7 +533,21 @@ class ContentStage:
             if not isinstance(claim, str) or not claim.strip():
                 ln.result["content_grounding"] = NO_CLAIM
                 continue
-            wid = ln.details.get("match", {}).get("work_id")
+            match = ln.details.get("match", {})
+            if match.get("status") == "source_store":
+                # a web page: the text the store holds, judged like a full text
+                store = self._store()
+                page = store.text_for_url(match["url"]) if store is not None else None
+                if page is not None:
+                    # its sentences and lines of text, never its menus, headings or banners
+                    text = "\n".join(evidence_units(page.text)) or page.text
+                    cases.append(
+                        ContentCase(claim, Work(id=match["url"]), Evidence(text, page.origin))
+                    )
+                    targets.append(ln)
+                    ln.details["content"] = {"evidence": page.origin}
+                    continue
+            wid = match.get("work_id")
             work = self.world.get(wid) if wid else None
             evidence = find_evidence(work, self.fulltext_dir) if work else None
             if work is None or evidence is None:
@@ -557,10 +605,12 @@ def make_checker(opts: TaskOptions) -> Checker:
     from citejudge.index import WorldIndex
 
     world = WorldIndex.open(_index_path(opts))
+    fulltext = opts.fulltext_dir
     task = ReferencesTask(
         world,
         strict_identifiers=bool(getattr(opts, "strict_identifiers", False)),
         strict_venues=bool(getattr(opts, "strict_venues", False)),
+        store=SourceStore.open(fulltext) if fulltext is not None and fulltext.is_dir() else None,
     )
     if opts.today_year is not None:
         task.today_year = opts.today_year
