@@ -418,6 +418,62 @@ def _drop_marks(s: str) -> str:
     return _AUTHOR_MARK_RE.sub(r"\1", s) if "*" in s or "†" in s or "‡" in s else s
 
 
+#: The given name in brackets after the family name, as French bibliographies write it: dotted
+#: initials after any family name ("Bugnon (A.-L.)", "Lehner (R. P.)", "Bonhomme (Fl.)"), a
+#: given name after a family name in capitals ("LECUN (Yann)", "DE LA FONTAINE (Jean)"). Not a
+#: role ("FITNE (Producer)", "(Ed.)", "(Hrsg.)"), a place ("Glareana (Switzerland)") or a year.
+_BRACKETED_GIVEN_RE = re.compile(
+    r"([^\W\d_][\w'’\-]*(?: [^\W\d_][\w'’\-]*){0,2})\s*\("
+    r"(?!(?:Ed|Eds|Éd|Éds|Hrsg|Hg|Hgg|Dir|Coord|Coords|Trad|Trans|Tr|Comp|Org|Orgs|Red|Producer|"
+    r"Director|Writer|Editor|Editors|Author|Illustrator|Photographer|Composer|Narrator|Host|"
+    r"Interviewer|Speaker|Performer|Presenter|Compiler|Translator)\b)"
+    r"((?:[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]{0,2}\.[ \-]?)*[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]{0,2}\."
+    r"|(?:[A-ZÀ-ÖØ-Þ]\.[ \-]?)+[A-ZÀ-ÖØ-Þ]"
+    r"|[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:-[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)?)\)"
+)
+#: "LeCun, Y./Bengio, Y./Hinton, G.", "Dierkes, Meinolf/Ute Hoffmann": names separated by
+#: slashes (German business and social-science styles); not "ISO/IEC", "médecine/sciences"
+_SLASH_SEP_RE = re.compile(r"(?<=[a-zß-öø-ÿ.])\s*/\s*(?=[A-ZÀ-ÖØ-Þ](?:[a-zß-öø-ÿ]|\.))")
+_NAME_SEPS_RE = re.compile(r"(?:[,;&.]|\b(?:et|and|und|y|e)\b|\s)+")
+
+
+def _bracketed_given(m: re.Match[str]) -> str | None:
+    """``family, given`` for a match of :data:`_BRACKETED_GIVEN_RE` that is a name, else None."""
+    family, given = _LEAD_SEP_RE.sub("", m.group(1), count=1), m.group(2)
+    if "." in given or family.isupper():
+        return f"{family}, {given.strip()}"
+    return None
+
+
+def _outside_brackets(text: str, at: int) -> bool:
+    return text.count("(", 0, at) <= text.count(")", 0, at)
+
+
+def _name_forms(text: str) -> str:
+    """Forms the splitter reads.
+
+    Bracketed given names inverted ("LECUN (Yann), BENGIO (Yoshua) et HINTON (Geoffrey)" →
+    "LECUN, Yann; BENGIO, Yoshua; HINTON, Geoffrey"), slashes between names made semicolons.
+    """
+    if "(" in text:
+        found = [(m, _bracketed_given(m)) for m in _BRACKETED_GIVEN_RE.finditer(text)]
+        names = [n for _, n in found if n is not None]
+        if names and len(names) == len(found):
+            rest = _BRACKETED_GIVEN_RE.sub("", text)
+            if not _NAME_SEPS_RE.sub("", rest):
+                text = "; ".join(names)
+            else:
+                text = _BRACKETED_GIVEN_RE.sub(lambda m: _bracketed_given(m) or m.group(0), text)
+    if "/" in text:
+        # a slash after an initial, or two and more: one slash between words may be a double
+        # name ("Czerwinski/Pranzas") or a title's ("Mind/Body")
+        seps = [m for m in _SLASH_SEP_RE.finditer(text) if _outside_brackets(text, m.start())]
+        keep = [m for m in seps if len(seps) >= 2 or text[: m.start()].rstrip().endswith(".")]
+        for m in reversed(keep):
+            text = text[: m.start()] + "; " + text[m.end() :]
+    return text
+
+
 def split_author_string(text: str, *, all_names: bool = False) -> list[str]:
     """Split a bare author list (``"A and B"``, ``"Last, F., Last2, G."``, ``"A; B"``) into names.
 
@@ -425,6 +481,7 @@ def split_author_string(text: str, *, all_names: bool = False) -> list[str]:
     so what the splitter leaves after the names it recognised is split again, not dropped
     ("Surname, G., et K. Other": a natural-order name after inverted ones).
     """
+    text = _name_forms(text)
     if all_names:
         head = _drop_marks(_drop_ellipses(_drop_et_al(_clean(text))))
         head = head.strip(" ,;")
