@@ -27,6 +27,9 @@ per cause:
 * ``repository_only_published_year`` / ``repository_only_late_year``: the same with the year one
   after the repository copy's (the published version's may be: expected Yes, unverified) or three
   after it (expected No);
+* ``preprint_year_from_arxiv_id``: a published record holding an arXiv copy whose id dates it
+  another year (OpenAlex gives locations no year), cited as the arXiv preprint with that year —
+  expected Yes; ``published_venue_preprint_year``: its published venue with that year — expected No;
 * ``curated_readme``: the 12 real README citations (what the matcher says about each).
 
 Every correct citation judged No is listed with its cause under ``false_no`` (``--show N``).
@@ -51,6 +54,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from citejudge.ids import arxiv_year  # noqa: E402
 from citejudge.index import WorldIndex, build_index  # noqa: E402
 from citejudge.io import Item  # noqa: E402
 from citejudge.match.resolve import same_family, venue_side  # noqa: E402
@@ -216,6 +220,29 @@ def _cases(works: list[Work], seed: int) -> list[tuple[str, bool, dict[str, Any]
                     {"metadata": _meta(w, venue=f"{w.venue}: an international journal")},
                     w.id,
                 )
+            )
+    for w in titled:
+        # a published record holding an arXiv copy whose id dates it another year: the preprint
+        # cited as a preprint with that year is right; the published venue with it is not
+        ay = arxiv_year(w.arxiv)
+        if (
+            ay is not None
+            and w.year is not None
+            and ay != w.year
+            and w.id not in in_family
+            and w.venue
+            and venue_side(w) is True
+        ):
+            out.append(
+                (
+                    "preprint_year_from_arxiv_id",
+                    True,
+                    {"metadata": _meta(w, venue="arXiv", arxiv=w.arxiv, year=ay)},
+                    w.id,
+                )
+            )
+            out.append(
+                ("published_venue_preprint_year", False, {"metadata": _meta(w, year=ay)}, w.id)
             )
     venues = sorted({w.venue for w in works if w.venue})
     family_of = {w.id: fam for fam in fams for w in fam}

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from citejudge.ids import arxiv_year
 from citejudge.match.citation import CitedWork
 from citejudge.match.fields import FieldCheck, compare_title, compare_year
 from citejudge.match.names import compare_authors
@@ -148,6 +149,43 @@ def test_year_preprint_rules() -> None:
     # online-first vs issue year: a non-preprint version year is accepted
     w2 = _work(2020, [Version(year=2019, kind="published")])
     assert compare_year(CitedWork(year=2019), w2, 2025).ok
+
+
+def test_the_preprint_year_read_from_the_arxiv_id() -> None:
+    """OpenAlex gives its locations no year: BERT's record (NAACL 2019) holds the arXiv copy
+    1810.04805, whose id says October 2018; "arXiv preprint arXiv:1810.04805, 2018" is right."""
+    w = _work(2019, [Version(kind="preprint", arxiv="1810.04805"), Version(kind="published")])
+    assert compare_year(CitedWork(year=2018, is_preprint=True), w, 2025).ok
+    r = compare_year(CitedWork(year=2018), w, 2025)  # the published venue with the preprint's year
+    assert not r.ok and "preprint year" in r.reason
+    assert not compare_year(CitedWork(year=2017, is_preprint=True), w, 2025).ok
+    # the record's own arXiv id (an arXiv-only record dated by its later version) counts too
+    only = Work(id="W1", title="T", year=2020, arxiv="1912.01234")
+    assert compare_year(CitedWork(year=2019, is_preprint=True), only, 2025).ok
+
+
+@pytest.mark.parametrize(
+    ("arxiv", "year"),
+    [
+        ("1810.04805", 2018),
+        ("2402.01234", 2024),
+        ("0704.0001", 2007),
+        ("hep-th/9901001", 1999),
+        ("math.GT/0309136", 2003),
+        ("0703.1234", None),  # the new form began in April 2007
+        ("1813.01234", None),  # no 13th month
+        ("cs/0703001", 2007),
+        (None, None),
+    ],
+)
+def test_arxiv_year(arxiv: str | None, year: int | None) -> None:
+    assert arxiv_year(arxiv) == year
+
+
+@given(st.integers(7, 99), st.integers(1, 12), st.integers(0, 99999))
+def test_arxiv_year_of_every_new_id(yy: int, mm: int, n: int) -> None:
+    if (yy, mm) >= (7, 4):
+        assert arxiv_year(f"{yy:02d}{mm:02d}.{n:05d}") == 2000 + yy
 
 
 def test_year_in_press_and_nd() -> None:

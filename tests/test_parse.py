@@ -210,6 +210,17 @@ def test_preprint_string() -> None:
     assert w.title == "Attention is all you need"
 
 
+@pytest.mark.parametrize(
+    "tail",
+    ["arXiv:1706.03762v5 [cs.CL].", "arXiv:1706.03762 [cs.CL]", "arXiv: 1706.03762v5 [stat.ML]."],
+)
+def test_arxiv_category_after_the_id_is_no_venue(tail: str) -> None:
+    # the listing's category tag arXiv's own citation export writes after the id
+    w = parse_citation_string(f"Vaswani, A., et al. (2017). Attention is all you need. {tail}")
+    assert w.arxiv == "1706.03762" and w.is_preprint and w.title == "Attention is all you need"
+    assert not w.venue or "[" not in w.venue
+
+
 def test_bibtex_string_delegates() -> None:
     w = parse_citation_string(
         "@article{lecun2015, title={Deep learning}, author={LeCun, Yann and Bengio, Yoshua}, year={2015}}"

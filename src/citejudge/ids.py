@@ -19,6 +19,7 @@ from citejudge.text.normalize import fold_confusables, may_match_ci
 
 __all__ = [
     "arxiv_from_doi",
+    "arxiv_year",
     "extract_arxiv",
     "extract_dois",
     "extract_openalex",
@@ -164,6 +165,30 @@ def norm_arxiv(value: str | None) -> str | None:
         return m.group(1)
     m = _ARXIV_OLD.match(s)
     return m.group(1).lower() if m else None
+
+
+_ARXIV_YYMM = re.compile(r"^(\d{2})(\d{2})\.\d{4,5}$")
+_ARXIV_OLD_YYMM = re.compile(r"^[a-z-]+(?:\.[a-z-]+)?/(\d{2})(\d{2})\d{3}$", re.I)
+
+
+def arxiv_year(arxiv: str | None) -> int | None:
+    """The year an arXiv id was first submitted, from its ``YYMM``; None for anything else.
+
+    ``1810.04805`` → 2018, ``hep-th/9901001`` → 1999. Ids of the current form began in April
+    2007; the old form ran from 1991 to March 2007.
+    """
+    if not arxiv:
+        return None
+    m = _ARXIV_YYMM.match(arxiv)
+    if m:
+        yy, mm = int(m.group(1)), int(m.group(2))
+        return 2000 + yy if 1 <= mm <= 12 and (yy, mm) >= (7, 4) else None
+    m = _ARXIV_OLD_YYMM.match(arxiv)
+    if m:
+        yy, mm = int(m.group(1)), int(m.group(2))
+        year = 1900 + yy if yy >= 91 else 2000 + yy
+        return year if 1 <= mm <= 12 and year <= 2007 else None
+    return None
 
 
 def arxiv_from_doi(doi: str | None) -> str | None:

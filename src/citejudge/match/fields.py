@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from citejudge.ids import arxiv_year
 from citejudge.match.citation import CitedWork
 from citejudge.match.normalize import title_key, title_tokens
 from citejudge.records import Work
@@ -140,6 +141,13 @@ def compare_year(cited: CitedWork, record: Work, today_year: int) -> FieldCheck:
         for v in record.versions
         if v.year is not None and (v.kind or "").lower() in _PREPRINT_KINDS
     }
+    # an arXiv copy's year is in its id ("1810.04805": October 2018), where the record gives
+    # its locations no year (OpenAlex does not)
+    preprint_years |= {
+        y
+        for y in (arxiv_year(a) for a in (record.arxiv, *(v.arxiv for v in record.versions)))
+        if y is not None
+    }
     other_years = {
         v.year
         for v in record.versions
@@ -155,7 +163,11 @@ def compare_year(cited: CitedWork, record: Work, today_year: int) -> FieldCheck:
         return FieldCheck(
             False, f"cited {year} is the preprint year; the published version is {record.year}"
         )
-    known = sorted({y for y in (record.year,) if y is not None} | other_years | preprint_years)
+    known = sorted({y for y in (record.year,) if y is not None} | other_years)
+    pre = sorted(preprint_years - set(known))
+    also = f" (preprint {', '.join(map(str, pre))})" if pre else ""
     if len(known) > 1:
-        return FieldCheck(False, f"cited {year}, record years are {', '.join(map(str, known))}")
-    return FieldCheck(False, f"cited {year}, record year is {record.year}")
+        return FieldCheck(
+            False, f"cited {year}, record years are {', '.join(map(str, known))}{also}"
+        )
+    return FieldCheck(False, f"cited {year}, record year is {known[0] if known else None}{also}")

@@ -434,7 +434,7 @@ def _clean_title(text: str) -> str | None:
 
 
 _ID_IN_VENUE_RE = re.compile(
-    r"\s*(?:\barxiv\s*:\s*\S+|\b(?:abs/)?\d{4}\.\d{4,5}(?:v\d+)?\b|\bdoi\s*:\s*\S+|https?://\S+)",
+    r"\s*(?:\barxiv\s*:\s*\S+(?:\s*\[[a-z-]+(?:\.[a-z-]+)?\])?|\[[a-z-]+\.[a-z-]{2,3}\]|\b(?:abs/)?\d{4}\.\d{4,5}(?:v\d+)?\b|\bdoi\s*:\s*\S+|https?://\S+)",
     re.I,
 )
 
