@@ -155,6 +155,52 @@ def test_latex_with_bib_and_bbl(tmp_path: Path) -> None:
     assert [s.entries for s in doc.sentences] == [[1], [2, 1]]
 
 
+BIBLATEX = """% exported by a reference manager (biblatex fields)
+@article{lecun2015,
+  author = {LeCun, Yann and Bengio, Yoshua and Hinton, Geoffrey},
+  title = {Deep learning},
+  journaltitle = {Nature},
+  date = {2015-05-28},
+  doi = {10.1038/nature14539},
+}
+@comment{jabref-meta: databaseType:biblatex;}
+@online{adam,
+  author = {Kingma, Diederik P. and Ba, Jimmy},
+  title = {Adam: A Method for Stochastic Optimization},
+  eprint = {1412.6980},
+  eprinttype = {arXiv},
+  date = {2014-12-22},
+}
+"""
+
+
+def test_a_bib_file_alone_is_a_reference_list(tmp_path: Path) -> None:
+    # "is my bibliography real?": the .bib on its own, every entry checked, none "uncited"
+    bib = tmp_path / "library.bib"
+    bib.write_text(BIBLATEX)
+    doc = read_document(bib)
+    assert doc.format == "bibtex"
+    assert [r.key for r in doc.references] == ["lecun2015", "adam"]
+    assert [(r.year, r.title) for r in doc.references] == [
+        (2015, "Deep learning"),
+        (2014, "Adam: A Method for Stochastic Optimization"),
+    ]
+    assert doc.sentences == [] and doc.uncited == []
+    assert [it["full_citation"].split("{", 1)[0] for it in doc.items()] == ["@article", "@online"]
+    empty = tmp_path / "empty.bib"
+    empty.write_text("% nothing here\n")
+    with pytest.raises(DocumentError, match="no BibTeX entry"):
+        read_document(empty)
+
+
+def test_an_unknown_suffix_names_what_to_do(tmp_path: Path) -> None:
+    items = tmp_path / "refs.jsonl"
+    items.write_text("{}\n")
+    with pytest.raises(DocumentError) as exc:
+        read_document(items)
+    assert "check references" in str(exc.value.hint)
+
+
 def test_jats_ref_list_and_xrefs(tmp_path: Path) -> None:
     xml = tmp_path / "a.xml"
     xml.write_text(

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from citejudge.documents._build import Entry, read_text_file
+from citejudge.documents._build import DocumentError, Entry, assemble, read_text_file
+from citejudge.documents._model import Document
 
-__all__ = ["bib_file_entries"]
+__all__ = ["bib_file_entries", "read_bib_document"]
 
 _BLOCK_START = re.compile(r"(?m)^[ \t]*@[A-Za-z]+\s*[{(]")
 
@@ -38,3 +39,14 @@ def bib_file_entries(bib: Path) -> list[Entry]:
             )
         )
     return out
+
+
+def read_bib_document(path: Path) -> Document:
+    """A ``.bib`` file alone: a reference list with no text citing it.
+
+    Every entry is checked; none is "uncited" (there is no text to cite it).
+    """
+    entries = bib_file_entries(path)
+    if not entries:
+        raise DocumentError(f"{path}: no BibTeX entry found", hint="entries start with @type{key, …}")
+    return assemble(str(path), "bibtex", entries, [])

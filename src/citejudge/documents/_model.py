@@ -21,9 +21,9 @@ __all__ = [
     "document_items",
 ]
 
-DocumentFormat = Literal["pdf", "latex", "jats", "markdown", "text"]
+DocumentFormat = Literal["pdf", "latex", "jats", "markdown", "text", "bibtex"]
 #: The formats :func:`~citejudge.documents.read_document` reads.
-DOCUMENT_FORMATS: tuple[str, ...] = ("pdf", "latex", "jats", "markdown", "text")
+DOCUMENT_FORMATS: tuple[str, ...] = ("pdf", "latex", "jats", "markdown", "text", "bibtex")
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -107,7 +107,9 @@ class Document(BaseModel):
 
     @property
     def uncited(self) -> list[Reference]:
-        """Entries no sentence cites."""
+        """Entries no sentence cites (none for a ``.bib`` alone: there is no text to cite them)."""
+        if self.format == "bibtex":
+            return []
         cited = {e for s in self.sentences for e in s.entries}
         return [r for r in self.references if r.number not in cited]
 

@@ -21,16 +21,19 @@ SUFFIXES = {
     ".markdown": "markdown",
     ".txt": "text",
     ".text": "text",
+    ".bib": "bibtex",
 }
 
 
 def detect_format(path: Path) -> str:
-    """The format of ``path`` from its suffix (``.pdf`` ``.tex`` ``.xml`` ``.md`` ``.txt``)."""
+    """The format of ``path`` from its suffix (``.pdf`` ``.tex`` ``.xml`` ``.md`` ``.txt`` ``.bib``)."""
     fmt = SUFFIXES.get(path.suffix.lower())
     if fmt is None:
         raise DocumentError(
             f"{path}: unknown document type {path.suffix or '(no suffix)'}",
-            hint="documents are .pdf, .tex, .xml (JATS), .md or .txt",
+            hint="documents are .pdf, .tex, .xml (JATS), .md, .txt or a .bib (a reference list "
+            "alone); a list of items (.jsonl, .csv, CSL-JSON .json) goes to "
+            "'citejudge check references'",
         )
     return fmt
 
@@ -57,6 +60,10 @@ def read_document(path: str | Path, *, fmt: str | None = None) -> Document:
         from citejudge.documents._latex import read_latex
 
         return read_latex(p)
+    if fmt == "bibtex":
+        from citejudge.documents._bib import read_bib_document
+
+        return read_bib_document(p)
     if fmt == "jats":
         from citejudge.documents._jats import read_jats
 
