@@ -366,7 +366,9 @@ def build_parser() -> argparse.ArgumentParser:
     for task, spec in TASKS.items():
         c = csub.add_parser(task, help=spec.help, description=spec.help)
         c.add_argument(
-            "input", metavar="INPUT", help="items: .jsonl, .json, .csv (and .bib for references)"
+            "input",
+            metavar="INPUT",
+            help="items: .jsonl, .json, .csv (and .bib, .ris for references)",
         )
         c.add_argument("--index", metavar="PATH", help="world index from 'citejudge index build'")
         c.set_defaults(func=cmd_check, task=task)

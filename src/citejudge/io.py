@@ -188,13 +188,95 @@ def _read_bib(path: Path, text: str) -> Iterator[Item | ItemError]:
         yield Item(key, {"id": key, "full_citation": chunk}, str(path), line)
 
 
+_RIS_LINE = re.compile(r"^([A-Z][A-Z0-9])  -(?: (.*))?$")
+#: RIS tags of the container, most specific first: EndNote's full journal, then the secondary
+#: title (Zotero's journal, proceedings or book), the journal abbreviations, the book title
+_RIS_VENUE_TAGS = ("JF", "T2", "JO", "J2", "JA", "BT")
+
+
+def _ris_metadata(tags: dict[str, list[str]]) -> dict[str, Any]:
+    """The ``metadata`` of one RIS record."""
+
+    def first(*names: str) -> str | None:
+        for n in names:
+            for v in tags.get(n, ()):
+                if v.strip():
+                    return v.strip()
+        return None
+
+    meta: dict[str, Any] = {}
+    title = first("TI", "T1", "CT")
+    if title:
+        meta["title"] = title
+    authors = [a.strip() for tag in ("AU", "A1") for a in tags.get(tag, ()) if a.strip()]
+    if authors:
+        meta["authors"] = authors
+    date = first("PY", "Y1", "DA")
+    year = re.match(r"\s*(\d{4})", date or "")
+    if year:
+        meta["year"] = int(year.group(1))
+    venue = first(*_RIS_VENUE_TAGS)
+    if venue and venue != title:
+        meta["venue"] = venue
+    doi = first("DO")
+    if doi:
+        meta["doi"] = doi
+    url = first("UR", "L2")
+    if url:
+        meta["url"] = url
+    return meta
+
+
+def _read_ris(path: Path, text: str) -> Iterator[Item | ItemError]:
+    """Each RIS record (``TY  -`` … ``ER  -``) becomes a ``references`` item.
+
+    The format of EndNote, Zotero, Mendeley and Web of Science exports; the item states the
+    ``metadata`` of the record, and its ``ID`` tag, if any, is the item id.
+    """
+    tags: dict[str, list[str]] = {}
+    start = 0
+    last: str | None = None
+
+    def record() -> Item | ItemError:
+        meta = _ris_metadata(tags)
+        rid = (tags.get("ID") or [""])[0].strip() or f"line-{start}"
+        if not meta:
+            return ItemError(
+                rid, str(path), start, "RIS record states no title, author, year, venue, DOI or URL"
+            )
+        return Item(rid, {"id": rid, "metadata": meta}, str(path), start)
+
+    for n, raw in enumerate(text.splitlines(), start=1):
+        line = raw.rstrip()
+        m = _RIS_LINE.match(line)
+        if m is None:
+            if line.strip() and last is not None and tags.get(last):
+                tags[last][-1] += " " + line.strip()  # a value wrapped onto the next line
+            continue
+        tag, value = m.group(1), (m.group(2) or "")
+        if tag == "TY":
+            if tags:
+                yield record()  # a record without its ER line
+            tags, start = {"TY": [value]}, n
+        elif tag == "ER":
+            if tags:
+                yield record()
+            tags, last = {}, None
+            continue
+        elif tags:
+            tags.setdefault(tag, []).append(value)
+        last = tag
+    if tags:
+        yield record()
+
+
 def read_items(path: Path) -> Iterator[Item | ItemError]:
-    """Items of an input file, by extension: ``.jsonl``, ``.json``, ``.csv``, ``.bib``."""
+    """Items of an input file, by extension: ``.jsonl``, ``.json``, ``.csv``, ``.bib``, ``.ris``."""
     if not path.exists():
         raise InputError(f"input file {path} does not exist", hint="check the path")
     if path.is_dir():
         raise InputError(
-            f"input {path} is a directory", hint="give a .jsonl, .json, .csv or .bib file"
+            f"input {path} is a directory", hint="give a .jsonl, .json, .csv, .bib or .ris file"
         )
     data = path.read_bytes()
     text = data.decode("utf-8", errors="replace")
@@ -205,6 +287,8 @@ def read_items(path: Path) -> Iterator[Item | ItemError]:
         yield from _read_csv(path, text)
     elif suffix == ".bib":
         yield from _read_bib(path, text)
+    elif suffix == ".ris":
+        yield from _read_ris(path, text)
     elif suffix == ".json":
         yield from _read_json(path, text)
     else:

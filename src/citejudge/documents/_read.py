@@ -32,7 +32,7 @@ def detect_format(path: Path) -> str:
         raise DocumentError(
             f"{path}: unknown document type {path.suffix or '(no suffix)'}",
             hint="documents are .pdf, .tex, .xml (JATS), .md, .txt or a .bib (a reference list "
-            "alone); a list of items (.jsonl, .csv, CSL-JSON .json) goes to "
+            "alone); a list of items (.jsonl, .csv, CSL-JSON .json, .ris) goes to "
             "'citejudge check references'",
         )
     return fmt
