@@ -1,4 +1,4 @@
-"""Author lists in the forms of French and German reference styles.
+"""Author lists as real reference strings write them: French and German forms, PDF glue, APA 7.
 
 French bibliographies write the family name in capitals with the given name in brackets
 ("LECUN (Yann), BENGIO (Yoshua) et HINTON (Geoffrey)"); German business and economics styles
@@ -91,3 +91,46 @@ def test_bracketed_given_names_in_order(people: list[tuple[str, str]]) -> None:
     parts = [f"{f} ({g})" for f, g in people]
     text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " et " + parts[-1]
     assert split_author_string(text, all_names=True) == [f"{f}, {g}" for f, g in people]
+
+
+@pytest.mark.parametrize(
+    ("text", "authors"),
+    [
+        # initials glued to the name, as PDF text and OCR give them
+        (
+            "Y.LeCun, Y.Bengio and G.Hinton, Deep learning, Nature 521 (2015) 436-444.",
+            ["Y. LeCun", "Y. Bengio", "G. Hinton"],
+        ),
+        (
+            "J. W. Steed and J. L.Atwood, Supramolecular Chemistry, Wiley & Sons, Chichester, 2000",
+            ["J. W. Steed", "J. L. Atwood"],
+        ),
+        # APA 7's ellipsis before the last author, printed as spaced dots
+        (
+            "Nishimoto, N., Kanakura, Y., Aozasa, K., Johkoh, T., Nakamura, M., Nakano, S., . . . "
+            "Kishimoto, T. (2005). Humanized anti-interleukin-6 receptor antibody treatment of "
+            "multicentric castleman disease. Blood, 106(8), 2627-2632.",
+            [
+                "Nishimoto, N.",
+                "Kanakura, Y.",
+                "Aozasa, K.",
+                "Johkoh, T.",
+                "Nakamura, M.",
+                "Nakano, S.",
+                "Kishimoto, T.",
+            ],
+        ),
+    ],
+)
+def test_glued_initials_and_spaced_ellipses(text: str, authors: list[str]) -> None:
+    cited = parse_citation_string(text)
+    assert cited.authors == authors
+    assert cited.et_al is ("Nishimoto" in text)
+
+
+def test_glued_initials_in_a_venue_or_url_stay() -> None:
+    cited = parse_citation_string(
+        "J. Smith (2001) A title. J.Am.Chem.Soc. 12, 3-4. https://x.org/A.Smith,"
+    )
+    assert cited.authors == ["J. Smith"]
+    assert cited.urls == ["https://x.org/A.Smith"]

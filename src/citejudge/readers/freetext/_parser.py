@@ -83,6 +83,9 @@ def parse_citation_string(text: str) -> CitedWork:
         return work
     try:
         md = _CONTROL_RE.sub(" ", strip_markup(head) if "<" in head or "&#" in head else head)
+        if "." in md and _GLUED_INITIALS_RE.search(md):
+            # "Y.LeCun, Y.Bengio and G.Hinton": initials glued to the name (PDF text, OCR)
+            md = _GLUED_INITIALS_RE.sub(r"\1 ", md)
         if not _parse_markdown(md, work):
             work = _learned_or_rules(md, work)
     except ModelError as exc:
@@ -468,6 +471,15 @@ _VANCOUVER_LAST_RE = re.compile(r"(?:^|,\s*)[^,\s][^,]*\s[A-Z]{1,3}\.$")
 _DOTTED_INITIAL_RE = re.compile(r"\b[A-Z]\.")
 
 
+#: Initials glued to the family name they precede, in an author list: the name is followed by
+#: a comma, a semicolon, "and", "&" or a bracket ("Y.LeCun, Y.Bengio and G.Hinton,"); not
+#: "J.Am.Chem.Soc.", and never inside a URL (no "/" before it in the same token)
+_GLUED_INITIALS_RE = re.compile(
+    r"(?<![\w./:@-])((?:[A-Z]\.){1,3})(?=[A-Z][A-Za-z'’\-]*[a-z][A-Za-z'’\-]*(?:[,;]| and | & | \())"
+)
+_SPACED_ELLIPSIS_RE = re.compile(r"\s*(?<![^\s,])\. \. \.(?!\S)\s*")
+
+
 def _authors(text: str, work: CitedWork) -> None:
     if _DASHES_RE.match(text):
         work.warnings.append("authors given as '———' (the previous entry's authors): not checked")
@@ -476,6 +488,9 @@ def _authors(text: str, work: CitedWork) -> None:
     if m:
         work.warnings.append("authors given as '———' (the previous entry's authors): not checked")
         text = text[m.end() :]
+    if ". . ." in text:
+        # APA 7's ellipsis before the last author, as its manual prints it: spaced dots
+        text = _SPACED_ELLIPSIS_RE.sub(" … ", text)
     if _has_et_al(text) or "…" in text or "..." in text:  # (_ELLIPSIS_RE needs one of these)
         work.et_al = True
     text = _EDS_MARK_RE.sub("", text) if _eds_mark_may_end(text) else text
