@@ -32,8 +32,9 @@ from citejudge.text import evidence_windows
 REPO = Path(__file__).resolve().parents[1]
 CAL = REPO / "configs" / "calibration"
 #: Balanced accuracy of cpu-embed-only.json on the first 100 HealthVer test pairs, measured by
-#: scripts/bench_support.py's split (see configs/calibration/cpu-embed-only.json).
-MEASURED_HEALTHVER_100 = 0.6305
+#: scripts/bench_support.py's split (see configs/calibration/cpu-embed-only.json). 0.6305 before
+#: the English short fit weighed FEVER and COVID-Fact in (the whole test part: 0.626 -> 0.602).
+MEASURED_HEALTHVER_100 = 0.5446
 
 
 class HashEmbedder:
@@ -431,7 +432,8 @@ def test_czech_pairs_keep_todays_fit_and_english_ones_get_their_own(tmp_path: Pa
     b_cs, b_en = today.assess([cs, en])
     assert s.is_czech(*cs) and not s.is_czech(*en)
     assert (a_cs.probability, a_cs.threshold) == (b_cs.probability, b_cs.threshold)
-    assert a_en.threshold == s.threshold
+    assert a_en.threshold == s.threshold != a_cs.threshold
+    assert a_en.probability != b_en.probability
     # a short English claim read as Czech alone is English with its evidence
     misread = ("Baz Luhrmann's film Australia stars Nicole Kidman.", en[1])
     assert support.detect_language(misread[0]) == "cs" and not s.is_czech(*misread)
@@ -454,7 +456,7 @@ def test_czech_long_texts_keep_the_short_fit() -> None:
     assert s.kind_of(CS_PAGE, "Vláda schválila návrh zákona o podpoře bydlení.") == "short"
     (a,) = s.assess([("Vláda schválila návrh zákona o podpoře bydlení.", CS_PAGE)])
     cs_threshold = json.loads((CAL / "cpu-embed-only.json").read_text())["cs"]["threshold"]
-    assert a.kind == "short" and a.threshold == cs_threshold
+    assert a.kind == "short" and a.threshold == cs_threshold != s.threshold
     # an English page whose head is a menu of "'s" lines, and a claim that reads Czech alone
     page = MENU * 3 + _page()
     claim = "Having a main partner improves HIV outcomes."
