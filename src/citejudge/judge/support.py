@@ -829,8 +829,11 @@ class SupportScorer:
 
     @staticmethod
     def is_czech(claim: str, evidence: str) -> bool:
-        """Czech as the scorer reads it: the claim with its evidence (a short claim alone, or a
-        page's menu lines, read as Czech on some English pairs of the benchmark sets)."""
+        """Czech as the scorer reads it: the claim with its evidence.
+
+        A short claim alone, or a page's menu lines, read as Czech on some English pairs of the
+        benchmark sets.
+        """
         return detect_language(f"{claim}\n{evidence}") == "cs"
 
     def kind_of(self, evidence: str, claim: str = "") -> EvidenceKind:
