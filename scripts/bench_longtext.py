@@ -80,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     def new(claim: str, page: str) -> dict[str, Any]:
         sel = select_for(decider, claim, page)
         (d,) = decider.decide([SupportQuestion(claim, page, "", sel)])
-        d = apply_coverage_rule(d, sel, claim)
+        d = apply_coverage_rule(d, sel, claim, page)
         return {"label": d.label, "fit": d.evidence_kind, "passages": len(sel.passages)}
 
     today: SupportScorer | None = None
@@ -96,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     t0 = time.perf_counter()
     new(*work[0])  # loads the embedder
     load_s = time.perf_counter() - t0
-    # today's scorer: the same calibration's short fit over the whole page, same embedder
+    # today's path: the calibration's short (English) fit over the whole page, same embedder
     today = SupportScorer.load(calibration_path("cpu-embed-only"), embedder=scorer.embedder)
     times: dict[str, list[list[float]]] = {"new": [[] for _ in work], "today": [[] for _ in work]}
     labels: dict[str, Any] = {}

@@ -426,8 +426,9 @@ def today_calibration() -> dict[str, Any]:
             text=True,
         ).stdout
         return dict(json.loads(out))
-    except (OSError, subprocess.CalledProcessError):
-        return dict(json.loads((CAL_DIR / "cpu-embed-only.json").read_text()))
+    except (OSError, subprocess.CalledProcessError):  # today's fit is the file's Czech fit now
+        data = json.loads((CAL_DIR / "cpu-embed-only.json").read_text())
+        return dict(data.get("cs", data))
 
 
 def _probs(model: dict[str, Any], x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -524,19 +525,125 @@ def cross_validate_long(rows: list[Row], feats: Sequence[str]) -> float:
     return float(np.mean(scores))
 
 
+def is_czech(row: Row) -> bool:
+    """Czech as the scorer reads it: the claim with its evidence (cached in the row as ``cs``)."""
+    if "cs" not in row:
+        row["cs"] = detect_language(f"{row['claim']}\n{row['evidence']}") == "cs"
+    return bool(row["cs"])
+
+
 def is_long(row: Row) -> bool:
-    """Judged by the long fit: a long text (the passages' kind) and a claim that is not Czech."""
-    text = f"{row['claim']}\n{row['evidence']}"
-    return bool(row["kind"] == "long" and detect_language(text) != "cs")
+    """Judged by the long fit: a long text (the passages' kind) and a pair that is not Czech."""
+    return bool(row["kind"] == "long" and not is_czech(row))
+
+
+#: The keys of one logistic fit in a calibration file.
+FIT_KEYS = ("features", "mean", "scale", "coef", "intercept", "threshold")
+#: English sets whose short-evidence test parts the English short fit must not lose on.
+SHORT_SETS = ("healthver", "scifact", "covidfact", "fever")
+#: Features stacked on the base fit's logit by the English short fit (each among the base's).
+SHORT_STACK = ("overlap", "num_missing")
+
+
+def _logit(model: dict[str, Any], rows: list[Row]) -> npt.NDArray[np.float64]:
+    x = _x(rows, model["features"], False)
+    return np.asarray(
+        ((x - np.array(model["mean"])) / np.array(model["scale"])) @ np.array(model["coef"])
+        + model["intercept"],
+        dtype=np.float64,
+    )
+
+
+def _per_set(rows: list[Row], pred: Sequence[bool]) -> dict[str, float]:
+    """Balanced accuracy per set of :data:`SHORT_SETS` (rows carry their set as ``ds``)."""
+    out: dict[str, float] = {}
+    for d in SHORT_SETS:
+        got = [(r["y"], p) for r, p in zip(rows, pred, strict=True) if r["ds"] == d]
+        if got:
+            out[d] = balanced_accuracy([g[0] for g in got], [g[1] for g in got])
+    return out
+
+
+def english_short_fit(rows: list[Row], base: dict[str, Any]) -> dict[str, Any]:
+    """The English short-evidence fit: a logistic over ``base``'s logit and :data:`SHORT_STACK`.
+
+    ``rows``: the short English pairs of the fit parts. Fitted as :func:`fit_lr` fits (standardised,
+    class-balanced, threshold by balanced accuracy on ``rows``); chosen by
+    :func:`cross_validate_short` among stacks of the base logit with overlap, stem overlap, cosine
+    and number features, and full refits of the base features. The base logit is linear in the
+    base features, so the result is again one logistic over them (``base``'s standardisation kept).
+    """
+    for r, z in zip(rows, _logit(base, rows), strict=True):
+        r["base_logit"] = float(z)
+    stack = fit_lr(rows, ["base_logit", *SHORT_STACK])
+    k = np.array(stack["coef"]) / np.array(stack["scale"])  # per raw stacked feature
+    mu = np.array(stack["mean"])
+    coef = [float(v) * k[0] for v in base["coef"]]
+    intercept = float(k[0] * base["intercept"] + stack["intercept"] - k @ mu)
+    for j, f in enumerate(SHORT_STACK, start=1):
+        i = list(base["features"]).index(f)
+        coef[i] += float(k[j] * base["scale"][i])
+        intercept += float(k[j] * base["mean"][i])
+    return {
+        "features": list(base["features"]),
+        "mean": list(base["mean"]),
+        "scale": list(base["scale"]),
+        "coef": coef,
+        "intercept": intercept,
+        "threshold": stack["threshold"],
+        "stack": {"features": stack["features"], "coef": stack["coef"]},
+    }
+
+
+def cross_validate_short(
+    rows: list[Row], cs_rows: list[Row], base_features: Sequence[str]
+) -> dict[str, dict[str, float]]:
+    """Per-set balanced accuracy over 5 folds by claim hash (3 assignments) of the short English rows.
+
+    Three recipes, each refitted on the training folds: today's (a logistic over
+    ``base_features`` on the HealthVer and SciFact folds with the Czech fit part), the English
+    short fit over that (:func:`english_short_fit`), and the overlap baseline (one threshold).
+    """
+    recipes = ("today_recipe", "english_short_fit", "overlap_baseline")
+    acc: dict[str, dict[str, list[float]]] = {k: {d: [] for d in SHORT_SETS} for k in recipes}
+    for salt in ("a", "b", "c"):
+        fold = [int(_h(salt + r["claim"])[:8], 16) % 5 for r in rows]
+        pred: dict[str, dict[int, bool]] = {k: {} for k in recipes}
+        for k in range(5):
+            train = [r for r, f in zip(rows, fold, strict=True) if f != k]
+            held = [r for r, f in zip(rows, fold, strict=True) if f == k]
+            today = fit_lr(
+                [r for r in train if r["ds"] in ("healthver", "scifact")] + cs_rows, base_features
+            )
+            mine = english_short_fit(train, today)
+            ot = best_threshold(
+                np.array([r["overlap"] for r in train]), np.array([r["y"] for r in train])
+            )
+            for name, model in (("today_recipe", today), ("english_short_fit", mine)):
+                for r, q in zip(
+                    held, _probs(model, _x(held, model["features"], False)), strict=True
+                ):
+                    pred[name][id(r)] = bool(q >= model["threshold"])
+            for r in held:
+                pred["overlap_baseline"][id(r)] = r["overlap"] >= ot
+        for name in recipes:
+            for d, v in _per_set(rows, [pred[name][id(r)] for r in rows]).items():
+                acc[name][d].append(v)
+    return {
+        name: {d: round(float(np.mean(v)), 4) for d, v in acc[name].items()} for name in recipes
+    }
 
 
 def long_text_report(
-    parts: dict[str, tuple[list[Row], list[Row]]], short_fit: dict[str, Any]
+    parts: dict[str, tuple[list[Row], list[Row]]],
+    short_fit: dict[str, Any],
+    cs_fit: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The long-text fit, and every test part judged four ways.
 
     Today's scorer, the word-overlap baseline, and the scorer by evidence kind without and with
-    the coverage rule. Short evidence keeps ``short_fit`` (today's). Fits use the fit parts only:
+    the coverage rule. Short English evidence is judged by ``short_fit``, Czech pairs (short or
+    long) by ``cs_fit`` (today's short fit when None). Fits use the fit parts only:
     the long fit every long text of the fit parts with a claim that is not Czech (WiCE's fit
     part, the few long FEVER / COVID-Fact pairs), its features chosen by cross-validation on
     those rows; the overlap baseline one threshold per kind on the English fit parts of that
@@ -562,20 +669,46 @@ def long_text_report(
         for kind in ("short", "long")
     }
 
+    czech = cs_fit if cs_fit is not None else today
+
+    def short_model(r: Row, today_only: bool) -> dict[str, Any]:
+        return today if today_only else czech if is_czech(r) else short_fit
+
     def predict(rows: list[Row], rule: bool, today_only: bool = False) -> list[bool]:
         out: list[bool] = []
         for r in rows:
             if today_only or not is_long(r):
-                model = today if today_only else short_fit
+                model = short_model(r, today_only)
                 prob = float(_probs(model, _x([r], model["features"], False))[0])
                 yes = prob >= model["threshold"]
             else:
                 prob = float(_probs(long_fit, _x([r], long_features, True))[0])
                 thr = long_fit["threshold_with_rule" if rule else "threshold"]
                 yes = prob >= thr
-            ruled = rule and is_long(r) and r["missing"]
-            out.append(yes and not (ruled and detect_language(r["claim"]) != "cs"))
+            # the rule: long texts only, Czech pairs exempt (is_long reads claim + evidence)
+            ruled = rule and is_long(r) and bool(r["missing"])
+            out.append(yes and not ruled)
         return out
+
+    # the Czech path as today: every pair read as Czech gets today's probability and decision
+    cs_rows = [r for f, t in parts.values() for r in (*f, *t) if is_czech(r)]
+    cs_diff = [
+        abs(
+            float(_probs(czech, _x([r], czech["features"], False))[0])
+            - float(_probs(today, _x([r], today["features"], False))[0])
+        )
+        for r in cs_rows
+    ]
+    czech_path = {
+        "pairs_read_as_czech": {
+            name: sum(1 for r in (*f, *t) if is_czech(r)) for name, (f, t) in parts.items()
+        },
+        "decisions_differing_from_today": sum(
+            a != b
+            for a, b in zip(predict(cs_rows, True), predict(cs_rows, False, True), strict=True)
+        ),
+        "max_probability_difference": max(cs_diff, default=0.0),
+    }
 
     tests: dict[str, Any] = {}
     for name, (_, test) in parts.items():
@@ -625,6 +758,7 @@ def long_text_report(
         "long_features": chosen,
         "overlap_thresholds": overlap_thr,
         "test_parts": tests,
+        "czech_path": czech_path,
         "coverage_rule": rule_rates,
         "selection_wice": selection_recall(parts["wice"][0] + parts["wice"][1])
         if "wice" in parts
@@ -843,8 +977,32 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     recheck_missing([r for f, t in parts.values() for r in (*f, *t)])
     recheck_stem_overlap([r for f, t in parts.values() for r in (*f, *t)])
-    # short evidence keeps today's fit: the long fit is added beside it, nothing else changes
-    by_kind, long_fit = long_text_report(parts, today_calibration())
+    # short evidence: Czech keeps today's fit (the calibration's "cs" section), English gets
+    # today's fit with the word overlap weighed in (english_short_fit), chosen by CV on the
+    # short English fit rows
+    today = today_calibration()
+    for name, (f, t) in parts.items():
+        for r in (*f, *t):
+            r["ds"] = name
+    short_en = [
+        r
+        for name, (f, _) in parts.items()
+        if name in ENGLISH
+        for r in f
+        if not is_long(r) and not is_czech(r)
+    ]
+    short_cv = cross_validate_short(short_en, parts["ctkfacts_cs"][0], today["features"])
+    en_short = english_short_fit(short_en, today)
+    # the Czech fit as shipped (the file's cs section) against today's fit from git: the Czech
+    # path's diff (czech_path) then checks the file, not only the routing
+    shipped_cs = json.loads((CAL_DIR / "cpu-embed-only.json").read_text()).get("cs")
+    by_kind, long_fit = long_text_report(parts, en_short, shipped_cs or today)
+    by_kind["short_english_fit"] = {
+        "rows": len(short_en),
+        "cv_by_set": short_cv,
+        "stack": en_short["stack"],
+        "threshold": en_short["threshold"],
+    }
     report = {
         "split_rule": SPLIT_RULE,
         "data_sha256": data_sha256(),
@@ -900,6 +1058,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif not variants:  # a --no-llm run adds the long-text fit beside every short fit
             for cal_name in ("cpu-embed-only.json", "cpu-default.json", "cpu-nli.json"):
                 cal = json.loads((CAL_DIR / cal_name).read_text())
+                if cal_name == "cpu-embed-only.json":
+                    # Czech keeps today's short fit; English short evidence gets english_short_fit
+                    # today's own test metrics (run when it was fitted) go with it
+                    metrics_today = cal.get("cs", {}).get("test_metrics", cal.get("test_metrics"))
+                    cal.pop("test_metrics", None)
+                    cal["cs"] = {
+                        "fit_sets": "today's short fit (healthver+scifact+ctkfacts_cs fit parts), "
+                        f"as shipped at {TODAY_COMMIT}: pairs read as Czech (claim + evidence)",
+                        **{k: today[k] for k in FIT_KEYS},
+                        **({"test_metrics": metrics_today} if metrics_today else {}),
+                    }
+                    cal.update({k: en_short[k] for k in FIT_KEYS})
+                    cal["fit_sets"] = "short English evidence: see short_english; Czech: see cs"
+                    cal["short_english"] = {
+                        "fit_sets": "the short English pairs of the fit parts (healthver, "
+                        "scifact, covidfact, fever, wice)",
+                        "rows": len(short_en),
+                        "recipe": "a logistic over today's logit, overlap and num_missing, "
+                        "folded into one over today's features (english_short_fit)",
+                        "stack": en_short["stack"],
+                        "cv_by_set": short_cv,
+                    }
                 cal["long"] = long_section  # the same long fit (it reads no LLM or NLI feature)
                 (CAL_DIR / cal_name).write_text(json.dumps(cal, indent=1) + "\n")
         else:

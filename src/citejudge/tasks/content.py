@@ -216,7 +216,9 @@ def judge_content(cases: Sequence[ContentCase], judge: Judge) -> list[ContentVer
     template = f"{TEMPLATE}@{template_sha256(TEMPLATE)[:12]}"
     per_case: list[list[dict[str, Any]]] = [[] for _ in cases]
     for (ci, q, sel), d in zip(flat, decisions, strict=True):
-        per_case[ci].append(_record(q.claim, sel, apply_coverage_rule(d, sel, q.claim), template))
+        per_case[ci].append(
+            _record(q.claim, sel, apply_coverage_rule(d, sel, q.claim, q.evidence), template)
+        )
     verdicts: list[ContentVerdict] = []
     for case, records in zip(cases, per_case, strict=True):
         where = (
