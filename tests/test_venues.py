@@ -159,6 +159,7 @@ def test_a_url_or_a_placeholder_is_no_venue_name(words: list[str], scheme: str) 
     st.lists(_name_word, min_size=1, max_size=3),
     st.lists(_name_word, min_size=1, max_size=3),
 )
+@example(["bbbb", "bbbb"], "Series", "A", "B", ["cvpr"], ["cvpr"])  # an acronym matched first
 def test_a_series_is_compared_on_its_letter_not_its_qualifier(
     words: list[str], part: str, a: str, b: str, qa: list[str], qb: list[str]
 ) -> None:

@@ -591,6 +591,12 @@ def _series_head(toks: tuple[str, ...]) -> tuple[str, ...]:
     return toks
 
 
+def _series_letter(toks: tuple[str, ...]) -> str | None:
+    """The letter (or number) of a series, part or section the name ends in (:func:`_series_head`)."""
+    head = _series_head(toks)
+    return head[-1] if head is not toks and len(head) >= 2 and head[-2] in _PART_WORDS else None
+
+
 @lru_cache(maxsize=1 << 14)
 def venue_heads(venue: str) -> frozenset[tuple[str, ...]]:
     """Token forms of a venue name, each with a part dropped that does not tell venues apart.
@@ -813,6 +819,14 @@ def _compare_one(cited: str, rec: str) -> tuple[Status, str]:
         return "mismatch", f"cited '{cited}' and record '{rec}' differ in kind ({', '.join(extra)})"
     if ct == rt or _strip_org(ct) == _strip_org(rt):
         return "match", "same venue name"
+    lc, lr = _series_letter(ct), _series_letter(rt)
+    if lc is not None and lr is not None and lc != lr:
+        # "Series A" is another journal than "Series B", whatever a qualifier or an acronym
+        # in brackets after the letter says
+        return (
+            "mismatch",
+            f"cited '{cited}' is series {lc.upper()}, record '{rec}' series {lr.upper()}",
+        )
     if venue_heads(cited) & venue_heads(rec):
         return (
             "match",
