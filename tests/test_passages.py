@@ -187,6 +187,18 @@ def test_a_number_or_name_in_no_passage_is_missing() -> None:
     assert set(sel.missing_names) == {"Governor", "Halvorsen"}  # ... and the names, listed
 
 
+def test_a_number_spelt_out_in_the_evidence_is_found() -> None:
+    # the demo's ImageJ abstract says "over twenty-five years"; a claim says "25 years"
+    abstract = (
+        "This commentary traces the history of the image analysis program NIH Image and its "
+        "successor ImageJ over twenty-five years, describing how a freely available tool grew."
+    )
+    assert select_passages("ImageJ has been developed for 25 years.", abstract).missing == ()
+    assert select_passages("ImageJ has been developed for 30 years.", abstract).missing == ("30",)
+    keys = text_keys("some 1.5 million users and a thousand plugins")
+    assert {"1500000", "1000"} <= keys.numbers
+
+
 def test_selection_is_deterministic_and_uses_the_embedder_once() -> None:
     embed = HashEmbed()
     claim = "The board chose Keane from 40 applicants."
@@ -284,18 +296,19 @@ def test_coverage_rule_only_lists_what_short_evidence_lacks() -> None:
         "successor ImageJ over twenty-five years. It describes how a freely available tool grew "
         "into a widely used platform with a large community of plugin developers."
     )
-    claim = "ImageJ grew into a widely used platform over 25 years."
+    # (the abstract's "twenty-five" is 25: a claim of 30 years is what it lacks)
+    claim = "ImageJ grew into a widely used platform over 30 years."
     sel = select_passages(claim, abstract)
-    assert sel.kind == "short" and sel.missing == ("25",)
+    assert sel.kind == "short" and sel.missing == ("30",)
     yes = SupportDecision("SUPPORTED", "cal", "scorer", score=0.9, threshold=0.5, rationale="p")
     kept = apply_coverage_rule(yes, sel, claim)
-    assert kept.label == "SUPPORTED" and kept.missing == ("25",) and kept.rationale == "p"
+    assert kept.label == "SUPPORTED" and kept.missing == ("30",) and kept.rationale == "p"
     # the same words on a page: the rule decides
     page = _page(60).replace(
         "The board chose her", "ImageJ grew into a platform. The board chose her"
     )
     on_page = select_passages(claim, page)
-    assert on_page.kind == "long" and "25" in on_page.missing
+    assert on_page.kind == "long" and "30" in on_page.missing
     assert apply_coverage_rule(yes, on_page, claim).label == "NOT_SUPPORTED"
 
 

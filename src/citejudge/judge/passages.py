@@ -39,6 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from citejudge.text import split_units
+from citejudge.text.numwords import word_numbers
 
 __all__ = [
     "CANDIDATES",
@@ -262,13 +263,16 @@ _PRONOUNS = frozenset(
 def _numbers(text: str) -> dict[str, str]:
     """The numbers of ``text``: normalised form -> first spelling.
 
-    A season or span "2010–11" also gives "2011" (spelt "2010–11").
+    A season or span "2010–11" also gives "2011" (spelt "2010–11"); a number written in words
+    gives its digits ("twenty-five" gives "25", "1.5 million" gives "1500000").
     """
     found: dict[str, str] = {}
     for m in _NUMBER.finditer(text):
         found.setdefault(normalise_number(m.group()), m.group())
     for m in _YEAR_SPAN.finditer(text):
         found.setdefault(m.group(1) + m.group(3), m.group())
+    for spelt, value in word_numbers(text):
+        found.setdefault(normalise_number(str(value)), spelt)
     return found
 
 
