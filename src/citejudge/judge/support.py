@@ -55,6 +55,7 @@ from citejudge.judge.passages import (
 from citejudge.judge.prompts import defuse
 from citejudge.resources import resource_dir
 from citejudge.text import detect_language, evidence_windows
+from citejudge.text.numwords import word_numbers
 
 __all__ = [
     "CALIBRATION_DIR",
@@ -389,7 +390,9 @@ def lexical_features(claim: str, evidence: str, selected: str | None = None) -> 
     ct, et = _tokens(claim), _tokens(evidence)
     cc, ec = _content(ct), _content(et)
     sc = _content(_tokens(selected)) if selected is not None else ec
-    nums_c, nums_e = _numbers(claim), _numbers(evidence)
+    # the evidence's numbers also as words ("over twenty-five years" holds a claim's 25)
+    nums_c = _numbers(claim)
+    nums_e = _numbers(evidence) | ({str(v) for _, v in word_numbers(evidence)} if nums_c else set())
     neg_c = any(t in _NEG for t in ct) or "n't" in claim.lower()
     neg_e = any(t in _NEG for t in et) or "n't" in evidence.lower()
     return {
