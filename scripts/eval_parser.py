@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 import time
 from collections import defaultdict
@@ -95,6 +96,16 @@ def _first_span(tokens: list[str], labels: list[str], label: str) -> str | None:
     return " ".join(out) or None
 
 
+# a list number or a markup tag the AnyStyle labels put inside the author span ("20. Patton W,
+# Donohue R.", "[3] Ait Taleb K", "38- Tsai WC", "</italic>Yamaguchi Y"): not part of a name
+_GOLD_LEAD_RE = re.compile(r"^\s*(?:</?[a-z]+>\s*)*(?:(?:\[\d{1,4}\]|\(\d{1,4}\)|\d{1,4}[.)-]?)\s+)?")
+
+
+def _gold_author_span(text: str) -> str:
+    """The gold author span without a leading list number or markup tag (see _GOLD_LEAD_RE)."""
+    return text[_GOLD_LEAD_RE.match(text).end() :]  # type: ignore[union-attr]
+
+
 def _fam(name: str | None) -> str | None:
     return family(name) if name else None
 
@@ -106,11 +117,12 @@ def _count(tally: Tally, groups: list[str], bad: list[str], field: str, ok: bool
         bad.append("author" if field == "first_author_family" else field)
 
 
-def eval_anystyle(tally: Tally, fails: list[dict[str, Any]]) -> int:
+def eval_anystyle(tally: Tally, fails: list[dict[str, Any]], dev: bool = False) -> int:
     n = 0
+    picked = pdata.is_dev_string if dev else pdata.is_heldout_string
     for name in pdata.ANYSTYLE_FILES:
         for s in pdata.anystyle_sequences(name):
-            if not pdata.is_heldout_string(s.key):
+            if not picked(s.key):
                 continue
             n += 1
             groups = ["anystyle/all", s.source, "anystyle/lang:" + guess_language(s.tokens)]
@@ -130,7 +142,7 @@ def eval_anystyle(tally: Tally, fails: list[dict[str, Any]]) -> int:
                 _count(tally, groups, bad, "container", title_key(w.venue) == title_key(gold_c))
             ga = _first_span(s.tokens, s.labels, "author")
             if ga:
-                names = split_author_string(ga)
+                names = split_author_string(_gold_author_span(ga))
                 gf = _fam(names[0]) if names else None
                 if gf:
                     _count(
@@ -158,10 +170,17 @@ def eval_anystyle(tally: Tally, fails: list[dict[str, Any]]) -> int:
 
 
 def eval_csl(
-    tally: Tally, fails: list[dict[str, Any]], per_style: int, noisy: bool, seed: int
+    tally: Tally,
+    fails: list[dict[str, Any]],
+    per_style: int,
+    noisy: bool,
+    seed: int,
+    dev: bool = False,
 ) -> tuple[int, int]:
-    records = [r for r in pdata.load_records() if pdata.is_heldout_string(r["title"])]
-    styles = [s for s in pdata.list_styles() if pdata.is_heldout_style(s.name)]
+    pick_record = pdata.is_dev_string if dev else pdata.is_heldout_string
+    pick_style = pdata.is_dev_style if dev else pdata.is_heldout_style
+    records = [r for r in pdata.load_records() if pick_record(r["title"])]
+    styles = [s for s in pdata.list_styles() if pick_style(s.name)]
     n = used = 0
     tag = "csl-noisy" if noisy else "csl"
     for st in styles:
@@ -230,6 +249,12 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--skip-csl", action="store_true")
     ap.add_argument(
+        "--dev",
+        action="store_true",
+        help="score the dev slice of the training part instead of the held-out part "
+        "(for a model trained with train_parser.py --dev)",
+    )
+    ap.add_argument(
         "--failures", type=Path, default=None, help="write the strings with a wrong field as JSONL"
     )
     ap.add_argument(
@@ -247,13 +272,16 @@ def main() -> int:
     tally = Tally()
     fails: list[dict[str, Any]] = []
     t0 = time.perf_counter()
-    out: dict[str, Any] = {"anystyle_heldout_strings": eval_anystyle(tally, fails)}
+    part = "dev" if args.dev else "heldout"
+    out: dict[str, Any] = {f"anystyle_{part}_strings": eval_anystyle(tally, fails, args.dev)}
     if not args.skip_csl:
-        out["csl_heldout_strings"], out["csl_heldout_styles"] = eval_csl(
-            tally, fails, args.per_style, False, args.seed
+        out[f"csl_{part}_strings"], out[f"csl_{part}_styles"] = eval_csl(
+            tally, fails, args.per_style, False, args.seed, args.dev
         )
         if args.noisy:
-            out["csl_noisy_strings"], _ = eval_csl(tally, fails, args.per_style, True, args.seed)
+            out["csl_noisy_strings"], _ = eval_csl(
+                tally, fails, args.per_style, True, args.seed, args.dev
+            )
     out["seconds"] = round(time.perf_counter() - t0, 1)
     out["groups"] = tally.out()
     if args.failures:

@@ -56,6 +56,15 @@ except ImportError:  # an older checkout (scripts/eval_parser.py on main's code)
         return text.split()
 
 
+try:
+    from citejudge.readers.freetext._crf import split_glued_year
+except ImportError:  # an older checkout (no cut of glued years)
+
+    def split_glued_year(token: str) -> list[str]:
+        """No cut (the older tokenizer had none)."""
+        return [token]
+
+
 from render_citations import Cite, render, split_name  # noqa: E402
 
 SHARED = HERE.parent.parent / "shared" / "data"
@@ -106,6 +115,24 @@ def is_heldout_style(name: str) -> bool:
     return _h("style:" + name) % 100 < HELDOUT_PERCENT
 
 
+DEV_PERCENT = 15
+
+
+def is_dev_string(text: str) -> bool:
+    """A dev slice carved out of the training part (never a held-out string), by its own hash.
+
+    Features and hyperparameters are chosen on it (``train_parser.py --dev`` leaves it out,
+    ``eval_parser.py --dev`` scores it), so the held-out part is scored once per kept candidate.
+    """
+    norm = " ".join(text.split())
+    return not is_heldout_string(norm) and _h("dev:" + norm) % 100 < DEV_PERCENT
+
+
+def is_dev_style(name: str) -> bool:
+    """The CSL styles of the dev slice: not held out, 15% of the others by their own hash."""
+    return not is_heldout_style(name) and _h("devstyle:" + name) % 100 < DEV_PERCENT
+
+
 @dataclass
 class Sequence_:
     """One labelled string: tokens, their labels, and where it came from."""
@@ -140,7 +167,9 @@ def anystyle_sequences(name: str, root: Path = SHARED) -> list[Sequence_]:
         for el in seq:
             raw.append(el.text or "")
             label = TAG_MAP.get(el.tag, "note")
-            words = normalise_input(el.text or "").split()
+            words = [
+                w for t in normalise_input(el.text or "").split() for w in split_glued_year(t)
+            ]
             toks.extend(words)
             labs.extend([label] * len(words))
         if toks and len(tokenize(toks[0])) == 2:

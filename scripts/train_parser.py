@@ -48,9 +48,13 @@ CRF_PY = HERE.parent / "src" / "citejudge" / "readers" / "freetext" / "_crf.py"
 FAMILY_QUOTA = {"author-date": 0.42, "numeric": 0.33, "note": 0.2, "label": 1.0, "author": 1.0}
 
 
-def choose_styles(n: int) -> list[pdata.StyleInfo]:
-    """``n`` training styles: not held out, a quota per family, in sha1 order (deterministic)."""
-    styles = [s for s in pdata.list_styles() if not pdata.is_heldout_style(s.name)]
+def choose_styles(n: int, dev: bool = False) -> list[pdata.StyleInfo]:
+    """``n`` training styles: not held out (nor dev with ``dev``), a quota per family, sha1 order."""
+    styles = [
+        s
+        for s in pdata.list_styles()
+        if not pdata.is_heldout_style(s.name) and not (dev and pdata.is_dev_style(s.name))
+    ]
     styles.sort(key=lambda s: hashlib.sha1(s.name.encode()).hexdigest())
     out: list[pdata.StyleInfo] = []
     counts: Counter[str] = Counter()
@@ -109,6 +113,9 @@ _STOP = frozenset(
 )
 
 
+_COMPOUND_RE = re.compile(r"(?<![\w-])[^\W\d_]+(?:-[^\W\d_]+)+(?![\w-])")
+
+
 def _words(text: str) -> Iterable[str]:
     for w in text.split():
         w = unicodedata.normalize("NFC", w.strip(_crf._STRIP).lower())
@@ -145,13 +152,25 @@ def build_lexicon(seqs: list[pdata.Sequence_], records: list[dict[str, Any]]) ->
                     pub[w] += 1
                 elif lab == "container":
                     venue[w] += 1
-    # a word goes into a list when it occurs at least twice there (once for places)
+    compounds: Counter[str] = Counter()
+    titles = [it.get("title", "") for it in records]
+    titles += [
+        " ".join(t for t, lab in zip(s.tokens, s.labels, strict=True) if lab == "title")
+        for s in seqs
+        if s.source.startswith("anystyle/")
+    ]
+    for title in titles:
+        for m in _COMPOUND_RE.finditer(title):
+            compounds[m.group(0).lower()] += 1
+    # a word goes into a list when it occurs at least twice there (once for places and
+    # hyphenated words)
     return _crf.Lexicon(
         given=frozenset(w for w, c in given.items() if c >= 2),
         family=frozenset(w for w, c in family.items() if c >= 2),
         place=frozenset(w for w, c in place.items() if c >= 1),
         publisher=frozenset(w for w, c in pub.items() if c >= 2),
         venue=frozenset(w for w, c in venue.items() if c >= 2),
+        compounds=frozenset(compounds),
     )
 
 
@@ -167,7 +186,10 @@ def training_set(args: argparse.Namespace) -> tuple[list[pdata.Sequence_], dict[
         path = pdata.SHARED / "refparse" / "parser" / f"{name}.xml.gz"
         data_sha[str(path.relative_to(pdata.SHARED))] = _sha_file(path)
         any_train += [
-            s for s in pdata.anystyle_sequences(name) if not pdata.is_heldout_string(s.key)
+            s
+            for s in pdata.anystyle_sequences(name)
+            if not pdata.is_heldout_string(s.key)
+            and not (args.dev and pdata.is_dev_string(s.key))
         ]
     for rel in (
         "openalex/works.jsonl",
@@ -175,8 +197,13 @@ def training_set(args: argparse.Namespace) -> tuple[list[pdata.Sequence_], dict[
         "citations/crossref/real_structured_2k.jsonl",
     ):
         data_sha[rel] = _sha_file(pdata.SHARED / rel)
-    records = [r for r in pdata.load_records() if not pdata.is_heldout_string(r["title"])]
-    styles = choose_styles(args.styles)
+    records = [
+        r
+        for r in pdata.load_records()
+        if not pdata.is_heldout_string(r["title"])
+        and not (args.dev and pdata.is_dev_string(r["title"]))
+    ]
+    styles = choose_styles(args.styles, args.dev)
     print(
         f"AnyStyle train {len(any_train)}; records {len(records)}; styles {len(styles)}",
         file=sys.stderr,
@@ -185,13 +212,14 @@ def training_set(args: argparse.Namespace) -> tuple[list[pdata.Sequence_], dict[
         ([], []) if args.no_rendered else csl_training(styles, records, args.per_style, args.seed)
     )
     proj = [] if args.no_rendered else project_training(records, args.project_per_style, args.seed)
-    seqs = any_train + csl + proj
+    seqs = any_train * args.anystyle_repeat + csl + proj
     fam = Counter(s.family for s in csl)
     loc = Counter(s.locale.split("-")[0] for s in csl)
     prov = {
         "data_sha256": data_sha,
         "counts": {
             "anystyle_train": len(any_train),
+            "anystyle_repeat": args.anystyle_repeat,
             "csl": len(csl),
             "project": len(proj),
             "records": len(records),
@@ -237,6 +265,17 @@ def main() -> int:
     ap.add_argument("--min-freq", type=int, default=2, help="features seen fewer times are dropped")
     ap.add_argument("--out", type=Path, default=MODEL_DIR)
     ap.add_argument("--no-rendered", action="store_true", help="train on the AnyStyle strings only")
+    ap.add_argument(
+        "--anystyle-repeat",
+        type=int,
+        default=1,
+        help="how many times each AnyStyle training string goes in (weights real strings)",
+    )
+    ap.add_argument(
+        "--dev",
+        action="store_true",
+        help="leave the dev slice out (parser_data.is_dev_string/is_dev_style), for eval_parser.py --dev",
+    )
     ap.add_argument(
         "--no-write-sha", action="store_true", help="leave _crf.py's sha256 lines alone"
     )

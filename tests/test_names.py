@@ -174,3 +174,47 @@ def test_formats_match(given_names: list[str], family: str) -> None:
     other = "Q" if given_names[0][0] != "Q" else "Z"
     assert not same_person(f"{other}. {family}", Author(full))
     assert compare_authors([full], False, [Author(full)]).ok
+
+
+# APA 7 for 21 authors and more: the first 19, an ellipsis, the last (the shape of a real
+# 21-author record of the shared sample, names made up here)
+_TWENTY_ONE = [Author(name=f"Given{i} Family{chr(65 + i)}") for i in range(21)]
+
+
+def _apa(names: list[Author]) -> list[str]:
+    return [f"Family{n.name[-1]}, G." for n in names]
+
+
+def test_an_ellipsis_before_the_last_author() -> None:
+    cited = [*_apa(_TWENTY_ONE[:19]), "…", *_apa(_TWENTY_ONE[-1:])]
+    got = compare_authors(cited, True, _TWENTY_ONE)
+    assert got.ok and "last 1" in got.reason, got.reason
+    # the author after the ellipsis must be the record's last
+    wrong_last = [*_apa(_TWENTY_ONE[:19]), "…", *_apa(_TWENTY_ONE[19:20])]
+    assert not compare_authors(wrong_last, True, _TWENTY_ONE).ok
+    # the names before it the record's first, in order
+    swapped = [*_apa(_TWENTY_ONE[1:2]), *_apa(_TWENTY_ONE[:1]), *_apa(_TWENTY_ONE[2:19]), "…"]
+    swapped += _apa(_TWENTY_ONE[-1:])
+    assert not compare_authors(swapped, True, _TWENTY_ONE).ok
+    # more names than the record has
+    assert not compare_authors(cited, True, _TWENTY_ONE[:15]).ok
+
+
+def test_an_ellipsis_in_a_parsed_apa_list() -> None:
+    from citejudge.match.parse import parse_citation_string
+
+    text = (
+        "Vaswani, A., Shazeer, N., Parmar, N., Uszkoreit, J., Jones, L., Gomez, A. N., . . . "
+        "Polosukhin, I. (2017). Attention is all you need. Advances in Neural Information "
+        "Processing Systems, 30."
+    )
+    cited = parse_citation_string(text)
+    assert cited.authors[-2:] == ["…", "Polosukhin, I."] and cited.et_al
+    record = [
+        Author(name=n)
+        for n in (
+            "Ashish Vaswani", "Noam Shazeer", "Niki Parmar", "Jakob Uszkoreit", "Llion Jones",
+            "Aidan N. Gomez", "Łukasz Kaiser", "Illia Polosukhin",
+        )
+    ]  # fmt: skip
+    assert compare_authors(cited.authors, cited.et_al, record).ok

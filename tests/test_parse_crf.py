@@ -17,7 +17,7 @@ import pytest
 from citejudge.match.normalize import title_key
 from citejudge.match.parse import parse_citation_string
 from citejudge.readers.freetext import _crf
-from citejudge.readers.freetext._parser import spans
+from citejudge.readers.freetext._parser import _clean_title, _year_at_title_edge, spans
 
 MODEL = Path(_crf.__file__).resolve().parent / "model"
 
@@ -134,6 +134,139 @@ def test_hyphenated_word_stays_one_word() -> None:
     )
     assert w.title == "Attention is all you need: self-attention for sequence transduction"
     assert w.et_al
+
+
+def test_pdf_line_break_hyphen_is_joined_in_the_cited_title() -> None:
+    # a reference copied from a PDF's text keeps its line breaks: the word cut at the end of
+    # a line is shown whole in details.cited (it was "reduc- ing")
+    w = parse_citation_string(
+        "Ioffe, S. and Szegedy, C. Batch normalization: Accelerating deep network training by reduc-\n"
+        "ing internal covariate shift. In International Conference on Machine Learning, pp.\n"
+        "448–456, 2015."
+    )
+    assert w.title == (
+        "Batch normalization: Accelerating deep network training by reducing internal covariate shift"
+    )
+    assert w.year == 2015
+    assert w.raw.startswith("Ioffe, S. and Szegedy, C.")  # the string as given stays
+
+
+def test_pdf_line_break_inside_a_hyphenated_word_keeps_its_hyphen() -> None:
+    # the negatives: a capital after the break ("Kaplan-Meier") and a word that already holds
+    # a hyphen ("State-of-the-art") keep the hyphen, and only the line break goes
+    w = parse_citation_string(
+        "Bland, J. M. and Altman, D. G. Survival probabilities (the Kaplan-\nMeier method). "
+        "BMJ, 317(7172):1572–1580, 1998."
+    )
+    assert w.title == "Survival probabilities (the Kaplan-Meier method)"
+    w2 = parse_citation_string(
+        "Wolf, T., Debut, L., Sanh, V., et al. Transformers: State-of-the-\nart natural language "
+        "processing. In Proceedings of EMNLP: System Demonstrations, pp. 38–45, 2020."
+    )
+    assert w2.title == "Transformers: State-of-the-art natural language processing"
+
+
+def test_join_line_breaks_rules() -> None:
+    join = _crf.join_line_breaks
+    assert join("regular-\nization") == "regularization"
+    assert join("regular- \n  ization") == "regularization"
+    assert join("cross-\nvalidation", frozenset({"cross-validation"})) == "cross-validation"
+    assert join("cross-\nvalidation") == "crossvalidation"
+    assert join("Two-\nand three-dimensional") == "Two- and three-dimensional"
+    assert join("pp. 448-\n456") == "pp. 448-\n456"  # numbers: not a word
+    assert join("regular- ization") == "regular- ization"  # no line break, no evidence
+
+
+def test_tokens_split_a_year_glued_to_a_name_or_title() -> None:
+    # CSL styles that print no space around the year (estudios-de-cultura-maya,
+    # american-anthropological-association, bulletin-of-the-american-schools-of-…)
+    assert _crf.tokenize("Zhu, J. y M.B. Blaschko2023“Improving Differentially Private SGD”") == [
+        "Zhu,", "J.", "y", "M.B.", "Blaschko", "2023", "“Improving", "Differentially", "Private",
+        "SGD”",
+    ]  # fmt: skip
+    assert _crf.tokenize("Chen, Li, et al. 2023Tackling Data") == [
+        "Chen,", "Li,", "et", "al.", "2023", "Tackling", "Data",
+    ]  # fmt: skip
+    assert _crf.tokenize("Okech, B. A.2019 The Spread") == [
+        "Okech,",
+        "B.",
+        "A.",
+        "2019",
+        "The",
+        "Spread",
+    ]
+    assert _crf.tokenize("Amin, K. (2021)Learning with") == [
+        "Amin,",
+        "K.",
+        "(2021)",
+        "Learning",
+        "with",
+    ]
+    # the negatives: identifiers, a programme's name, a year before a closing quote
+    for kept in (
+        "doi:10.1016/j.jawwa.2012.104.0071.",
+        "j.ajic.2011.03.008.",
+        "H2020",
+        '1857"',
+        "AA2024-T351",
+        "1990s",
+    ):
+        assert _crf.tokenize(kept) == [kept]
+
+
+def test_clean_title_drops_the_word_before_the_container_and_gbt_codes() -> None:
+    assert _clean_title("“Cross-generational Biography as a Vehicle”, in") == (
+        "Cross-generational Biography as a Vehicle"
+    )
+    assert _clean_title("« Adultery », dans") == "Adultery"
+    assert _clean_title("Contrastive Alignment of Vision to Language, dalam") == (
+        "Contrastive Alignment of Vision to Language"
+    )
+    assert _clean_title("Malaria and Pregnancy[D]") == "Malaria and Pregnancy"
+    assert _clean_title("Measuring NIST Authentication Standards Compliance//SOUPS") == (
+        "Measuring NIST Authentication Standards Compliance"
+    )
+    # the negatives: "in" that is the title's own word, brackets that are the title's
+    assert _clean_title("The Cat Who Came in") == "The Cat Who Came in"
+    assert _clean_title("Who Is In") == "Who Is In"
+    assert _clean_title("Twelve Angry Men [film]") == "Twelve Angry Men [film]"
+
+
+def test_quoted_title_with_a_subtitle_after_the_quote_stays_whole() -> None:
+    # a CSL style's rendering of a real SOUPS paper: the quote is only the title's first part
+    w = parse_citation_string(
+        'Bouma-Sims ER, Hassan H, Nisenoff A, Cranor LF, Christin N, 2024. "It was honestly just '
+        'gambling": Investigating the Experiences of Teenage Cryptocurrency Users on Reddit.'
+    )
+    assert title_key(w.title) == title_key(
+        "It was honestly just gambling: Investigating the Experiences of Teenage Cryptocurrency"
+        " Users on Reddit"
+    )
+    assert w.venue is None
+    assert w.year == 2024
+    # the negative: Harvard's quoted title before its repository stays cut at the quote
+    w2 = parse_citation_string(
+        "Cooper, M. (2016) ‘Making the most of a lost opportunity’, AgEcon Search. Available at: "
+        "https://ageconsearch.umn.edu/record/1 (Accessed: 1 May 2020)."
+    )
+    assert w2.title == "Making the most of a lost opportunity"
+
+
+def test_year_run_into_the_title_is_the_date() -> None:
+    labels = ["author", "author", "title", "title", "title", "container"]
+    toks = ["Li,", "X.", "2007:", "Development", "geography.", "Journal"]
+    assert _year_at_title_edge(toks, labels)[2] == "date"
+    toks = ["Smith,", "J.", "Terrorisms,", "2005,", "in", "Proc"]
+    labels = ["author", "author", "title", "title", "container", "container"]
+    assert _year_at_title_edge(toks, labels)[3] == "date"
+    # ABNT: "Title. 2021. NeurIPS. [N.p.]: [N.p.], 2021." (a date later as well)
+    toks = ["WEI,", "X.", "Revisit", "Learning.", "2021.", "NeurIPS.", "2021."]
+    labels = ["author", "author", "title", "title", "title", "container", "date"]
+    assert _year_at_title_edge(toks, labels)[4] == "date"
+    # a year inside the title, no comma before it: the title's own
+    toks = ["Li,", "X.", "China", "since", "1980.", "Journal"]
+    labels = ["author", "author", "title", "title", "title", "container"]
+    assert _year_at_title_edge(toks, labels) == labels
 
 
 def test_title_starting_with_a_number_is_not_a_list_number() -> None:

@@ -117,6 +117,7 @@ def test_bracketed_given_names_in_order(people: list[tuple[str, str]]) -> None:
                 "Johkoh, T.",
                 "Nakamura, M.",
                 "Nakano, S.",
+                "…",
                 "Kishimoto, T.",
             ],
         ),

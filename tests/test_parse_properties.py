@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from citejudge.ids import norm_doi
 from citejudge.match.citation import CitedWork
 from citejudge.match.parse import parse_bibtex_entry, parse_citation_string, parse_metadata
+from citejudge.readers.freetext._crf import join_line_breaks
 
 _DOI = st.builds(
     lambda prefix, suffix: f"10.{prefix}/{suffix}",
@@ -67,3 +68,24 @@ def test_inserted_doi_is_found(doi: str, before: str, after: str) -> None:
     glued = after.startswith(".") or (canonical.endswith(".") and after[:1].isdigit())
     assert canonical in w.doi or (glued and any(d.startswith(canonical) for d in w.doi))
     assert all(norm_doi(d) == d for d in w.doi)
+
+
+_LINES = st.lists(st.text(alphabet="abcAB-‐ é’'1.,\t", max_size=12), min_size=1, max_size=5).map(
+    "\n".join
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LINES, st.frozensets(st.sampled_from(["ab-ab", "a-b", "cross-validation"])))
+def test_join_line_breaks_only_removes_breaks_and_their_hyphens(
+    text: str, compounds: frozenset[str]
+) -> None:
+    out = join_line_breaks(text, compounds)
+
+    # the same characters but for whitespace and hyphens: no letter is lost or invented
+    def core(s: str) -> str:
+        return "".join(ch for ch in s if not ch.isspace() and ch != "-")
+
+    assert core(out) == core(text)
+    assert out.count("\n") <= text.count("\n")
+    assert join_line_breaks(text.replace("\n", " "), compounds) == text.replace("\n", " ")

@@ -527,6 +527,12 @@ def compare_authors(cited: list[str], et_al: bool, record: list[Author]) -> Auth
     itself ends in "others" is truncated: positions past it cannot be checked and are accepted.
     A cited list shorter than the record without "et al." is a mismatch.
     """
+    gap = next(
+        (i for i, c in enumerate(cited) if 0 < i < len(cited) - 1 and c.strip() in ("…", "...")),
+        None,
+    )
+    if gap is not None:
+        return _around_ellipsis(list(cited[:gap]), list(cited[gap + 1 :]), record)
     # a name with no letters ("", ".", "*") is no author, on either side
     names = [c.strip() for c in cited if c and _key(c)]
     while names and _is_etal(names[-1]):
@@ -612,6 +618,43 @@ def compare_authors(cited: list[str], et_al: bool, record: list[Author]) -> Auth
             True, f"{len(rec)} authors match; record list is truncated after them", detail
         )
     return AuthorCheck(True, f"all {len(names)} authors match in order", detail)
+
+
+def _around_ellipsis(head: list[str], tail: list[str], record: list[Author]) -> AuthorCheck:
+    """A cited list cut by an ellipsis ("A, B, … Z", APA 7 for 21 authors and more).
+
+    The names before it are the record's first authors in order, those after it its last, and
+    the record has at least as many authors as are named.
+    """
+    first = compare_authors(head, True, record)
+    if not first.ok:
+        return first
+    tail = [c.strip() for c in tail if c and _key(c)]
+    rec = [a for a in record if _key(a.name) or (a.raw_name and _key(a.raw_name))]
+    detail = {**first.detail, "after_ellipsis": tail}
+    if rec and _is_etal(rec[-1].name):
+        return AuthorCheck(
+            True,
+            f"first {len(head)} authors match; record list is truncated before the last",
+            detail,
+        )
+    if len(rec) < len(head) + len(tail):
+        return AuthorCheck(
+            False,
+            f"cited {len(head)} + {len(tail)} authors around an ellipsis, record has {len(rec)}",
+            detail,
+        )
+    for n, a in zip(tail, rec[len(rec) - len(tail) :], strict=True):
+        if not same_person(n, a):
+            rec_last = [x.raw_name or x.name for x in rec[len(rec) - len(tail) :]]
+            return AuthorCheck(
+                False,
+                f"the author after the ellipsis, '{n}', is not the record's last ('{_short(rec_last)}')",
+                detail,
+            )
+    return AuthorCheck(
+        True, f"first {len(head)} and last {len(tail)} authors match (ellipsis between)", detail
+    )
 
 
 @lru_cache(maxsize=1 << 16)

@@ -55,8 +55,8 @@ LABELS: tuple[str, ...] = (
 )
 
 #: sha256 of the shipped model file and lexicon (``scripts/train_parser.py`` writes these lines).
-MODEL_SHA256 = "00959789437fa27611f4d27593d2a36181ccad10fc0a6e6424642c6024a3d1bb"
-LEXICON_SHA256 = "09106ac611475b88c9d3a5aff6335ecb9585b322a8261c91d9b1e5656e49af1b"
+MODEL_SHA256 = "c761cc5fc36c9ab00187fdcf9e2ce8adb360c3a85f863c0ebb9a3c226b627027"
+LEXICON_SHA256 = "53d5305f1ba207e208adbb29702b6ab604080f09b265efbe5447aa1e6224aa22"
 
 MODEL_FILE = "refparser.crfsuite"
 LEXICON_FILE = "lexicon.json"
@@ -102,14 +102,83 @@ _TOKEN_RE = re.compile(r"\S+")
 _DOUBLE_DOT_INITIAL_RE = re.compile(r"^(?:[^\W\d_]\.[-‐]?){1,4}\.$")
 
 
+# A year glued to the name before it or the title after it, as some CSL styles print them
+# ("Blaschko2023“Improving …”", "2023Tackling …", "A.2019 The …", "(2021)Learning …"): the cut
+# points inside a token (two letters or "X." before the year; a capital or an opening quote
+# after it). Tokens of identifiers and URLs ("/", ":", "=", "@") are never cut.
+_YEAR_ENDS = r"(?=[a-z]?[.,;:)\]”\"»’]*$|(?:[“‘«]|\"(?=\w))|[A-Z][a-z])"
+_GLUED_YEAR_HINT_RE = re.compile(
+    r"(?:[^\W\d_]{2}|[^\W\d_]\.)(?:1[5-9]|20)\d\d(?!\d)|(?<!\d)(?:1[5-9]|20)\d\d\)?(?:(?:[“‘«]|\"(?=\w))|[A-Z][a-z])"
+)
+_GLUED_YEAR_CUT_RE = re.compile(
+    r"(?<=[^\W\d_]{2})(?=(?:1[5-9]|20)\d\d" + _YEAR_ENDS + ")"
+    r"|(?<=[^\W\d_]\.)(?=(?:1[5-9]|20)\d\d" + _YEAR_ENDS + ")"
+    r"|(?<=(?<!\d)(?:1[5-9]|20)\d\d)(?=(?:[“‘«]|\"(?=\w))|[A-Z][a-z])"
+    r"|(?<=(?:1[5-9]|20)\d\d\))(?=(?:[“‘«]|\"(?=\w))|[A-Z][a-z])"
+)
+_NO_CUT_RE = re.compile(r"[/:=@]|www\.")
+_YEAR_SCAN_RE = re.compile(r"(?:1[5-9]|20)\d\d")
+_OPEN_QUOTES = "“‘«\""
+
+
+def _may_have_glued_year(text: str) -> bool:
+    """A cheap superset of :data:`_GLUED_YEAR_HINT_RE` over a whole string (1 µs, not 15)."""
+    n = len(text)
+    for m in _YEAR_SCAN_RE.finditer(text):
+        a, b = m.span()
+        if a and (text[a - 1].isalpha() or text[a - 1] == "."):
+            return True
+        if b < n:
+            c = text[b]
+            if c.isalpha() or c in _OPEN_QUOTES:
+                return True
+            if c == ")" and b + 1 < n and (text[b + 1].isupper() or text[b + 1] in _OPEN_QUOTES):
+                return True
+    return False
+
+
+def _cut_glued_years(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        tok = text[a:b]
+        if (
+            _YEAR_SCAN_RE.search(tok) is None
+            or not _GLUED_YEAR_HINT_RE.search(tok)
+            or _NO_CUT_RE.search(tok)
+        ):
+            out.append((a, b))
+            continue
+        start = a
+        for m in _GLUED_YEAR_CUT_RE.finditer(tok):
+            at = a + m.start()
+            if start < at < b:
+                out.append((start, at))
+                start = at
+        out.append((start, b))
+    return out
+
+
+def split_glued_year(token: str) -> list[str]:
+    """``token`` cut where a year is glued to it (see :data:`_GLUED_YEAR_CUT_RE`)."""
+    if not _GLUED_YEAR_HINT_RE.search(token):
+        return [token]
+    return [token[a:b] for a, b in _cut_glued_years(token, [(0, len(token))])]
+
+
 def token_spans(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` of each token of ``text``: whitespace-separated, a glued list number apart."""
+    """``(start, end)`` of each token of ``text``: whitespace-separated, glued numbers apart.
+
+    A list number glued to the first word and a year glued to a word
+    (:data:`_GLUED_YEAR_CUT_RE`) are tokens of their own.
+    """
     spans = [m.span() for m in _TOKEN_RE.finditer(text)]
     if spans:
         a, b = spans[0]
         m = _GLUED_NUMBER_RE.match(text, a, b)
         if m:
             spans[0:1] = [(a, m.end()), (m.end(), b)]
+        if _may_have_glued_year(text):
+            spans = _cut_glued_years(text, spans)
     return spans
 
 
@@ -117,12 +186,51 @@ def tokenize(text: str) -> list[str]:
     """The tokens of ``text`` after :func:`normalise_input` (see :func:`token_spans`)."""
     text = normalise_input(text)
     toks = text.split()
-    if toks and _GLUED_NUMBER_RE.match(toks[0]):
+    if (toks and _GLUED_NUMBER_RE.match(toks[0])) or _may_have_glued_year(text):
         toks = [text[a:b] for a, b in token_spans(text)]
     if ".." in text:
         # "Pletnev, S.. Monomeric ...": a style's dot after an initial's dot
         toks = [t[:-1] if _DOUBLE_DOT_INITIAL_RE.match(t) else t for t in toks]
     return toks
+
+
+# "regular-⏎ization": a word cut by a hyphen at the end of a (PDF) line; the piece before the
+# hyphen (letters, maybe hyphens: "state-of-the-⏎art") and the word after the line break
+_LINE_HYPHEN_RE = re.compile(
+    r"([^\W\d_](?:[\w'’]*[^\W\d_])?(?:-[\w'’]+)*)-[ \t]*\r?\n\s*([^\W\d_][\w'’]*)"
+)
+# a suspended hyphen before a conjunction ("Two-⏎and three-dimensional") is no cut word
+_SUSPENDED = frozenset(
+    ["and", "or", "nor", "und", "oder", "u", "et", "ou", "y", "o", "e", "i", "to", "vs", "versus"]
+)
+
+
+def join_line_breaks(text: str, compounds: frozenset[str] = frozenset()) -> str:
+    """``text`` with the words a line-break hyphen cut joined again.
+
+    The rule of :func:`citejudge.text.split_units` for prose, with the hyphen kept where it is
+    the word's own: before a lower-case letter the pieces are joined without the hyphen
+    ("regular-⏎ization" -> "regularization"), unless the piece before already holds a hyphen
+    ("state-of-the-⏎art"), the hyphenated word is one of ``compounds`` (seen in the training
+    titles: "cross-⏎validation" -> "cross-validation"), or the next word is a conjunction (a
+    suspended hyphen: "Two-⏎and three-"); before a capital the hyphen stays and the line break
+    goes ("Kaplan-⏎Meier" -> "Kaplan-Meier"). Other line breaks (after a number: "448-⏎456")
+    are left as they are.
+    """
+    if "\n" not in text:
+        return text
+
+    def glue(m: re.Match[str]) -> str:
+        a, b = m.group(1), m.group(2)
+        if not b[0].islower():
+            return f"{a}-{b}"
+        if b.lower() in _SUSPENDED:
+            return f"{a}- {b}"
+        if "-" in a or f"{a}-{b}".lower() in compounds:
+            return f"{a}-{b}"
+        return a + b
+
+    return _LINE_HYPHEN_RE.sub(glue, text)
 
 
 _STRIP = " .,;:()[]{}<>\"'“”„‟«»‘’‚‹›!?*_/\\|–—-"
@@ -203,6 +311,9 @@ class Lexicon:
     publisher: frozenset[str]
     venue: frozenset[str]
     family: frozenset[str]
+    #: hyphenated words ("cross-validation", "kaplan-meier") seen in the training titles: a
+    #: line-break hyphen inside one of them is kept (:func:`join_line_breaks`)
+    compounds: frozenset[str] = frozenset()
     #: the features the trained model gives a weight (None while training): the others are
     #: never computed into a sequence, which saves the tagger looking them up
     active: frozenset[str] | None = None
@@ -222,7 +333,7 @@ class Lexicon:
         return out
 
 
-_LISTS = ("family", "given", "place", "publisher", "venue")
+_LISTS = ("family", "given", "place", "publisher", "venue", "compounds")
 
 
 # Per-token bit flags the sequence pass uses for bracket and year context.
@@ -257,6 +368,7 @@ _ASCII_DIGIT_RE = re.compile("[0-9]")
 _SENT = tuple(f"sent={k}" for k in range(6))
 _POS = tuple(f"pos={k}" for k in range(10))
 _SEG = tuple(f"seg={k}" for k in range(8))
+_SEGR = tuple(f"sgr={k}" for k in range(5))  # segments after this one (4 for 4 or more)
 _SEGLEN = tuple(f"sgl={k}" for k in range(10))
 _BOS = ("BOS",)
 _EOS = ("EOS",)
@@ -278,7 +390,7 @@ _SEG_FEATS = {
 _SGI = ("sgI",)
 _LASTSEG = ("lastseg",)
 # the running state of a sequence -> its features, in the order they are added
-_S_INQ, _S_INP, _S_YEAR, _S_QUOTE = 1, 2, 4, 8
+_S_INQ, _S_INP, _S_YEAR, _S_QUOTE, _S_IN = 1, 2, 4, 8, 16
 _STATE_FEATS = {
     m: tuple(
         name
@@ -287,10 +399,19 @@ _STATE_FEATS = {
             (_S_INP, "inp"),
             (_S_YEAR, "after_year"),
             (_S_QUOTE, "after_quote"),
+            (_S_IN, "after_in"),
         )
         if m & b
     )
-    for m in range(16)
+    for m in range(32)
+}
+# what the segment before holds: digits, an editor mark ("eds."), a year, a closing quote
+_PSEG_BITS = ((_F_SDIGIT, "psgD"), (_F_SED, "psgE"), (_F_YEAR, "psgY"), (_F_QCLOSE, "psgQ"))
+_PSEG_ANY = sum(b for b, _ in _PSEG_BITS)
+_PSEG_FEATS = {
+    m: tuple(name for b, name in _PSEG_BITS if m & b)
+    for m in range(_PSEG_ANY + 1)
+    if m & ~_PSEG_ANY == 0
 }
 _NSEG_BITS = ((_F_SDIGIT, "nsgD"), (_F_SVENUE, "nsgV"), (_F_SPUB, "nsgP"))
 _NSEG_ANY = sum(b for b, _ in _NSEG_BITS)
@@ -301,6 +422,12 @@ _NSEG_FEATS = {
 }
 
 
+#: what a token contributes, computed once per distinct token: its own features, those its
+#: neighbours take from it (the one before, the one after, two away), its flags, its last mark
+#: and its case letter
+_View = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], int, str, str]
+
+
 class Featurizer:
     """Features of tokens and sequences under one :class:`Lexicon` (a bounded per-token cache)."""
 
@@ -309,13 +436,9 @@ class Featurizer:
     def __init__(self, lexicon: Lexicon) -> None:
         self.lexicon = lexicon
         self._keep = lexicon.active
-        self._cache: dict[
-            str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], int]
-        ] = {}
+        self._cache: dict[str, _View] = {}
 
-    def _word(
-        self, tok: str
-    ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], int]:
+    def _word(self, tok: str) -> _View:
         core = tok.strip(_STRIP)
         low = core.lower()
         lead = tok[0] if tok[0] in _STRIP else ""
@@ -421,7 +544,7 @@ class Featurizer:
             "+1sh=" + shape,
             *[_NEXT_TAGS[t] for t in tags if t in _NEXT_TAGS],
         )
-        far: tuple[str, ...] = ("±2w=" + key,)
+        far: tuple[str, ...] = ("±2w=" + key, "±2sh=" + shape)
         for t in tags:
             flags |= _SEG_TAGS.get(t, 0)
         if (
@@ -443,7 +566,13 @@ class Featurizer:
             prev = tuple([f for f in prev if f in keep])
             nxt = tuple([f for f in nxt if f in keep])
             far = tuple([f for f in far if f in keep])
-        out = (own_t, prev, nxt, far, flags)
+        # its case ("C"apital, "l"ower, "d"igit, "I"nitial, "p"unctuation) and its last mark,
+        # for the features joining a token's end with the next one's start
+        case = "C" if "cap" in tags else "l" if "low" in tags else "d" if "digit" in tags else "p"
+        if "init" in tags:
+            case = "I"
+        tcode = trail[-1:] or ("q" if tok[-1] in _QUOTE_CLOSE else "_")
+        out = (own_t, prev, nxt, far, flags, tcode, case)
         if len(self._cache) >= self.CACHE_MAX:
             self._cache.clear()
         self._cache[tok] = out
@@ -457,13 +586,20 @@ class Featurizer:
         brackets or after the year, and what its segment holds (a segment ends at a token
         ending in ``. , : ;`` or a closing bracket): venue, publisher, place or marker words,
         digits, "In", its length, and whether the next segment has digits or venue words.
+        Added with the second model (issue 27, measured on the dev slice of the training part):
+        the shape two tokens away, the previous token's last mark with this token's case and
+        this token's last mark with the next one's case ("Aust. Geol.": ``.`` then a capital),
+        whether the token opens or closes its segment, how many segments follow, "after In",
+        and what the segment before holds (digits, an editor mark, a year, a closing quote).
         """
         cache = self._cache
+        keep = self._keep
         views = [cache.get(t) or self._word(t) for t in tokens]
         n = len(views)
         # segments: for each, the features every token of it has after the position features
         # (what it holds, "In" before it, what the next one holds), built once per segment
         seg_of: list[int] = []
+        seg_start: list[int] = [0]
         seg_flags: list[int] = [0]
         seg_len: list[int] = [0]
         for v in views:
@@ -473,6 +609,7 @@ class Featurizer:
             if v[4] & _F_END:
                 seg_flags.append(0)
                 seg_len.append(0)
+                seg_start.append(len(seg_of))
         n_seg = len(seg_flags)
         seg_head: list[tuple[str, str]] = []
         seg_tail: list[tuple[str, ...]] = []
@@ -482,6 +619,8 @@ class Featurizer:
             tail: tuple[str, ...] = _SEG_FEATS[sf & _SEG_ANY]
             if (g > 0 and seg_flags[g - 1] & _F_IN) or sf & _F_IN:
                 tail += _SGI
+            if g > 0:
+                tail += _PSEG_FEATS[seg_flags[g - 1] & _PSEG_ANY]
             if g + 1 < n_seg:
                 tail += _NSEG_FEATS[seg_flags[g + 1] & _NSEG_ANY]
             else:
@@ -492,13 +631,25 @@ class Featurizer:
         sent = 0
         last = n - 1
         for i in range(n):
-            own, _prev, _nxt, _far, flags = views[i]
+            own, _prev, _nxt, _far, flags, tcode, case = views[i]
             f = [*own, *(views[i - 1][1] if i else _BOS), *(views[i + 1][2] if i < last else _EOS)]
             if i >= 2:
                 f += views[i - 2][3]
             if i + 2 < n:
                 f += views[i + 2][3]
             g = seg_of[i]
+            # the mark before the token with its case, its own mark with the next token's case
+            pc = "pc=" + (views[i - 1][5] if i else "^") + case
+            nc = "nc=" + tcode + (views[i + 1][6] if i < last else "$")
+            if keep is None or pc in keep:
+                f.append(pc)
+            if keep is None or nc in keep:
+                f.append(nc)
+            if seg_start[g] == i:
+                f.append("sgf")  # first token of its segment
+            if g + 1 < n_seg and seg_start[g + 1] == i + 1:
+                f.append("sgz")  # last token of its segment
+            f.append(_SEGR[min(n_seg - 1 - g, 4)])
             f.append(_POS[10 * i // n])
             f.append(_SENT[sent])
             f += seg_head[g]
@@ -518,6 +669,8 @@ class Featurizer:
                 state &= ~_S_INP
             if flags & _F_YEAR:
                 state |= _S_YEAR
+            if flags & _F_IN:
+                state |= _S_IN
             if flags & _F_STOP and not state & _S_INQ and sent < 5:
                 sent += 1
         return out
