@@ -516,3 +516,16 @@ def test_stem_overlap_is_a_share_that_more_text_never_lowers(
     assert 0.0 <= value <= 1.0
     assert stem_overlap(claim, f"{text} {more}") >= value
     assert stem_overlap(claim, claim) in (0.0, 1.0)
+
+
+def test_an_acronym_spelt_out_in_the_evidence_counts_as_found() -> None:
+    from citejudge.judge.support import lexical_features
+
+    abstract = (
+        "The paper introduces long short-term memory, a gradient-based method that enforces "
+        "constant error flow through constant error carousels inside special units."
+    )
+    got = lexical_features("LSTM enforces constant error flow through special units.", abstract)
+    assert got["overlap"] == 1.0
+    # an acronym the evidence does not spell out stays missing
+    assert lexical_features("GRU enforces constant error flow.", abstract)["overlap"] < 1.0

@@ -51,6 +51,7 @@ from citejudge.judge.passages import (
     evidence_kind,
     select_passages,
     stem,
+    text_keys,
 )
 from citejudge.judge.prompts import defuse
 from citejudge.resources import resource_dir
@@ -385,6 +386,24 @@ def stem_overlap(claim: str, text: str) -> float:
     return len(claim_keys & {stem(t) for t in _content(_tokens(text))}) / len(claim_keys)
 
 
+def _spelt_acronyms(claim: str, missing: set[str], text: str) -> set[str]:
+    """The claim's acronyms among ``missing`` (lower-cased tokens) that ``text`` spells out.
+
+    An acronym is an all-capitals word of 2-6 letters in the claim; it is spelt out when the
+    initials of ``text``'s content words hold it in order (see
+    :meth:`citejudge.judge.passages.Term.found_in`).
+    """
+    acronyms = {
+        t.lower()
+        for t in _TOKEN.findall(claim)
+        if 2 <= len(t) <= 6 and t.isalpha() and t.isupper() and t.lower() in missing
+    }
+    if not acronyms:
+        return set()
+    initials = text_keys(text).initials
+    return {a for a in acronyms if a in initials}
+
+
 def lexical_features(claim: str, evidence: str, selected: str | None = None) -> dict[str, float]:
     """Deterministic surface features of a claim/evidence pair (``selected``: top-k sentences)."""
     ct, et = _tokens(claim), _tokens(evidence)
@@ -395,9 +414,14 @@ def lexical_features(claim: str, evidence: str, selected: str | None = None) -> 
     nums_e = _numbers(evidence) | ({str(v) for _, v in word_numbers(evidence)} if nums_c else set())
     neg_c = any(t in _NEG for t in ct) or "n't" in claim.lower()
     neg_e = any(t in _NEG for t in et) or "n't" in evidence.lower()
+    # an acronym of the claim found spelt out ("LSTM" for "long short-term memory") counts
+    spelt = _spelt_acronyms(claim, cc - ec, evidence) if cc - ec else set()
+    spelt_k = (
+        _spelt_acronyms(claim, cc - sc, selected) if selected is not None and cc - sc else spelt
+    )
     return {
-        "overlap": len(cc & ec) / len(cc) if cc else 0.0,
-        "overlap_topk": len(cc & sc) / len(cc) if cc else 0.0,
+        "overlap": len((cc & ec) | spelt) / len(cc) if cc else 0.0,
+        "overlap_topk": len((cc & sc) | spelt_k) / len(cc) if cc else 0.0,
         "num_missing": len(nums_c - nums_e) / len(nums_c) if nums_c else 0.0,
         "has_num": 1.0 if nums_c else 0.0,
         "neg_mismatch": 1.0 if neg_c != neg_e else 0.0,
