@@ -218,3 +218,19 @@ def test_an_ellipsis_in_a_parsed_apa_list() -> None:
         )
     ]  # fmt: skip
     assert compare_authors(cited.authors, cited.et_al, record).ok
+
+
+@pytest.mark.parametrize(
+    ("cited", "record", "same"),
+    [
+        ("LeCun Y.", "Yann LeCun", True),
+        ("Hochreiter S.", "Sepp Hochreiter", True),
+        ("Smith J. A.", "John A. Smith", True),
+        ("Иванов И. И.", "Иван Иванович Иванов", True),
+        ("LeCun Y.", "Geoffrey Hinton", False),
+        ("Smith J. A.", "Jane Smith", True),  # initials checked as far as the record gives them
+        ("Smith K.", "John A. Smith", False),
+    ],
+)
+def test_dotted_initials_after_the_family_name(cited: str, record: str, same: bool) -> None:
+    assert same_person(cited, Author(name=record)) is same

@@ -135,3 +135,18 @@ def test_glued_initials_in_a_venue_or_url_stay() -> None:
     )
     assert cited.authors == ["J. Smith"]
     assert cited.urls == ["https://x.org/A.Smith"]
+
+
+def test_gost_reference() -> None:
+    """GOST 7.1/7.0.5 (Russian and neighbouring countries' papers): dotted initials after the
+    family name, " // " before the journal, " — " between the fields."""
+    cited = parse_citation_string(
+        "Hochreiter S., Schmidhuber J. Long short-term memory // Neural Computation. — 1997. — "
+        "Vol. 9, no. 8. — P. 1735–1780."
+    )
+    assert cited.authors == ["Hochreiter S.", "Schmidhuber J."]
+    assert (cited.title, cited.venue, cited.year) == (
+        "Long short-term memory",
+        "Neural Computation",
+        1997,
+    )

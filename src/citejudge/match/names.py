@@ -272,6 +272,10 @@ def _is_initials_token(tok: str) -> bool:
     return bool(t) and t.isalpha() and t.isupper() and len(t) <= 3
 
 
+#: A token of dotted initials: "Y.", "S.J.", "J.-P.", "Ch."
+_DOTTED_INITIALS = re.compile(r"^(?:[^\W\d_][a-z]?\.-?)+$")
+
+
 @lru_cache(maxsize=1 << 16)
 def parse_person(name: str) -> PersonName:
     """Parse one person name in any of the usual citation forms.
@@ -324,6 +328,21 @@ def parse_person(name: str) -> PersonName:
         fam, full, particles = _family(trail + body[:-1])
         given, initials = _given_parts([last])
         return PersonName(s, fam, full, given, initials, particles, suffix, "vancouver")
+    # GOST and other Slavic styles: dotted initials after the family name ("LeCun Y.",
+    # "Hochreiter S. J.", "Иванов И. И.")
+    cut = len(body)
+    while cut > 1 and _DOTTED_INITIALS.match(body[cut - 1]):
+        cut -= 1
+    if (
+        0 < cut < len(body)
+        and not _is_initials_token(body[0])
+        and not _DOTTED_INITIALS.match(body[0])
+        # one or two initials, as GOST writes them ("Li H. U.S." is a name and a title's start)
+        and sum(1 for t in body[cut:] for c in t if c.isalpha() and c.isupper()) <= 2
+    ):
+        fam, full, particles = _family(trail + body[:cut])
+        given, initials = _given_parts(body[cut:])
+        return PersonName(s, fam, full, given, initials, particles, suffix, "family-first")
     # given-first: family = trailing run starting at the first lower-case particle after the
     # first token, else the last token.
     start = len(tokens) - 1

@@ -492,9 +492,16 @@ def _clean_container(text: str) -> str | None:
     head, sep, tail = s.rpartition(". ")
     if sep and head and is_book_series(tail.strip(" ,.;:")):
         s = head
+    if "—" in s or "–" in s:
+        # GOST's separators: "Neural Computation. — 1997. —" is the journal "Neural Computation"
+        s = _GOST_TAIL_RE.sub("", s)
     s = _unbracket(_tidy(s.strip(_QUOTES + " ")) or "")
     s = s.strip(_QUOTES + " ")
     return s or None
+
+
+#: The dash-separated year (and dashes) GOST writes after the journal's name
+_GOST_TAIL_RE = re.compile(r"[.,]?\s+[—–](?:\s*(?:1[5-9]|20)\d\d\.?)?(?:\s*[—–])?\s*$")
 
 
 def _unbracket(s: str) -> str:
@@ -566,6 +573,24 @@ _GAP_RE = re.compile(r"[,;]?\s*(?:…|\.\.\.)\s*[,;]?\s*")
 
 
 _PLAIN_YEAR_RE = re.compile(r"^[\s(\[,.;:]*((?:1[5-9]|20)\d\d)([a-z])?[\s)\],.;:]*$")
+
+
+def _dashed_year(texts: list[str], work: CitedWork) -> bool:
+    """No date span: a year set off by a dash, as GOST writes it, in another span.
+
+    GOST's "// Neural Computation. — 1997. — Vol. 9 … — P. 1735–1780." has its year inside
+    what the CRF calls the container; without this the page range gave the year 1735. A year
+    anywhere else in those spans is left to :func:`_year`'s scoring ("93,2083(2007)" is pages
+    then the year).
+    """
+    found = next((m for t in texts if (m := _DASHED_YEAR_RE.search(t))), None)
+    if found is None:
+        return False
+    work.year, work.year_raw = int(found.group(1)), found.group(1) + (found.group(2) or "")
+    return True
+
+
+_DASHED_YEAR_RE = re.compile(r"(?<![\d\w])\s*[—–]\s*((?:1[5-9]|20)\d\d)([a-z])?(?![\d\-–—/])")
 
 
 def _year(texts: list[str], work: CitedWork) -> bool:
@@ -889,7 +914,10 @@ def fill_from_labels(tokens: list[str], labels: list[str], work: CitedWork) -> N
         if lab == "date" and not (k and runs[k - 1][0] == "title")
     ]
     dates += [t for t in by_label.get("date", []) if t not in dates]
-    if not _year(dates, work):
+    if not _year(dates, work) and not _dashed_year(
+        [t for lab in ("container", "volume", "note", "publisher") for t in by_label.get(lab, [])],
+        work,
+    ):
         _year(
             [
                 t
