@@ -273,6 +273,8 @@ def test_cli_serve_prints_url_and_stops_on_sigterm(tiny_dir: Path, tmp_path: Pat
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()  # (a failed assertion must not leave the pipe to the collector)
 
 
 @vllm_test

@@ -119,21 +119,25 @@ def cmd_serve(args: argparse.Namespace) -> int:
         )
     except KeyboardInterrupt:
         return 1
-    sys.stdout.write(
-        json.dumps(
-            {
-                "url": f"http://127.0.0.1:{port}/v1",
-                "pid": proc.pid,
-                "card": card.name,
-                "log": str(log),
-            }
-        )
-        + "\n"
-    )
-    sys.stdout.flush()
     try:
+        sys.stdout.write(
+            json.dumps(
+                {
+                    "url": f"http://127.0.0.1:{port}/v1",
+                    "pid": proc.pid,
+                    "card": card.name,
+                    "log": str(log),
+                }
+            )
+            + "\n"
+        )
+        sys.stdout.flush()
         code = int(proc.wait())
     except KeyboardInterrupt:
+        # stopping: a second signal (the server's own shutdown may signal its process group)
+        # must not cut the clean stop short
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         stop_server(proc)
         return 0
     sys.stderr.write(f"citejudge: the vLLM server exited with code {code} (log: {log})\n")
