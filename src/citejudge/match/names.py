@@ -538,6 +538,11 @@ def _short(names: list[str], limit: int = 4) -> str:
     return ", ".join(names[:limit]) + ", …"
 
 
+def _named(record: list[Author]) -> list[Author]:
+    """The record's authors that have a name (one with no letters is no author)."""
+    return [a for a in record if _key(a.name) or (a.raw_name and _key(a.raw_name))]
+
+
 def compare_authors(cited: list[str], et_al: bool, record: list[Author]) -> AuthorCheck:
     """Compare the cited author list with the record's: same people, same order, same count.
 
@@ -557,7 +562,7 @@ def compare_authors(cited: list[str], et_al: bool, record: list[Author]) -> Auth
     while names and _is_etal(names[-1]):
         names.pop()
         et_al = True
-    rec = [a for a in record if _key(a.name) or (a.raw_name and _key(a.raw_name))]
+    rec = _named(record)
     rec_truncated = False
     while rec and _is_etal(rec[-1].name):
         rec.pop()
@@ -649,7 +654,7 @@ def _around_ellipsis(head: list[str], tail: list[str], record: list[Author]) -> 
     if not first.ok:
         return first
     tail = [c.strip() for c in tail if c and _key(c)]
-    rec = [a for a in record if _key(a.name) or (a.raw_name and _key(a.raw_name))]
+    rec = _named(record)
     detail = {**first.detail, "after_ellipsis": tail}
     if rec and _is_etal(rec[-1].name):
         return AuthorCheck(

@@ -38,6 +38,7 @@ from citejudge.readers.freetext._structure import _parse_markdown
 from citejudge.readers.freetext._vocab import (
     _ABBREV_WORDS,
     _AUTHOR_MARK_RE,
+    _ELLIPSIS_RE,
     _UNPRINTABLE_RE,
     _YEAR_WORDS_RE,
 )
@@ -552,7 +553,7 @@ def _authors(text: str, work: CitedWork) -> None:
         or (_VANCOUVER_LAST_RE.search(text) and not _DOTTED_INITIAL_RE.search(text[:-1]))
     ):
         text = text[:-1]
-    gap = _GAP_RE.search(text)
+    gap = _ELLIPSIS_RE.search(text)
     if gap is not None and re.search(r"[^\W\d_]{2}", text[gap.end() :]):
         # "A, B, … Z": the names before the ellipsis are the first authors, those after it the
         # last (APA 7 for 21 authors and more); the matcher reads the "…" between them
@@ -566,10 +567,6 @@ def _authors(text: str, work: CitedWork) -> None:
             work.authors = [*head, "…", *tail]
             return
     work.authors = [a for a in split_author_string(text, all_names=True) if a.strip(" ,;.")]
-
-
-#: An ellipsis between names of an author list
-_GAP_RE = re.compile(r"[,;]?\s*(?:…|\.\.\.)\s*[,;]?\s*")
 
 
 _PLAIN_YEAR_RE = re.compile(r"^[\s(\[,.;:]*((?:1[5-9]|20)\d\d)([a-z])?[\s)\],.;:]*$")
