@@ -648,3 +648,64 @@ def test_synthetic_two_column_papers_every_entry_found(tmp_path: Path) -> None:
         doc = read_document(pdf)
         assert [r.label for r in doc.references] == [str(n) for n in range(1, 16)], pdf.name
         assert doc.unresolved == []
+
+
+# The layout of a DocBook specification's PDF (freedesktop's shared-mime-info spec, as pdfium
+# gives it): the list's labels lost their brackets, one is glued to its title ("GNOMEThe"),
+# the running text cites them as [GNOME], and two entries nobody cites hang like the others.
+DOCBOOK_SPEC = """Shared MIME-info Database
+
+1. Introduction
+
+           This specification attempts to unify the MIME database systems currently in use by GNOME[GNOME],
+           KDE[KDE] and ROX[ROX], and to provide a single database that all of them can use.
+           The key words in this document are to be interpreted as described in RFC 2119[RFC-2119].
+           Further files live in the directories given by the base directory spec[BaseDir].
+
+2. Unified system
+
+           The database[SharedMIME] is shared by every desktop.
+
+References
+          GNOMEThe GNOME desktop, http://www.gnome.org
+           KDE The KDE desktop, http://www.kde.org
+           ROX The ROX desktop, http://rox.sourceforge.net
+           DesktopEntriesDesktop Entry Specification,
+                 http://www.freedesktop.org/standards/desktop-entry-spec.html
+           SharedMIMEShared MIME-info Database, http://www.freedesktop.org/standards/shared-mime-info.html
+
+           RFC-2119 Key words for use in RFCs to Indicate Requirement Levels,
+                 http://www.ietf.org/rfc/rfc2119.txt?number=2119
+           BaseDir XDG Base Directory Specification
+                 http://www.freedesktop.org/standards/basedir/draft/basedir-spec/basedir-spec.html
+            ACAP ACAP Media Type Dataset Class ftp://ftp.ietf.org/internet-drafts/draft-ietf-acap-mediatype-01.txt
+"""
+
+
+def test_a_list_labelled_by_bare_keys_that_the_text_cites(tmp_path: Path) -> None:
+    path = tmp_path / "spec.txt"
+    path.write_text(DOCBOOK_SPEC)
+    doc = read_document(path)
+    assert [r.label for r in doc.references] == [
+        "GNOME", "KDE", "ROX", None, "SharedMIME", "RFC-2119", "BaseDir", None,
+    ]  # fmt: skip
+    assert doc.references[0].text == "The GNOME desktop, http://www.gnome.org"
+    assert doc.references[5].text.startswith("Key words for use in RFCs")
+    assert doc.unresolved == []
+    cited = {r for s in doc.sentences for m in s.markers for r in m.entries}
+    assert cited == {1, 2, 3, 5, 6, 7}
+
+
+def test_bare_keys_need_the_text_to_cite_them() -> None:
+    from citejudge.documents._finder import Line, bare_key, split_entries
+
+    keys = frozenset({"GNOME", "KDE", "Ba"})
+    assert bare_key("  GNOMEThe GNOME desktop", keys) == "GNOME"
+    assert bare_key("KDE, the desktop", keys) == "KDE"
+    # a name that merely starts with a key is no label ("Bai, L." is not [Ba])
+    assert bare_key("Bai, L. (2019). Title.", keys) is None
+    assert bare_key("KDEs are everywhere", keys) is None
+    texts = ["GNOME The GNOME desktop.", "Smith, J. (2010). A title. Journal, 1, 2-3."]
+    lines = [Line(t) for t in texts]
+    # one keyed line is no keyed list: the usual rules split it
+    assert split_entries(lines, [0, 1], keys) == split_entries(lines, [0, 1])

@@ -112,3 +112,25 @@ def _strip_by_rules_only(doi: str) -> str:
 )
 def test_strip_landing_suffix_shortcut_agrees_with_the_rules(doi: str) -> None:
     assert strip_landing_suffix(doi) == _strip_by_rules_only(doi)
+
+
+@pytest.mark.parametrize(
+    ("url", "scholarly"),
+    [
+        ("https://openreview.net/forum?id=abc", True),
+        ("https://www.nature.com/articles/nature14539", True),
+        ("https://pubmed.ncbi.nlm.nih.gov/9377276/", True),
+        ("https://papers.nips.cc/paper/7181-attention", True),
+        ("https://www.cs.toronto.edu/~hinton/absps/JMLRdropout.pdf", True),  # a paper's file
+        ("not a url", True),  # nothing is excused on what cannot be read
+        ("http://www.gnome.org", False),
+        ("http://www.ietf.org/rfc/rfc2119.txt?number=2119", False),
+        ("https://www.who.int/news-room/fact-sheets/detail/malaria", False),
+        ("https://en.wikipedia.org/wiki/Eiffel_Tower", False),
+        ("https://fakenature.com/x", False),  # a host is matched by its labels, not its text
+    ],
+)
+def test_is_scholarly_url(url: str, scholarly: bool) -> None:
+    from citejudge.ids import is_scholarly_url
+
+    assert is_scholarly_url(url) is scholarly

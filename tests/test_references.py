@@ -389,7 +389,19 @@ def test_a_web_address_whose_page_is_in_the_source_store(
     "data",
     [
         {"metadata": {"url": "https://doi.org/10.1234/nothing.here"}},  # a DOI: looked up
-        {"metadata": {"url": "https://example.org/p", "title": "A title nobody wrote"}},
+        # a paper's address (a scholarly host, a PDF) or a paper's venue: the world should
+        # hold it, and it does not
+        {
+            "metadata": {
+                "url": "https://openreview.net/forum?id=abc",
+                "title": "A title nobody wrote",
+            }
+        },
+        {"full_citation": "A title nobody wrote. https://www.cs.example.edu/~me/paper.pdf"},
+        {
+            "full_citation": "Smith, J. (2020). A title nobody wrote. Journal of Things, 3, 1-9. "
+            "https://example.org/p"
+        },
     ],
 )
 def test_a_web_address_with_something_to_look_up_is_looked_up(
@@ -563,3 +575,64 @@ def test_matching_only_index_same_verdicts_and_says_it_has_no_text(tmp_path: Pat
     assert ln.result is not None
     assert ln.result["content_grounding"] == NO_TEXT_INDEX.format(wid="W1")
     assert ln.result["verification_error"] == "Yes"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        # the reference list of a DocBook specification and of a generated report
+        {"full_citation": "The GNOME desktop, http://www.gnome.org"},
+        {
+            "full_citation": "Key words for use in RFCs to Indicate Requirement Levels, "
+            "http://www.ietf.org/rfc/rfc2119.txt?number=2119"
+        },
+        {
+            "full_citation": "World Health Organization. (2023). Malaria fact sheet. "
+            "https://www.who.int/news-room/fact-sheets/detail/malaria"
+        },
+        {"metadata": {"url": "https://example.org/p", "title": "A title nobody wrote"}},
+    ],
+)
+def test_a_web_page_cited_with_its_title_is_a_verification_error(
+    task: ReferencesTask, data: dict[str, Any]
+) -> None:
+    """A web page's citation that no scholarly record matches is not a hallucination: opening
+    the page is the check, and an offline run cannot (the bare-address rule, with a title)."""
+    res, details = run(task, claim="x", **data)
+    assert validate_result("references", res) == []
+    assert res["reference_grounding"].startswith("N/A. The citation cites the web page (http"), res
+    assert (res["hallucination"], res["verification_error"]) == ("No", "Yes")
+    assert details["web_page"] is True and details["grounded"] is False
+
+
+def test_a_web_page_cited_with_its_title_is_read_from_the_source_store(
+    task: ReferencesTask, tmp_path: Path
+) -> None:
+    from citejudge.sources import SourceStore
+
+    store = tmp_path / "store"
+    (store / "pages").mkdir(parents=True)
+    (store / "pages" / "rfc2119.txt").write_text(
+        "Key words for use in RFCs to Indicate Requirement Levels. The key word MUST means "
+        "that the definition is an absolute requirement of the specification.",
+        encoding="utf-8",
+    )
+    url = "http://www.ietf.org/rfc/rfc2119.txt?number=2119"
+    (store / "index.jsonl").write_text(
+        json.dumps({"url": url, "file": "pages/rfc2119.txt"}) + "\n", encoding="utf-8"
+    )
+    with_store = ReferencesTask(task.world, today_year=2026, store=SourceStore.open(store))
+    line = with_store.check(
+        Item(
+            "rfc",
+            {"claim": "MUST means an absolute requirement.", "full_citation": f"RFC 2119. {url}"},
+            "t.jsonl",
+            1,
+        )
+    )
+    assert ref(line.result or {}) == "Yes", line.result
+    assert line.details["match"] == {
+        "status": "source_store",
+        "url": url,
+        "file": "store:pages/rfc2119.txt",
+    }

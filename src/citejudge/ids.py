@@ -27,6 +27,7 @@ __all__ = [
     "extract_pmid",
     "extract_urls",
     "fold_confusables",
+    "is_scholarly_url",
     "norm_arxiv",
     "norm_doi",
     "norm_mag",
@@ -291,3 +292,40 @@ def extract_urls(text: str) -> list[str]:
     if not may_match_ci(folded, ("http",)):  # (every URL starts with it)
         return []
     return [_strip_trailing(u) for u in _URL_IN_TEXT.findall(folded)]
+
+
+#: Hosts whose pages are scholarly records (publishers, proceedings, preprint servers, indexes):
+#: a citation that points at one names a paper, which the local world should hold. Any other
+#: address (a project's site, a standard, a news page, an organisation's report) is a web page.
+_SCHOLARLY_HOST_LIST = """
+    doi.org dx.doi.org arxiv.org openreview.net aclanthology.org aclweb.org proceedings.neurips.cc
+    papers.nips.cc nips.cc neurips.cc proceedings.mlr.press jmlr.org ieeexplore.ieee.org
+    dl.acm.org link.springer.com springer.com sciencedirect.com onlinelibrary.wiley.com
+    nature.com science.org cell.com pubmed.ncbi.nlm.nih.gov ncbi.nlm.nih.gov europepmc.org
+    biorxiv.org medrxiv.org ssrn.com papers.ssrn.com jstor.org tandfonline.com academic.oup.com
+    journals.plos.org plos.org frontiersin.org mdpi.com semanticscholar.org researchgate.net
+    scholar.google.com openalex.org hal.science hal.archives-ouvertes.fr aaai.org ojs.aaai.org
+    ijcai.org openaccess.thecvf.com thecvf.com usenix.org pnas.org bmj.com thelancet.com nejm.org
+    jamanetwork.com journals.sagepub.com sagepub.com cambridge.org iopscience.iop.org
+    journals.aps.org pubs.acs.org pubs.rsc.org researchsquare.com zenodo.org figshare.com osf.io
+    psyarxiv.com chemrxiv.org isca-speech.org proceedings.com
+"""
+_SCHOLARLY_HOSTS = frozenset(_SCHOLARLY_HOST_LIST.split())
+_URL_HOST = re.compile(r"^[a-z][a-z0-9+.-]*://([^/?#:]+)", re.IGNORECASE)
+
+
+def is_scholarly_url(url: str) -> bool:
+    """True when ``url`` is a scholarly record's address or a paper's file.
+
+    A host of :data:`_SCHOLARLY_HOSTS` (or a subdomain of one) and any ``.pdf`` file are
+    scholarly; an address that cannot be read is treated as scholarly too (nothing is excused
+    on it).
+    """
+    m = _URL_HOST.match(url.strip())
+    if m is None:
+        return True
+    host = m.group(1).lower().removeprefix("www.")
+    if url.split("?", 1)[0].split("#", 1)[0].lower().endswith(".pdf"):
+        return True
+    parts = host.split(".")
+    return any(".".join(parts[i:]) in _SCHOLARLY_HOSTS for i in range(len(parts) - 1))

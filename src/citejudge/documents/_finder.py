@@ -430,9 +430,7 @@ def prose_before_list(lines: Sequence[Line], labels: list[str]) -> list[str]:
     heads = [
         h
         for h, ln in enumerate(lines)
-        if not ln.blank
-        and REF_HEADING.match(ln.text.strip())
-        and "ref" in labels[h + 1 :]
+        if not ln.blank and REF_HEADING.match(ln.text.strip()) and "ref" in labels[h + 1 :]
     ]
     if not heads:
         return labels
@@ -521,8 +519,29 @@ def reference_blocks(labels: Sequence[str], bridge: int = 2) -> list[list[int]]:
 # ------------------------------------------------------------------------------ entries
 
 
-def entry_label(text: str) -> tuple[str | None, str]:
-    """(label, rest) of an entry's first line: ``"[3] Smith…"`` -> ``("3", "Smith…")``."""
+def bare_key(text: str, keys: frozenset[str]) -> str | None:
+    """The longest of ``keys`` that starts ``text`` as a label set without brackets, or None.
+
+    A list whose labels lost their brackets (DocBook's PDF output: ``GNOMEThe GNOME desktop, http://…``
+    cited as ``[GNOME]``) starts each entry with a key the running text cites: the key is followed
+    by white space, punctuation or, glued by the PDF's lost gap, a capital letter.
+    """
+    s = text.lstrip()
+    best: str | None = None
+    for k in keys:
+        if len(k) >= 2 and s.startswith(k) and (best is None or len(k) > len(best)):
+            nxt = s[len(k) : len(k) + 1]
+            if not nxt or nxt.isspace() or nxt in ",.:;" or nxt.isupper():
+                best = k
+    return best
+
+
+def entry_label(text: str, keys: frozenset[str] = frozenset()) -> tuple[str | None, str]:
+    """(label, rest) of an entry's first line: ``"[3] Smith…"`` -> ``("3", "Smith…")``.
+
+    ``keys`` (labels the running text cites, ``[GNOME]``) also label a line that starts with one
+    bare (:func:`bare_key`), when no bracketed label or number does.
+    """
     m = _FOOTNOTE_DEF.match(text)
     if m:
         return m.group(1), text[m.end() :]
@@ -536,6 +555,9 @@ def entry_label(text: str) -> tuple[str | None, str]:
     m = _BULLET.match(text)
     if m:
         return None, text[m.end() :]
+    key = bare_key(text, keys) if keys else None
+    if key is not None:
+        return key, text.lstrip()[len(key) :].lstrip(" ,.:;")
     return None, text.lstrip()
 
 
@@ -554,12 +576,16 @@ def _label_kind(text: str) -> str | None:
 _TERMINAL = re.compile(r"(?:[.!?)\]>]|\d|[a-z0-9]/\S*)[\"'”’]?\s*$")
 
 
-def split_entries(lines: Sequence[Line], block: Sequence[int]) -> list[list[int]]:
+def split_entries(
+    lines: Sequence[Line], block: Sequence[int], keys: frozenset[str] = frozenset()
+) -> list[list[int]]:
     """The entries of one reference block: lists of indices into ``lines`` (non-blank lines only).
 
     ``block`` holds the indices of the block's reference lines in order (blank lines and the page
     furniture between them may be left out or included; blank lines are used as separators only
-    when the list separates its entries that way).
+    when the list separates its entries that way). ``keys`` are the labels the running text cites
+    (``[GNOME]``): an unlabelled list whose first line and at least one other start with such a
+    key bare (:func:`bare_key`) starts an entry at each of them.
     """
     idx = [i for i in block if not lines[i].blank]
     if not idx:
@@ -585,7 +611,15 @@ def split_entries(lines: Sequence[Line], block: Sequence[int]) -> list[list[int]
                 expected = n + 1
             starts.add(i)
     else:
-        starts = _unlabelled_starts(lines, idx, texts, block)
+        keyed = {i for i in idx if kinds[i] is None and bare_key(texts[i], keys)} if keys else set()
+        if idx[0] in keyed and len(keyed) >= 2:
+            # the entries nobody cites start at the keyed entries' indentation, their
+            # continuation lines hang deeper
+            margin = max(_indent(texts[i]) for i in keyed) + 1
+            hang = [i for i in idx if _indent(texts[i]) > margin]
+            starts = keyed | ({i for i in idx if _indent(texts[i]) <= margin} if hang else set())
+        else:
+            starts = _unlabelled_starts(lines, idx, texts, block)
     return group_entries(idx, starts)
 
 

@@ -24,6 +24,7 @@ from citejudge.documents._finder import (
     reference_blocks,
     split_entries,
 )
+from citejudge.documents._markers import find_markers
 from citejudge.documents._model import Document, DocumentFormat
 
 __all__ = ["document_from_lines", "read_markdown"]
@@ -103,6 +104,18 @@ def _paragraphs(
     return out
 
 
+def cited_labels(lines: Sequence[Line], skip: set[int]) -> frozenset[str]:
+    """The labels (``[GNOME]``, ``[RFC-2119]``) that the lines outside ``skip`` cite."""
+    return frozenset(
+        t
+        for i, ln in enumerate(lines)
+        if i not in skip and "[" in ln.text
+        for m in find_markers(ln.text, numeric=False)
+        if m.kind == "label"
+        for t in m.targets
+    )
+
+
 def _heading_block(lines: Sequence[Line]) -> list[int]:
     """Lines after the last references heading, up to the next Markdown heading (the finder's fallback)."""
     heads = [i for i, ln in enumerate(lines) if REF_HEADING.match(ln.text.strip())]
@@ -141,11 +154,12 @@ def document_from_lines(
                 warn.append(
                     "the finder labelled no reference line; the list after the references heading was read"
                 )
+        keys = cited_labels(lines, {i for b in blocks for i in b})
         for block in blocks:
-            for ent in split_entries(lines, block):
+            for ent in split_entries(lines, block, keys):
                 first = lines[ent[0]]
                 raw = [lines[i].text for i in ent]
-                label, rest = entry_label(raw[0])
+                label, rest = entry_label(raw[0], keys)
                 text = join_entry_lines([rest, *raw[1:]])
                 if markdown:
                     text = _md_inline(text)

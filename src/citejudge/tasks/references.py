@@ -28,6 +28,7 @@ from pydantic import (
     model_validator,
 )
 
+from citejudge.ids import is_scholarly_url
 from citejudge.io import Item, OutputLine, input_error
 from citejudge.judge.core import Judge
 from citejudge.judge.prompts import render
@@ -384,9 +385,13 @@ class ReferencesTask:
         details.update(verdict.details())
         if conflicts:
             details["conflicts"] = [c.to_dict() for c in conflicts]
-        if verdict.resolution.status == "nothing_stated" and cited.urls and not conflicts:
-            # a bare web address: the page saved in the source store is the page; without it,
-            # opening the address is the only check, and an offline run cannot
+        if not conflicts and (
+            (verdict.resolution.status == "nothing_stated" and cited.urls)
+            or (verdict.resolution.status == "not_found" and is_web_page(cited))
+        ):
+            # a web page: the page saved in the source store is the page; without it, opening
+            # the address is the only check, and an offline run cannot
+            details["web_page"] = True
             for url in cited.urls:
                 page = self.store.text_for_url(url) if self.store is not None else None
                 if page is not None:
@@ -394,7 +399,10 @@ class ReferencesTask:
                     details["grounded"] = True
                     return OutputLine(item.id, TASK, stored_page_result(name, page.origin), details)
             details["grounded"] = False
-            return OutputLine(item.id, TASK, web_only_result(name, cited.urls[0]), details)
+            named = bool(_URL_TEXT.sub("", name).strip(" ,.;:<>[]()0123456789"))
+            return OutputLine(
+                item.id, TASK, web_only_result(name, cited.urls[0], named=named), details
+            )
         grounded = verdict.grounded and not conflicts
         if conflicts:
             expl = "Citation is inconsistent: " + "; ".join(c.reason for c in conflicts)
@@ -420,17 +428,43 @@ class ReferencesTask:
         return OutputLine(item.id, TASK, result, details)
 
 
-def web_only_result(name: str, url: str) -> dict[str, str]:
-    """The result of a citation that names nothing but a web address.
+_URL_TEXT = re.compile(r"\S+://\S*")
+
+
+def is_web_page(cited: CitedWork) -> bool:
+    """True when ``cited`` is a web page's citation, not a paper's.
+
+    It gives a web address that is not a scholarly record's (:func:`~citejudge.ids.is_scholarly_url`)
+    and nothing a paper has: no scholarly identifier, venue, volume or pages ("The GNOME desktop,
+    http://www.gnome.org"; "Key words for use in RFCs…, http://www.ietf.org/rfc/rfc2119.txt").
+    A paper cited with an address the world does not hold stays "not found".
+    """
+    return bool(
+        cited.urls
+        and not any(is_scholarly_url(u) for u in cited.urls)
+        and not (cited.doi or cited.arxiv or cited.pmid or cited.pmcid or cited.openalex)
+        and not cited.bad_ids
+        and not (cited.venue or cited.volume or cited.pages)
+    )
+
+
+def web_only_result(name: str, url: str, *, named: bool = False) -> dict[str, str]:
+    """The result of a citation of a web page whose page is not at hand.
 
     Not a DOI, arXiv or PubMed link (those are looked up): the page cannot be opened offline,
-    which is a verification error, not a hallucination.
+    which is a verification error, not a hallucination. ``named``: the citation also gives a
+    title or author, which no scholarly record of the local world matches.
     """
+    why = (
+        "no scholarly record of the local world matches it"
+        if named
+        else "it states no DOI, arXiv id, PMID, title or author to look up in the local world"
+    )
     return {
         "reference_name": name,
         "reference_grounding": (
-            f"N/A. The citation names only a web address ({url}); it cannot be opened offline, "
-            "and it states no DOI, arXiv id, PMID, title or author to look up in the local world."
+            f"N/A. The citation {'cites the web page' if named else 'names only a web address'} "
+            f"({url}); it cannot be opened offline, and {why}."
         ),
         "content_grounding": "N/A. Cannot verify content: the cited web page cannot be opened offline.",
         "hallucination": "No",
