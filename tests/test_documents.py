@@ -709,3 +709,122 @@ def test_bare_keys_need_the_text_to_cite_them() -> None:
     lines = [Line(t) for t in texts]
     # one keyed line is no keyed list: the usual rules split it
     assert split_entries(lines, [0, 1], keys) == split_entries(lines, [0, 1])
+
+
+# A saved Wikipedia article, written here with the page's real structure: navigation, markers
+# glued after the full stop ("problem.[1]"), an "[edit]" link in the references heading, "^ a b"
+# back-links before each entry, a navigation box and a footer.
+WIKIPEDIA_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><title>Long short-term memory - Wikipedia</title>
+<script>document.documentElement.className="client-js";</script></head>
+<body>
+<nav id="mw-navigation"><ul><li><a href="/wiki/Main_Page">Main page</a></li></ul></nav>
+<main id="content"><h1 id="firstHeading">Long short-term memory</h1>
+<div class="mw-parser-output">
+<p><b>Long short-term memory</b> (<b>LSTM</b>) is a type of recurrent neural network aimed at
+mitigating the vanishing gradient problem.<sup class="reference"><a href="#cite_note-1">[1]</a></sup>
+Deep networks learn representations with many levels of abstraction.<sup class="reference"><a href="#cite_note-2">[2]</a></sup></p>
+<p>The Adam optimizer is often used to train such networks.<sup class="reference"><a href="#cite_note-3">[3]</a></sup></p>
+<div class="mw-heading mw-heading2"><h2 id="References">References</h2><span class="mw-editsection">[<a href="/w/index.php?action=edit">edit</a>]</span></div>
+<ol class="references">
+<li id="cite_note-1"><span class="mw-cite-backlink">^ <a href="#cite_ref-1"><sup><i><b>a</b></i></sup></a> <a href="#cite_ref-1b"><sup><i><b>b</b></i></sup></a></span> <span class="reference-text"><cite class="citation journal cs1">Sepp Hochreiter; J&uuml;rgen Schmidhuber (1997). "Long short-term memory". <i>Neural Computation</i>. <b>9</b> (8): 1735&ndash;1780. doi:<a href="https://doi.org/10.1162%2Fneco.1997.9.8.1735">10.1162/neco.1997.9.8.1735</a>.</cite></span></li>
+<li id="cite_note-2"><span class="mw-cite-backlink"><b><a href="#cite_ref-2">^</a></b></span> <span class="reference-text">LeCun, Yann; Bengio, Yoshua; Hinton, Geoffrey (2015). "Deep learning". <i>Nature</i>. <b>521</b> (7553): 436&ndash;444. doi:10.1038/nature14539.</span></li>
+<li id="cite_note-3"><span class="mw-cite-backlink"><b><a href="#cite_ref-3">^</a></b></span> <span class="reference-text">Kingma, Diederik P.; Ba, Jimmy (2014). "Adam: A Method for Stochastic Optimization". arXiv:1412.6980 [cs.LG].</span></li>
+</ol>
+<div class="navbox"><table><tr><td>Artificial intelligence navigation box</td></tr></table></div>
+</div></main>
+<footer><ul><li>This page was last edited on 1 November 2026.</li></ul></footer>
+</body></html>
+"""
+
+
+def test_a_saved_wikipedia_page(tmp_path: Path) -> None:
+    path = tmp_path / "lstm.html"
+    path.write_text(WIKIPEDIA_PAGE, encoding="utf-8")
+    doc = read_document(path)
+    assert doc.format == "html"
+    assert [r.label for r in doc.references] == ["1", "2", "3"]
+    first = doc.references[0]
+    assert first.text.startswith("Sepp Hochreiter; Jürgen Schmidhuber (1997).")  # no "^ a b"
+    assert first.line == 14  # the line of the HTML file
+    assert doc.references[2].title == "Adam: A Method for Stochastic Optimization"
+    # one sentence per marker, each pointing at its own entry
+    assert [(s.text[-3:], [e for m in s.markers for e in m.entries]) for s in doc.sentences] == [
+        ("[1]", [1]),
+        ("[2]", [2]),
+        ("[3]", [3]),
+    ]
+    assert doc.uncited == [] and doc.unresolved == []
+    words = " ".join(s.text for s in doc.sentences) + " ".join(r.text for r in doc.references)
+    for furniture in ("Main page", "client-js", "edit", "navigation box", "last edited", "^"):
+        assert furniture not in words
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab <>/p li ol=\"'&;#x\n")), max_size=80))
+def test_html_lines_reads_any_markup(markup: str) -> None:
+    from citejudge.documents._html import html_lines
+
+    for ln in html_lines(markup):
+        assert ln.text == ln.text.strip() and "\n" not in ln.text
+
+
+# A Wikipedia article with shortened footnotes ({{sfn}}): numbered notes name the works of a
+# "Sources" list by author and year; the article's only paragraph is its first line.
+SFN_PAGE = """<html><body><div class="mw-parser-output">
+<p>Long short-term memory networks mitigate the vanishing gradient problem.<sup class="reference"><a href="#cite_note-1">[1]</a></sup>
+Deep learning allows models to learn representations with multiple levels of abstraction.<sup class="reference"><a href="#cite_note-2">[2]</a></sup>
+Such networks are usually trained with Adam.<sup class="reference"><a href="#cite_note-3">[3]</a></sup></p>
+<h2>Notes</h2>
+<div class="reflist"><ol class="references">
+<li id="cite_note-1"><span class="mw-cite-backlink"><b><a href="#cite_ref-1">^</a></b></span> <span class="reference-text">Hochreiter &amp; Schmidhuber 1997, p. 1736.</span></li>
+<li id="cite_note-2"><span class="mw-cite-backlink"><b><a href="#cite_ref-2">^</a></b></span> <span class="reference-text">LeCun, Bengio &amp; Hinton 2015, pp. 436&ndash;437.</span></li>
+<li id="cite_note-3"><span class="mw-cite-backlink"><b><a href="#cite_ref-3">^</a></b></span> <span class="reference-text">Kingma &amp; Ba 2014; Smith 1990.</span></li>
+</ol></div>
+<h2>Sources</h2>
+<ul>
+<li>Hochreiter, Sepp; Schmidhuber, J&uuml;rgen (1997). "Long short-term memory". <i>Neural Computation</i>. <b>9</b> (8): 1735&ndash;1780.</li>
+<li>Kingma, Diederik P.; Ba, Jimmy (2014). "Adam: A Method for Stochastic Optimization". arXiv:1412.6980.</li>
+<li>LeCun, Yann; Bengio, Yoshua; Hinton, Geoffrey (2015). "Deep learning". <i>Nature</i>. <b>521</b> (7553): 436&ndash;444.</li>
+</ul>
+</div></body></html>
+"""
+
+
+def test_short_notes_point_to_the_fuller_list(tmp_path: Path) -> None:
+    path = tmp_path / "sfn.html"
+    path.write_text(SFN_PAGE, encoding="utf-8")
+    doc = read_document(path)
+    # notes 1 and 2 fold into the Sources list; note 3 names a work the list lacks ("Smith
+    # 1990") and stays an entry as written
+    texts = [r.text for r in doc.references]
+    assert texts[0] == "Kingma & Ba 2014; Smith 1990."
+    assert [t.split(",")[0] for t in texts[1:]] == ["Hochreiter", "Kingma", "LeCun"]
+    assert [[e for m in s.markers for e in m.entries] for s in doc.sentences] == [[2], [4], [1]]
+    assert doc.unresolved == []
+    assert any("2 short notes" in w for w in doc.warnings)
+
+
+@pytest.mark.parametrize(
+    ("text", "targets"),
+    [
+        ("Hochreiter & Schmidhuber 1997, p. 1736.", ["Hochreiter & Schmidhuber 1997"]),
+        ("LeCun, Bengio & Hinton 2015, pp. 436–437.", ["LeCun, Bengio & Hinton 2015"]),
+        ("Smith 2010a, 45; Lee et al. (2012).", ["Smith 2010a", "Lee et al. 2012"]),
+        ("Hochreiter, S. (1997). Long short-term memory. Neural Computation.", None),
+        ("Ibid., p. 5.", None),
+        ("See Smith 2010 for a review.", None),
+    ],
+)
+def test_short_note_targets(text: str, targets: list[str] | None) -> None:
+    from citejudge.documents._markers import short_note_targets
+
+    assert short_note_targets(text) == targets
+
+
+@given(st.text(max_size=80))
+def test_short_note_targets_on_any_text(text: str) -> None:
+    from citejudge.documents._markers import short_note_targets
+
+    out = short_note_targets(text)
+    assert out is None or all(t and t[-1].isalnum() for t in out)

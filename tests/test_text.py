@@ -224,9 +224,31 @@ def test_split_units_of_one_line_is_split_sentences() -> None:
     assert split_units("") == [] and evidence_units(" \n ") == []
 
 
-@given(st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=60), max_size=8))
+@given(
+    st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=60), max_size=8)
+)
 def test_split_units_keep_every_word(lines: list[str]) -> None:
     text = "\n".join(lines)
     # joining may glue a hyphenated word; every other word survives in order
     words = [w for w in " ".join(split_units(text)).split() if not w.endswith("-")]
     assert all(w in text.replace("\n", " ") or "-" in w for w in words)
+
+
+def test_split_sentences_ends_at_markers_glued_after_the_stop() -> None:
+    # Wikipedia's text puts the marker after the full stop: "problem.[1] Its …"
+    text = (
+        "LSTM is a recurrent network aimed at the vanishing gradient problem.[1] Its relative "
+        "insensitivity to gap length is its advantage.[2][3] It was proposed in 1997.[4, 5] Done."
+    )
+    assert split_sentences(text) == [
+        "LSTM is a recurrent network aimed at the vanishing gradient problem.[1]",
+        "Its relative insensitivity to gap length is its advantage.[2][3]",
+        "It was proposed in 1997.[4, 5]",
+        "Done.",
+    ]
+    # a bracket that is no marker, and a marker before the stop, split as before
+    assert split_sentences("See Fig. [a] here. We used it [1]. Then more.") == [
+        "See Fig. [a] here.",
+        "We used it [1].",
+        "Then more.",
+    ]

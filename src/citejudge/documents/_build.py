@@ -13,9 +13,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from citejudge.documents._markers import RawMarker, Resolver, find_markers, strip_markers
+from citejudge.documents._markers import (
+    RawMarker,
+    Resolver,
+    find_markers,
+    short_note_targets,
+    strip_markers,
+)
 from citejudge.documents._model import CitingSentence, Document, DocumentFormat, Reference
 from citejudge.errors import InputError
+from citejudge.text.normalize import fold
 from citejudge.text.sentences import split_sentences
 
 __all__ = ["DocumentError", "Entry", "Paragraph", "assemble", "parse_entry", "read_text_file"]
@@ -129,7 +136,14 @@ def assemble(
             hint="the document needs a reference list (or a .bib/.bbl beside a .tex)",
         )
     refs = [parse_entry(e, n) for n, e in enumerate(entries, start=1)]
-    resolver = Resolver(refs)
+    refs, notes = fold_short_notes(refs)
+    warnings = list(warnings)
+    if notes:
+        warnings.append(
+            f'{len(notes)} short notes ("Smith 2010, p. 5") name entries of the fuller list; '
+            "their markers point to those entries"
+        )
+    resolver = Resolver(refs, notes)
     numeric = any(r.label and r.label.isdigit() for r in refs) or all(r.label is None for r in refs)
     find = markers or (lambda s: find_markers(s, numeric=numeric))
     sentences: list[CitingSentence] = []
@@ -157,6 +171,37 @@ def assemble(
     return Document(
         path=path, format=fmt, references=refs, sentences=sentences, warnings=list(warnings)
     )
+
+
+def fold_short_notes(refs: list[Reference]) -> tuple[list[Reference], dict[str, list[int]]]:
+    """The entries left when short notes are folded into the fuller list they name.
+
+    A Wikipedia article's numbered notes ("Hochreiter & Schmidhuber 1997, p. 1736.") name the
+    works of its "Sources" list by author and year. Each note whose every target names exactly
+    one entry of the others (:meth:`Resolver` rules) is left out of the list, the rest are
+    numbered again, and the note's label (or number) maps to the entries it names: a marker
+    that points to the note points to them. A note that names nothing, or not one entry, stays
+    an entry as written.
+    """
+    notes = {r.number: t for r in refs if (t := short_note_targets(r.text))}
+    if not notes or len(notes) == len(refs):
+        return refs, {}
+    fuller = [r for r in refs if r.number not in notes]
+    probe = Resolver(fuller)
+    named: dict[int, list[int]] = {}
+    for n, targets in notes.items():
+        hits = [probe.resolve(RawMarker(0, 0, "", "author-year", (t,))).entries for t in targets]
+        if all(len(h) == 1 for h in hits):
+            named[n] = [h[0] for h in hits]  # the entries' numbers in ``refs``
+    if not named:
+        return refs, {}
+    keep = [r for r in refs if r.number not in named]
+    new_number = {r.number: i for i, r in enumerate(keep, start=1)}
+    aliases = {
+        fold(refs[n - 1].label or str(n)): [new_number[k] for k in hits]
+        for n, hits in named.items()
+    }
+    return [r.model_copy(update={"number": new_number[r.number]}) for r in keep], aliases
 
 
 def _offset_in(text: str, flat_offset: int) -> int:

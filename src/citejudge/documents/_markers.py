@@ -24,7 +24,14 @@ from dataclasses import dataclass
 from citejudge.documents._model import Marker, Reference
 from citejudge.text.normalize import fold
 
-__all__ = ["RawMarker", "Resolver", "family_name", "find_markers", "strip_markers"]
+__all__ = [
+    "RawMarker",
+    "Resolver",
+    "family_name",
+    "find_markers",
+    "short_note_targets",
+    "strip_markers",
+]
 
 _DASH = "–—‐‑−-"
 _NUM_LIST = (
@@ -48,6 +55,11 @@ _AY_PART = re.compile(
 )
 _NARRATIVE = re.compile(rf"\b(?P<names>{_NAMES})\s+\((?P<years>{_YEAR}(?:\s*,\s*{_YEAR})*)\)")
 _YEAR_RE = re.compile(rf"({_YEAR})")
+_LOCATOR = rf"(?:pp?\.\s*|ch\.\s*|chap\.\s*|§\s*)?[\divxlc]+(?:\s*[{_DASH}]\s*[\divxlc]+)?"
+_SHORT_NOTE = re.compile(
+    rf"(?P<names>{_NAMES}),?\s+\(?(?P<years>{_YEAR}(?:\s*,\s*{_YEAR})*)\)?"
+    rf"(?:\s*[,:]\s*{_LOCATOR}(?:\s*,\s*{_LOCATOR})*)?"
+)
 
 
 @dataclass(frozen=True)
@@ -127,6 +139,22 @@ def find_markers(text: str, *, numeric: bool = True) -> list[RawMarker]:
     return found
 
 
+def short_note_targets(text: str) -> list[str] | None:
+    """The author–year targets of a short note, or None when ``text`` is more than one.
+
+    A short note names a work of a fuller list by author and year, with a page or two: the
+    numbered notes of a Wikipedia article ("Hochreiter & Schmidhuber 1997, p. 1736."), a
+    humanities footnote ("Smith 2010, pp. 45–46; Lee 2012.").
+    """
+    targets: list[str] = []
+    for part in text.strip().rstrip(".").split(";"):
+        m = _SHORT_NOTE.fullmatch(part.strip())
+        if m is None:
+            return None
+        targets.extend(_author_year_targets(m.group("names"), m.group("years")))
+    return targets or None
+
+
 def strip_markers(text: str, markers: Iterable[RawMarker]) -> str:
     """``text`` without the markers' spans, spaces before punctuation tidied."""
     out: list[str] = []
@@ -184,8 +212,12 @@ def _target_names(target: str) -> tuple[list[str], str | None, str | None]:
 class Resolver:
     """Resolves markers against one reference list."""
 
-    def __init__(self, references: Sequence[Reference]) -> None:
+    def __init__(
+        self, references: Sequence[Reference], notes: dict[str, list[int]] | None = None
+    ) -> None:
         self.references = list(references)
+        #: a short note's label (folded) -> the entries of the fuller list it names
+        self.notes = dict(notes or {})
         self.by_label = {fold(r.label): r.number for r in self.references if r.label is not None}
         self.by_key = {r.key: r.number for r in self.references if r.key is not None}
         self.numbered = any(r.label and r.label.isdigit() for r in self.references)
@@ -196,11 +228,13 @@ class Resolver:
         entries: list[int] = []
         unresolved: list[str] = []
         for t in raw.targets:
-            n = self._one(raw.kind, t)
-            if n is None:
-                unresolved.append(t)
-            elif n not in entries:
-                entries.append(n)
+            via = self.notes.get(fold(t)) if raw.kind != "author-year" else None
+            found: list[int | None] = list(via) if via else [self._one(raw.kind, t)]
+            for n in found:
+                if n is None:
+                    unresolved.append(t)
+                elif n not in entries:
+                    entries.append(n)
         kind = (
             raw.kind
             if raw.kind in ("numeric", "author-year", "key", "label", "footnote")

@@ -21,9 +21,17 @@ __all__ = [
     "document_items",
 ]
 
-DocumentFormat = Literal["pdf", "latex", "jats", "markdown", "text", "bibtex"]
+DocumentFormat = Literal["pdf", "latex", "jats", "markdown", "text", "bibtex", "html"]
 #: The formats :func:`~citejudge.documents.read_document` reads.
-DOCUMENT_FORMATS: tuple[str, ...] = ("pdf", "latex", "jats", "markdown", "text", "bibtex")
+DOCUMENT_FORMATS: tuple[str, ...] = (
+    "pdf",
+    "latex",
+    "jats",
+    "markdown",
+    "text",
+    "bibtex",
+    "html",
+)
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 

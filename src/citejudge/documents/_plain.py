@@ -18,6 +18,7 @@ from citejudge.documents._build import Entry, Paragraph, assemble, read_text_fil
 from citejudge.documents._finder import (
     REF_HEADING,
     Line,
+    cites,
     entry_label,
     join_entry_lines,
     load_finder,
@@ -57,7 +58,9 @@ def _paragraphs(
 ) -> list[Paragraph]:
     """Body paragraphs: runs of non-blank lines; headings, list items and page changes start new ones.
 
-    Lines the finder labelled ``title`` (headings) or ``meta`` (page furniture) are no part of one.
+    Lines the finder labelled ``title`` (headings) or ``meta`` (page furniture) are no part of one,
+    except a ``title`` line of a sentence that cites (eight words or more, a marker inside: the
+    first paragraph of a short answer, which the finder can take for its title).
     """
     out: list[Paragraph] = []
     cur: list[Line] = []
@@ -88,7 +91,11 @@ def _paragraphs(
         cur.clear()
 
     for i, ln in enumerate(lines):
-        if i in skip or ln.blank or (labels and labels[i] in ("title", "meta")):
+        dropped = bool(labels) and (
+            labels[i] == "meta"
+            or (labels[i] == "title" and not (len(ln.text.split()) >= 8 and cites(ln.text)))
+        )
+        if i in skip or ln.blank or dropped:
             flush()
             continue
         s = ln.text.strip()

@@ -22,16 +22,19 @@ SUFFIXES = {
     ".txt": "text",
     ".text": "text",
     ".bib": "bibtex",
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
 }
 
 
 def detect_format(path: Path) -> str:
-    """The format of ``path`` from its suffix (``.pdf`` ``.tex`` ``.xml`` ``.md`` ``.txt`` ``.bib``)."""
+    """The format of ``path`` from its suffix (``.pdf`` ``.tex`` ``.xml`` ``.html`` ``.md`` ``.txt`` ``.bib``)."""
     fmt = SUFFIXES.get(path.suffix.lower())
     if fmt is None:
         raise DocumentError(
             f"{path}: unknown document type {path.suffix or '(no suffix)'}",
-            hint="documents are .pdf, .tex, .xml (JATS), .md, .txt or a .bib (a reference list "
+            hint="documents are .pdf, .tex, .xml (JATS), .html, .md, .txt or a .bib (a reference list "
             "alone); a list of items (.jsonl, .csv, CSL-JSON .json, .ris) goes to "
             "'citejudge check references'",
         )
@@ -68,6 +71,10 @@ def read_document(path: str | Path, *, fmt: str | None = None) -> Document:
         from citejudge.documents._jats import read_jats
 
         return read_jats(p)
+    if fmt == "html":
+        from citejudge.documents._html import read_html
+
+        return read_html(p)
     from citejudge.documents._plain import read_markdown
 
     return read_markdown(p, markdown=fmt == "markdown")

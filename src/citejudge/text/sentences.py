@@ -31,8 +31,12 @@ import re
 __all__ = ["evidence_units", "evidence_windows", "is_boilerplate", "split_sentences", "split_units"]
 
 # A sentence ends at . ! ? (plus closing quotes or brackets) before whitespace and an upper-case
-# letter, a digit, or an opening quote or bracket; Czech capitals included.
-_SENT_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[A-Z0-9ÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ\"'“(\[])")
+# letter, a digit, or an opening quote or bracket; Czech capitals included. Citation markers glued
+# after the stop (Wikipedia's "problem.[1][2] Its …") end the sentence too and stay with it.
+_SENT_END = re.compile(
+    r"(?<=[.!?])(?P<marks>(?:\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\])*)"
+    r"[\"'”’)\]]*\s+(?=[A-Z0-9ÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ\"'“(\[])"
+)
 # ... unless the piece before it ends with one of these abbreviations (English and Czech): titles,
 # month abbreviations ("Dec. 12, 2018"), "v." of case names, "pp."/"vol." of references, "U.S.".
 _ABBREV = re.compile(
@@ -57,7 +61,7 @@ def split_sentences(text: str) -> list[str]:
     parts: list[str] = []
     start = 0
     for m in _SENT_END.finditer(text):
-        piece = text[start : m.start()].strip()
+        piece = text[start : m.start() + len(m.group("marks"))].strip()
         if _ABBREV.search(piece) or _INITIAL.search(piece):
             continue
         if piece:
@@ -157,7 +161,9 @@ def _lines(text: str) -> list[str]:
         else:
             out.append(line)
         open_end = not (
-            _TERMINAL.search(line) or _MARKUP_LINE.match(line) or (width is None and is_boilerplate(line))
+            _TERMINAL.search(line)
+            or _MARKUP_LINE.match(line)
+            or (width is None and is_boilerplate(line))
         )
         wide = width is not None and len(raw.rstrip()) >= width - 25
     return out
