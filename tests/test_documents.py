@@ -828,3 +828,139 @@ def test_short_note_targets_on_any_text(text: str) -> None:
 
     out = short_note_targets(text)
     assert out is None or all(t and t[-1].isalnum() for t in out)
+
+
+_W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+
+
+def _w_par(runs: str, style: str | None = None, num: tuple[int, int] | None = None) -> str:
+    ppr = ""
+    if style or num:
+        ppr = "<w:pPr>"
+        ppr += f'<w:pStyle w:val="{style}"/>' if style else ""
+        ppr += (
+            f'<w:numPr><w:ilvl w:val="{num[1]}"/><w:numId w:val="{num[0]}"/></w:numPr>'
+            if num
+            else ""
+        )
+        ppr += "</w:pPr>"
+    return f"<w:p>{ppr}{runs}</w:p>"
+
+
+def _w_run(text: str) -> str:
+    return f'<w:r><w:t xml:space="preserve">{text}</w:t></w:r>'
+
+
+def _w_note_ref(n: int, kind: str = "footnote") -> str:
+    return f'<w:r><w:rPr><w:rStyle w:val="FootnoteReference"/></w:rPr><w:{kind}Reference w:id="{n}"/></w:r>'
+
+
+def _docx(path: Path, body: list[str], footnotes: list[str] | None = None) -> Path:
+    """A Word package written part by part, the way Word lays one out (OOXML)."""
+    import zipfile
+
+    doc = f'<w:document xmlns:w="{_W_NS}"><w:body>{"".join(body)}<w:sectPr/></w:body></w:document>'
+    notes = (
+        f'<w:footnotes xmlns:w="{_W_NS}">'
+        '<w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>'
+        '<w:footnote w:type="continuationSeparator" w:id="0"><w:p><w:r><w:continuationSeparator/></w:r></w:p></w:footnote>'
+        + "".join(
+            f'<w:footnote w:id="{i}"><w:p><w:r><w:footnoteRef/></w:r>{_w_run(" " + t)}</w:p></w:footnote>'
+            for i, t in enumerate(footnotes or [], start=1)
+        )
+        + "</w:footnotes>"
+    )
+    numbering = (
+        f'<w:numbering xmlns:w="{_W_NS}">'
+        '<w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/>'
+        '<w:lvlText w:val="%1."/></w:lvl></w:abstractNum>'
+        '<w:abstractNum w:abstractNumId="1"><w:lvl w:ilvl="0"><w:numFmt w:val="bullet"/></w:lvl></w:abstractNum>'
+        '<w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>'
+        '<w:num w:numId="2"><w:abstractNumId w:val="1"/></w:num></w:numbering>'
+    )
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr(
+            "[Content_Types].xml",
+            '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
+        )
+        z.writestr("word/document.xml", doc)
+        z.writestr("word/numbering.xml", numbering)
+        if footnotes is not None:
+            z.writestr("word/footnotes.xml", notes)
+    return path
+
+
+def test_a_word_manuscript_with_a_numbered_reference_list(tmp_path: Path) -> None:
+    """Word's numbered list: the numbers are in numbering.xml, not in the text; a Zotero field's
+    instruction (its CSL JSON) is no text; a remark footnote is no entry."""
+    zotero = (
+        '<w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> ADDIN '
+        'ZOTERO_ITEM CSL_CITATION {"citationItems":[{"id":1}]} </w:instrText></w:r>'
+        '<w:r><w:fldChar w:fldCharType="separate"/></w:r>'
+        + _w_run("[1]")
+        + '<w:r><w:fldChar w:fldCharType="end"/></w:r>'
+    )
+    body = [
+        _w_par(_w_run("Recurrent networks for long sequences"), style="Title"),
+        _w_par(
+            _w_run("Long short-term memory networks mitigate the vanishing gradient problem ")
+            + zotero
+            + _w_run(". Deep networks learn layered representations [2].")
+            + _w_note_ref(1)
+        ),
+        _w_par(_w_run("References"), style="Heading1"),
+        _w_par(
+            _w_run(
+                "S. Hochreiter and J. Schmidhuber, “Long short-term memory,” Neural Computation, vol. 9, no. 8, pp. 1735–1780, 1997."
+            ),
+            num=(1, 0),
+        ),
+        _w_par(
+            _w_run(
+                "Y. LeCun, Y. Bengio, and G. Hinton, “Deep learning,” Nature, vol. 521, pp. 436–444, 2015."
+            ),
+            num=(1, 0),
+        ),
+    ]
+    path = _docx(tmp_path / "paper.docx", body, ["We thank the reviewers for their comments."])
+    doc = read_document(path)
+    assert doc.format == "docx"
+    assert [r.label for r in doc.references] == ["1", "2"]
+    assert doc.references[0].title == "Long short-term memory"
+    assert doc.references[0].line == 4  # the body's fourth paragraph
+    assert [[e for m in s.markers for e in m.entries] for s in doc.sentences] == [[1], [2]]
+    assert not any("ZOTERO" in s.text or "reviewers" in s.text for s in doc.sentences)
+    assert doc.unresolved == []
+
+
+def test_a_word_document_citing_in_footnotes(tmp_path: Path) -> None:
+    """Chicago notes: each reference note is an entry its mark points to; "Ibid., 1740." points
+    to the note before it; a remark note is neither an entry nor a marker."""
+    body = [
+        _w_par(
+            _w_run("Gated memory cells were introduced to keep errors flowing back in time.")
+            + _w_note_ref(1)
+        ),
+        _w_par(_w_run("The cells learn when to forget their contents.") + _w_note_ref(2)),
+        _w_par(_w_run("We reproduced the experiments on two machines.") + _w_note_ref(3)),
+        _w_par(_w_run("Deep learning now dominates speech recognition.") + _w_note_ref(4)),
+    ]
+    notes = [
+        "Sepp Hochreiter and Jürgen Schmidhuber, “Long Short-Term Memory,” Neural Computation 9, no. 8 (1997): 1735–80.",
+        "Ibid., 1740.",
+        "We thank the reviewers for their comments.",
+        "Yann LeCun, Yoshua Bengio, and Geoffrey Hinton, “Deep Learning,” Nature 521 (2015): 436–44.",
+    ]
+    doc = read_document(_docx(tmp_path / "notes.docx", body, notes))
+    assert [r.label for r in doc.references] == ["fn1", "fn4"]
+    assert [r.year for r in doc.references] == [1997, 2015]
+    cited = [(s.text[:12], [e for m in s.markers for e in m.entries]) for s in doc.sentences]
+    assert cited == [("Gated memory", [1]), ("The cells le", [1]), ("Deep learnin", [2])]
+    assert doc.unresolved == [] and doc.uncited == []
+
+
+def test_a_file_that_is_no_docx_names_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "locked.docx"
+    path.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 64)  # an OLE file: encrypted
+    with pytest.raises(DocumentError, match=r"not a Word \.docx file"):
+        read_document(path)

@@ -376,7 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
     doc = csub.add_parser(
         "document",
         help="check whole documents: every reference, every citing sentence",
-        description="Read each document (PDF, .tex with its .bib/.bbl, JATS .xml, .html, .md, .txt, or a "
+        description="Read each document (PDF, .tex with its .bib/.bbl, JATS .xml, .html, .docx, .md, .txt, or a "
         ".bib alone: a reference list with no text), find "
         "its reference list and the sentences that cite it, and run the references task on "
         "every (entry, citing sentence) pair and on every uncited entry. Writes the results to "

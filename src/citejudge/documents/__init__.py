@@ -1,15 +1,16 @@
 """Documents in: a paper or a generated answer, read into references and citing sentences.
 
-:func:`read_document` reads a PDF, LaTeX (with its ``.bib`` or ``.bbl``), JATS XML, HTML, Markdown
-or plain-text file into a :class:`Document`: the reference list (found by the reference finder in
-text formats, :mod:`citejudge.documents._finder`), each entry parsed, and every sentence that
-cites an entry with its markers resolved. :func:`document_items` turns a document into
-``references`` items (claim = citing sentence, ``full_citation`` = the entry as found), and
-:func:`load_documents` does so for a batch, each unreadable document becoming one error record.
+:func:`read_document` reads a PDF, LaTeX (with its ``.bib`` or ``.bbl``), JATS XML, HTML, Word
+``.docx``, Markdown or plain-text file into a :class:`Document`: the reference list (found by
+the reference finder in text formats, :mod:`citejudge.documents._finder`), each entry parsed,
+and every sentence that cites an entry with its markers resolved. :func:`document_items` turns
+a document into ``references`` items (claim = citing sentence, ``full_citation`` = the entry as
+found), and :func:`load_documents` does so for a batch, each unreadable document becoming one
+error record.
 
 Readers, one module each: ``_pdf`` (pypdfium2), ``_latex``, ``_jats``, ``_html`` (the standard
-library's parser), ``_plain`` (Markdown and plain text, and the line-based path the PDF and HTML
-readers share).
+library's parser), ``_docx`` (the standard library's zip and XML), ``_plain`` (Markdown and
+plain text, and the line-based path the PDF, HTML and Word readers share).
 """
 
 from citejudge.documents._build import DocumentError

@@ -461,6 +461,16 @@ _PROSE_MARKER = re.compile(
 )
 
 
+def reads_as_reference(text: str) -> bool:
+    """True when one text, alone, has a reference's cues.
+
+    A year and a name, a label, a reference word ("pp.", "vol.", a page range, a DOI) or a
+    bracketed year: a note of a Word document, read without the neighbours the line labeller
+    needs.
+    """
+    return _cues(text, text.strip())["reflike"]
+
+
 def cites(text: str) -> bool:
     """True when ``text`` holds a citation marker inside a sentence (:data:`_PROSE_MARKER`)."""
     return bool(_PROSE_MARKER.search(text))

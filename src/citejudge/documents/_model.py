@@ -21,7 +21,7 @@ __all__ = [
     "document_items",
 ]
 
-DocumentFormat = Literal["pdf", "latex", "jats", "markdown", "text", "bibtex", "html"]
+DocumentFormat = Literal["pdf", "latex", "jats", "markdown", "text", "bibtex", "html", "docx"]
 #: The formats :func:`~citejudge.documents.read_document` reads.
 DOCUMENT_FORMATS: tuple[str, ...] = (
     "pdf",
@@ -31,6 +31,7 @@ DOCUMENT_FORMATS: tuple[str, ...] = (
     "text",
     "bibtex",
     "html",
+    "docx",
 )
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")

@@ -145,16 +145,21 @@ def document_from_lines(
     extra_entries: Sequence[Entry] = (),
     extra_skip: set[int] | None = None,
     warnings: Sequence[str] = (),
+    find_with_extra: bool = False,
 ) -> Document:
-    """The document of ``lines``: the finder's reference blocks and the body around them."""
+    """The document of ``lines``: the finder's reference blocks and the body around them.
+
+    ``extra_entries`` (Markdown footnotes, a front matter's ``.bib``) replace the finder's list,
+    unless ``find_with_extra`` (a Word document's reference notes beside its bibliography).
+    """
     warn = list(warnings)
     skip = set(extra_skip or ())
     entries: list[Entry] = list(extra_entries)
     labels: list[str] = []
-    if not entries:
+    if not entries or find_with_extra:
         labels = load_finder().labels(lines)
         blocks = reference_blocks(labels)
-        if not blocks:
+        if not blocks and not entries:
             fallback = _heading_block(lines)
             if fallback:
                 blocks = [fallback]

@@ -25,16 +25,17 @@ SUFFIXES = {
     ".html": "html",
     ".htm": "html",
     ".xhtml": "html",
+    ".docx": "docx",
 }
 
 
 def detect_format(path: Path) -> str:
-    """The format of ``path`` from its suffix (``.pdf`` ``.tex`` ``.xml`` ``.html`` ``.md`` ``.txt`` ``.bib``)."""
+    """The format of ``path`` from its suffix (see :data:`SUFFIXES`)."""
     fmt = SUFFIXES.get(path.suffix.lower())
     if fmt is None:
         raise DocumentError(
             f"{path}: unknown document type {path.suffix or '(no suffix)'}",
-            hint="documents are .pdf, .tex, .xml (JATS), .html, .md, .txt or a .bib (a reference list "
+            hint="documents are .pdf, .tex, .xml (JATS), .html, .docx, .md, .txt or a .bib (a reference list "
             "alone); a list of items (.jsonl, .csv, CSL-JSON .json, .ris) goes to "
             "'citejudge check references'",
         )
@@ -71,6 +72,10 @@ def read_document(path: str | Path, *, fmt: str | None = None) -> Document:
         from citejudge.documents._jats import read_jats
 
         return read_jats(p)
+    if fmt == "docx":
+        from citejudge.documents._docx import read_docx
+
+        return read_docx(p)
     if fmt == "html":
         from citejudge.documents._html import read_html
 
