@@ -964,3 +964,81 @@ def test_a_file_that_is_no_docx_names_what_to_do(tmp_path: Path) -> None:
     path.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 64)  # an OLE file: encrypted
     with pytest.raises(DocumentError, match=r"not a Word \.docx file"):
         read_document(path)
+
+
+# A chat assistant's answer: no reference list, each source a link in brackets at the end of
+# the sentence, with the assistant's tracking parameter; one link is repeated.
+CHAT_ANSWER = """Long short-term memory networks were designed to overcome the vanishing gradient problem of plain recurrent networks ([doi.org](https://doi.org/10.1162/neco.1997.9.8.1735?utm_source=chatgpt.com)). Deep learning methods learn representations with multiple levels of abstraction ([nature.com](https://www.nature.com/articles/nature14539?utm_source=chatgpt.com)).
+
+Adam is a first-order optimizer based on adaptive estimates of lower-order moments, as [Adam: A Method for Stochastic Optimization](https://arxiv.org/abs/1412.6980) shows. It is widely used in practice ([en.wikipedia.org](https://en.wikipedia.org/wiki/Stochastic_gradient_descent?utm_source=chatgpt.com)). LSTMs remain popular for sequences ([doi.org](https://doi.org/10.1162/neco.1997.9.8.1735?utm_source=chatgpt.com)).
+"""
+
+
+def test_a_chat_answer_cites_by_its_links(tmp_path: Path, world: Path) -> None:
+    path = tmp_path / "answer.md"
+    path.write_text(CHAT_ANSWER, encoding="utf-8")
+    doc = read_document(path)
+    assert [r.text for r in doc.references] == [
+        "https://doi.org/10.1162/neco.1997.9.8.1735",
+        "https://www.nature.com/articles/nature14539",
+        "https://arxiv.org/abs/1412.6980",
+        "https://en.wikipedia.org/wiki/Stochastic_gradient_descent",
+    ]
+    assert [[e for m in s.markers for e in m.entries] for s in doc.sentences] == [
+        [1], [2], [3], [4], [1],
+    ]  # fmt: skip
+    claims = [s.claim for s in doc.sentences]
+    assert "chatgpt" not in " ".join(claims) and "en.wikipedia.org" not in " ".join(claims)
+    assert "as Adam: A Method for Stochastic Optimization shows" in claims[2]
+    assert any("no reference list" in w for w in doc.warnings)
+    from citejudge.cli import main
+
+    out = tmp_path / "out.jsonl"
+    code = main(
+        ["check", "document", str(path), "--index", str(world), "--out", str(out), "--no-llm", "-q"]
+    )
+    assert code == 0
+    verdicts = [
+        json.loads(x)["result"]["reference_grounding"][:3] for x in out.read_text().splitlines()
+    ]
+    # the Nature address spells the DOI out; a Wikipedia page cannot be opened offline
+    assert verdicts == ["Yes", "Yes", "Yes", "Yes", "N/A"]  # by entry: [1] twice, then [2]…
+
+
+def test_link_texts_that_are_titles(tmp_path: Path) -> None:
+    from citejudge.documents._finder import Line
+    from citejudge.documents._plain import link_citations
+
+    lines, entries = link_citations(
+        [
+            Line("Transformers ([openreview.net](https://openreview.net/forum?id=abc)) and"),
+            Line("[Attention Is All You Need](https://papers.nips.cc/paper/7181) and"),
+            Line(
+                "[a recent study](https://example.org/study) and [Deep learning](https://doi.org/10.1038/nature14539)."
+            ),
+        ]
+    )
+    assert [e.text for e in entries] == [
+        "https://openreview.net/forum?id=abc",  # a host name claims nothing
+        "“Attention Is All You Need.” https://papers.nips.cc/paper/7181",  # a title
+        "https://example.org/study",  # no title
+        "https://doi.org/10.1038/nature14539",  # the DOI decides
+    ]
+    assert [" ".join(ln.text.split()) for ln in lines] == [
+        "Transformers [1] and",
+        "Attention Is All You Need [2] and",
+        "a recent study [3] and Deep learning [4].",
+    ]
+
+
+def test_links_beside_a_reference_list_are_no_references(tmp_path: Path) -> None:
+    path = tmp_path / "paper.md"
+    path.write_text(
+        "We build on LSTMs [1], see [the project page](https://example.org/lstm) for code.\n\n"
+        "## References\n\n"
+        "[1] S. Hochreiter and J. Schmidhuber. Long short-term memory. Neural Computation, "
+        "9(8):1735-1780, 1997.\n",
+        encoding="utf-8",
+    )
+    doc = read_document(path)
+    assert len(doc.references) == 1 and doc.references[0].label == "1"

@@ -134,3 +134,53 @@ def test_is_scholarly_url(url: str, scholarly: bool) -> None:
     from citejudge.ids import is_scholarly_url
 
     assert is_scholarly_url(url) is scholarly
+
+
+def test_publisher_addresses_that_spell_a_doi() -> None:
+    from citejudge.ids import extract_publisher_dois
+
+    text = (
+        "https://www.nature.com/articles/nature14539?utm_source=chatgpt.com "
+        "https://www.nature.com/articles/s41586-020-2012-7 "
+        "https://www.thelancet.com/journals/lancet/article/PIIS0140-6736(20)30183-5/fulltext "
+        "https://www.bmj.com/content/368/bmj.m1091"
+    )
+    assert extract_publisher_dois(text) == [
+        "10.1038/nature14539",
+        "10.1038/s41586-020-2012-7",
+        "10.1016/s0140-6736(20)30183-5",
+        "10.1136/bmj.m1091",
+    ]
+    # other pages of the same sites spell no DOI
+    assert extract_publisher_dois("https://www.nature.com/nature/volumes/521/issues/7553") == []
+    assert extract_publisher_dois("https://www.bmj.com/about-bmj") == []
+
+
+@pytest.mark.parametrize(
+    ("url", "clean"),
+    [
+        (
+            "https://arxiv.org/abs/1412.6980?utm_source=chatgpt.com",
+            "https://arxiv.org/abs/1412.6980",
+        ),
+        ("https://x.org/p?id=3&utm_medium=a&utm_campaign=b#s2", "https://x.org/p?id=3#s2"),
+        ("https://x.org/p?fbclid=abc", "https://x.org/p"),
+        ("https://x.org/p?id=3", "https://x.org/p?id=3"),
+        ("https://x.org/p", "https://x.org/p"),
+    ],
+)
+def test_strip_tracking(url: str, clean: str) -> None:
+    from citejudge.ids import strip_tracking
+
+    assert strip_tracking(url) == clean
+
+
+@given(st.text(alphabet="ab=&?#utm_/.:", max_size=40))
+def test_strip_tracking_is_idempotent_and_keeps_the_rest(url: str) -> None:
+    from citejudge.ids import strip_tracking
+
+    once = strip_tracking(url)
+    assert strip_tracking(once) == once
+    assert once.startswith(url.partition("?")[0])
+    kept = url.partition("?")[2].partition("#")[0].split("&")
+    assert all(p in once for p in kept if p and not p.startswith("utm_"))

@@ -25,6 +25,7 @@ __all__ = [
     "extract_openalex",
     "extract_pmcid",
     "extract_pmid",
+    "extract_publisher_dois",
     "extract_urls",
     "fold_confusables",
     "is_scholarly_url",
@@ -35,6 +36,7 @@ __all__ = [
     "norm_pmcid",
     "norm_pmid",
     "strip_landing_suffix",
+    "strip_tracking",
 ]
 
 _DOI_PREFIX = re.compile(
@@ -329,3 +331,47 @@ def is_scholarly_url(url: str) -> bool:
         return True
     parts = host.split(".")
     return any(".".join(parts[i:]) in _SCHOLARLY_HOSTS for i in range(len(parts) - 1))
+
+
+_TRACKING = re.compile(r"^(?:utm_[a-z_]*|fbclid|gclid|mc_cid|mc_eid)$", re.IGNORECASE)
+
+
+def strip_tracking(url: str) -> str:
+    """``url`` without its tracking parameters (``utm_source=chatgpt.com``, ``fbclid``…).
+
+    A chat assistant's links carry ``?utm_source=chatgpt.com``; the page is the same page.
+    """
+    base, sep, query = url.partition("?")
+    if not sep:
+        return url
+    query, hash_sep, fragment = query.partition("#")
+    kept = [p for p in query.split("&") if p and not _TRACKING.match(p.split("=", 1)[0])]
+    out = base + ("?" + "&".join(kept) if kept else "")
+    return out + (hash_sep + fragment if hash_sep else "")
+
+
+#: Publishers whose article addresses spell the DOI out (one rule each, exact for the publisher):
+#: Nature Portfolio ``nature.com/articles/nature14539`` is 10.1038/nature14539; The Lancet's
+#: ``…/article/PIIS0140-6736(20)30183-5/fulltext`` is 10.1016/S0140-6736(20)30183-5; The BMJ's
+#: ``bmj.com/content/368/bmj.m1091`` is 10.1136/bmj.m1091.
+_PUBLISHER_DOI = (
+    (re.compile(r"\bnature\.com/articles/([a-z][\w.-]*[\w])", re.I), "10.1038/{}"),
+    (
+        re.compile(
+            r"\bthelancet\.com/[\w/]*?article/PII(S\d{4}-\d{3}[\dX]\(\d\d\)\d{5}-[\dX])", re.I
+        ),
+        "10.1016/{}",
+    ),
+    (re.compile(r"\bbmj\.com/content/\d+/(bmj\.[a-z]?\d+)\b", re.I), "10.1136/{}"),
+)
+
+
+def extract_publisher_dois(text: str) -> list[str]:
+    """DOIs that publishers' article addresses in ``text`` spell out (:data:`_PUBLISHER_DOI`)."""
+    out: list[str] = []
+    for rx, form in _PUBLISHER_DOI:
+        for m in rx.finditer(text):
+            d = norm_doi(form.format(m.group(1)))
+            if d and d not in out:
+                out.append(d)
+    return out

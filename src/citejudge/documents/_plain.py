@@ -27,6 +27,14 @@ from citejudge.documents._finder import (
 )
 from citejudge.documents._markers import find_markers
 from citejudge.documents._model import Document, DocumentFormat
+from citejudge.ids import (
+    extract_arxiv,
+    extract_dois,
+    extract_pmcid,
+    extract_pmid,
+    extract_publisher_dois,
+    strip_tracking,
+)
 
 __all__ = ["document_from_lines", "read_markdown"]
 
@@ -123,6 +131,62 @@ def cited_labels(lines: Sequence[Line], skip: set[int]) -> frozenset[str]:
     )
 
 
+#: An inline link, bracketed or not: "([arxiv.org](https://arxiv.org/abs/1412.6980))", a chat
+#: assistant's way to cite, or "[Attention is all you need](https://arxiv.org/abs/1706.03762)".
+_LINK_CITE = re.compile(
+    r"\(\[([^\]\[]{1,300})\]\((https?://[^)\s]+)\)\)|(?<!!)\[([^\]\[^@]{1,300})\]\((https?://[^)\s]+)\)"
+)
+_HOSTLIKE = re.compile(r"^(?:https?://)?[\w.-]+\.[a-z]{2,}(?:/\S*)?$", re.I)
+
+
+def link_citations(lines: Sequence[Line]) -> tuple[list[Line], list[Entry]]:
+    """The lines with each inline link replaced by a numeric marker, and an entry per address.
+
+    For a Markdown answer without a reference list, whose sources are its links (a chat
+    assistant's "([nature.com](https://www.nature.com/articles/…?utm_source=chatgpt.com))").
+    Each distinct address (tracking parameters dropped) is one entry, numbered in order of first
+    link. An address that holds an identifier (a DOI, arXiv id, PMID…) is the entry alone: the
+    link's text ("a recent study") claims nothing. Another address takes a link text that reads
+    as a title (three words or more, a capital first, no host name) as the entry's title. A link
+    text that is no host name stays in the sentence, before its marker.
+    """
+    numbers: dict[str, int] = {}
+    entries: list[Entry] = []
+    out: list[Line] = []
+    for ln in lines:
+
+        def marker(m: re.Match[str], ln: Line = ln) -> str:
+            anchor = " ".join((m.group(1) or m.group(3) or "").split())
+            url = strip_tracking(m.group(2) or m.group(4) or "")
+            hostlike = bool(_HOSTLIKE.match(anchor))
+            n = numbers.get(url)
+            if n is None:
+                n = numbers[url] = len(numbers) + 1
+                titled = (
+                    len(anchor.split()) >= 3
+                    and anchor[:1].isupper()
+                    and not hostlike
+                    and not _names_an_id(url)
+                )
+                text = f"“{anchor.rstrip('.')}.” {url}" if titled else url  # quoted: a title
+                entries.append(Entry(text, str(n), None, ln.page, ln.number))
+            kept = "" if hostlike or m.group(1) is not None else anchor
+            return f"{' ' + kept if kept else ''} [{n}]"
+
+        out.append(Line(_LINK_CITE.sub(marker, ln.text), ln.page, ln.number))
+    return out, entries
+
+
+def _names_an_id(url: str) -> bool:
+    return bool(
+        extract_dois(url)
+        or extract_publisher_dois(url)
+        or extract_arxiv(url)
+        or extract_pmid(url)
+        or extract_pmcid(url)
+    )
+
+
 def _heading_block(lines: Sequence[Line]) -> list[int]:
     """Lines after the last references heading, up to the next Markdown heading (the finder's fallback)."""
     heads = [i for i, ln in enumerate(lines) if REF_HEADING.match(ln.text.strip())]
@@ -167,6 +231,14 @@ def document_from_lines(
                     "the finder labelled no reference line; the list after the references heading was read"
                 )
         keys = cited_labels(lines, {i for b in blocks for i in b})
+        if not blocks and not entries and markdown:
+            lines, linked = link_citations(lines)
+            if linked:
+                entries.extend(linked)
+                warn.append(
+                    f"no reference list: the {len(linked)} web addresses the text links to are "
+                    "its references"
+                )
         for block in blocks:
             for ent in split_entries(lines, block, keys):
                 first = lines[ent[0]]

@@ -29,6 +29,7 @@ from citejudge.ids import (
     extract_openalex,
     extract_pmcid,
     extract_pmid,
+    extract_publisher_dois,
 )
 from citejudge.match.citation import CitedWork
 from citejudge.match.fields import compare_title, compare_year
@@ -487,11 +488,15 @@ def _title_tail_candidates(cited: CitedWork, world: WorldLookup) -> list[Candida
 
 
 def ids_from_urls(cited: CitedWork) -> CitedWork:
-    """Identifiers written as URLs (doi.org, arXiv, PubMed, PMC, OpenAlex) become stated ids."""
+    """Identifiers written as URLs become stated ids.
+
+    doi.org, arXiv, PubMed, PMC, OpenAlex, and the publishers' addresses that spell a DOI out
+    (``nature.com/articles/nature14539``: :func:`~citejudge.ids.extract_publisher_dois`).
+    """
     if not cited.urls:
         return cited
     joined = " ".join(cited.urls)
-    for d in extract_dois(joined):
+    for d in extract_dois(joined) + extract_publisher_dois(joined):
         if d not in cited.doi:
             cited.doi.append(d)
     cited.arxiv = cited.arxiv or extract_arxiv(joined)

@@ -25,8 +25,9 @@ Source store layout (every part optional)::
                          the same convention the references task uses
 
 URLs are normalised before lookup (:func:`normalize_url`): scheme and host lower-cased,
-``http`` → ``https``, ``www.`` dropped, fragment and trailing ``/`` removed. ``.html``/``.htm``
-files are reduced to text (tags and entities removed).
+``http`` → ``https``, ``www.`` dropped, tracking parameters (``utm_source=…``) dropped, fragment
+and trailing ``/`` removed. ``.html``/``.htm`` files are reduced to text (tags and entities
+removed).
 
 Quote search (:func:`check_quote`, module ``_quotes``): a quote is cut into pieces where its
 writer cut it (ellipses, sentences, lines) and each piece is looked for in the folded text, exactly

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import orjson
 
+from citejudge.ids import strip_tracking
 from citejudge.readers import find_fulltext
 from citejudge.records import Work
 from citejudge.text.normalize import strip_markup
@@ -29,7 +30,7 @@ def _clean_rel(rel: str) -> str:
 
 def normalize_url(url: str) -> str:
     """Canonical form of a URL for store lookups (see the module docstring)."""
-    s = url.strip()
+    s = strip_tracking(url.strip())
     m = re.match(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://([^/?#]*)(.*)$", s)
     if not m:
         return s.split("#", 1)[0].rstrip("/")
