@@ -1042,3 +1042,44 @@ def test_links_beside_a_reference_list_are_no_references(tmp_path: Path) -> None
     )
     doc = read_document(path)
     assert len(doc.references) == 1 and doc.references[0].label == "1"
+
+
+def test_a_pdf_citing_with_superscript_numbers(tmp_path: Path) -> None:
+    """Nature-style superscripts (made with reportlab's <super>): each becomes a marker on its
+    own line; an exponent after a digit and a bold volume number do not."""
+    pytest.importorskip("reportlab")
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+    body = ParagraphStyle("b", fontName="Times-Roman", fontSize=10, leading=12)
+    ref = ParagraphStyle("r", fontName="Times-Roman", fontSize=8.5, leading=10)
+    story = [
+        Paragraph(
+            "Long short-term memory networks were introduced to overcome the vanishing gradient "
+            "problem of recurrent networks<super>1</super>. Deep learning allows models composed "
+            "of multiple processing layers to learn representations of data<super>2,3</super>. "
+            "Adam is a method for efficient stochastic optimization<super>3-5</super> that is "
+            "used widely, on datasets of 10<super>5</super> images and more.",
+            body,
+        ),
+        Paragraph("References", ParagraphStyle("h", fontName="Times-Bold", fontSize=12)),
+    ]
+    refs = [
+        "Hochreiter, S. &amp; Schmidhuber, J. Long short-term memory. <i>Neural Comput.</i> <b>9</b>, 1735–1780 (1997).",
+        "LeCun, Y., Bengio, Y. &amp; Hinton, G. Deep learning. <i>Nature</i> <b>521</b>, 436–444 (2015).",
+        "Kingma, D. P. &amp; Ba, J. Adam: a method for stochastic optimization. Preprint at https://arxiv.org/abs/1412.6980 (2014).",
+        "Srivastava, N. et al. Dropout: a simple way to prevent neural networks from overfitting. <i>J. Mach. Learn. Res.</i> <b>15</b>, 1929–1958 (2014).",
+        "He, K., Zhang, X., Ren, S. &amp; Sun, J. Deep residual learning for image recognition. In <i>Proc. CVPR</i> 770–778 (2016).",
+    ]  # fmt: skip
+    story += [Paragraph(f"{i}. {r}", ref) for i, r in enumerate(refs, start=1)]
+    path = tmp_path / "nature.pdf"
+    SimpleDocTemplate(str(path), pagesize=A4).build(story)
+    doc = read_document(path)
+    assert [r.label for r in doc.references] == ["1", "2", "3", "4", "5"]
+    assert doc.references[0].text.endswith("Neural Comput. 9 , 1735–1780 (1997).")
+    assert [[e for m in s.markers for e in m.entries] for s in doc.sentences] == [
+        [1], [2, 3], [3, 4, 5],
+    ]  # fmt: skip
+    assert "10^5 images" in doc.sentences[2].text
+    assert doc.uncited == [] and doc.unresolved == []

@@ -62,6 +62,11 @@ def _page_runs(page: object) -> list[TextRun]:
         for i in range(tp.count_rects()):
             left, bottom, right, top = tp.get_rect(i)
             text = tp.get_text_bounded(left, bottom, right, top)
+            if "\n" in text or "\r" in text:
+                # the box took in characters of a neighbouring line (a superscript above, a
+                # descender below): read its middle band only
+                h = top - bottom
+                text = tp.get_text_bounded(left, bottom + 0.3 * h, right, top - 0.3 * h) or text
             text = " ".join(text.replace("\r", " ").replace("\n", " ").split())
             if text:
                 runs.append(TextRun(left, bottom, right, top, text))
@@ -124,13 +129,58 @@ def _lines_of(runs: list[TextRun], col_left: float, page_no: int) -> list[tuple[
     return out
 
 
+#: A superscript citation's text: "1", "2,3", "3-5", "12–14" (PDFium's box of a small raised
+#: run can take in one stray letter of the line below it: "p 3-5").
+_SUP_TEXT = re.compile(r"^(?:\S\s+)?(\d{1,3}(?:\s*[,–—-]\s*\d{1,3})*)$")
+
+
+def _superscripts(runs: list[TextRun]) -> list[TextRun]:
+    """Runs with each superscript number set on the line it rides on.
+
+    Nature-, Science- and Vancouver-style papers cite with raised small numbers
+    ("problem¹", "data²˒³"). PDFium gives each as a run of its own, smaller and higher than its
+    line, which the line grouping took for a line of its own (or glued to the line above). A
+    small run of numbers whose bottom lies inside the upper part of a larger run beside it and
+    whose top rises above that run's (a bold volume number, "Neural Comput. **9**", does not)
+    moves onto that run's line as a numeric marker, "[2,3]"; after a digit it is an exponent
+    ("10⁵" → "10^5"), no marker.
+    """
+    if len(runs) < 3:
+        return runs
+    out: list[TextRun] = []
+    for r in runs:
+        m = _SUP_TEXT.match(r.text)
+        hosts = (
+            [
+                n
+                for n in runs
+                if r.height < 0.8 * n.height
+                and n.bottom + 0.15 * n.height < r.bottom < n.bottom + 0.8 * n.height
+                and r.top > n.top + 0.1 * n.height  # raised above the line (a volume is not)
+                and min(abs(n.right - r.left), abs(r.right - n.left)) < 1.5 * n.height
+            ]
+            if m is not None
+            else []
+        )
+        if m is None or not hosts:
+            out.append(r)
+            continue
+        host = min(hosts, key=lambda n: min(abs(n.right - r.left), abs(r.right - n.left)))
+        after_digit = host.right <= r.left + 1 and host.text[-1:].isdigit()
+        text = f"^{m.group(1)}" if after_digit else f"[{m.group(1).replace(' ', '')}]"
+        out.append(TextRun(r.left, host.bottom, r.right, host.top, text))
+    return out
+
+
 def _page_lines(runs: list[TextRun], width: float, height: float, page_no: int) -> list[str]:
     # bare page numbers in the top or bottom margin are furniture, and would skew a column's edge
-    runs = [
-        r
-        for r in runs
-        if not (_PAGE_NO.match(r.text) and (r.top > 0.92 * height or r.bottom < 0.08 * height))
-    ]
+    runs = _superscripts(
+        [
+            r
+            for r in runs
+            if not (_PAGE_NO.match(r.text) and (r.top > 0.92 * height or r.bottom < 0.08 * height))
+        ]
+    )
     gx = _gutter(runs, width)
     if gx is None:
         cols = [runs]

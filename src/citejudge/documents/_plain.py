@@ -67,8 +67,10 @@ def _paragraphs(
     """Body paragraphs: runs of non-blank lines; headings, list items and page changes start new ones.
 
     Lines the finder labelled ``title`` (headings) or ``meta`` (page furniture) are no part of one,
-    except a ``title`` line of a sentence that cites (eight words or more, a marker inside: the
-    first paragraph of a short answer, which the finder can take for its title).
+    except a ``title`` line of a sentence that cites (eight words or more, four of them in lower
+    case, a marker inside: the first paragraph of a short answer, which the finder can take for
+    its title; an author line with superscript affiliations, "Sepp Hochreiter[1], Jürgen
+    Schmidhuber[2]", is no prose).
     """
     out: list[Paragraph] = []
     cur: list[Line] = []
@@ -101,7 +103,7 @@ def _paragraphs(
     for i, ln in enumerate(lines):
         dropped = bool(labels) and (
             labels[i] == "meta"
-            or (labels[i] == "title" and not (len(ln.text.split()) >= 8 and cites(ln.text)))
+            or (labels[i] == "title" and not (_prose(ln.text) and cites(ln.text)))
         )
         if i in skip or ln.blank or dropped:
             flush()
@@ -185,6 +187,11 @@ def _names_an_id(url: str) -> bool:
         or extract_pmid(url)
         or extract_pmcid(url)
     )
+
+
+def _prose(text: str) -> bool:
+    words = text.split()
+    return len(words) >= 8 and sum(1 for w in words if w[:1].islower()) >= 4
 
 
 def _heading_block(lines: Sequence[Line]) -> list[int]:
