@@ -1083,3 +1083,39 @@ def test_a_pdf_citing_with_superscript_numbers(tmp_path: Path) -> None:
     ]  # fmt: skip
     assert "10^5 images" in doc.sentences[2].text
     assert doc.uncited == [] and doc.unresolved == []
+
+
+def test_superscript_citations_in_html_and_word(tmp_path: Path) -> None:
+    """A journal's HTML (<sup>1,2</sup>, no brackets) and a Word manuscript (superscript runs)
+    cite like the PDF: markers; an exponent after a digit is none."""
+    refs = (
+        "<h2>References</h2><ol>"
+        "<li>Hochreiter S, Schmidhuber J. Long short-term memory. Neural Comput. 1997;9(8):1735-80.</li>"
+        "<li>LeCun Y, Bengio Y, Hinton G. Deep learning. Nature. 2015;521(7553):436-44.</li>"
+        "<li>Kingma DP, Ba J. Adam: a method for stochastic optimization. arXiv:1412.6980. 2014.</li>"
+        "</ol>"
+    )
+    html = tmp_path / "article.html"
+    html.write_text(
+        "<html><body><p>Gated memory cells keep the error flowing back in time<sup>1</sup>. "
+        "Representations are learnt in layers<sup>2,3</sup> from 10<sup>5</sup> examples.</p>"
+        + refs
+        + "</body></html>",
+        encoding="utf-8",
+    )
+    sup = '<w:r><w:rPr><w:vertAlign w:val="superscript"/></w:rPr><w:t>{}</w:t></w:r>'
+    body = [
+        _w_par(_w_run("Gated memory cells keep the error flowing back in time") + sup.format("1") + _w_run(".")),
+        _w_par(_w_run("Representations are learnt in layers") + sup.format("2,") + sup.format("3")
+               + _w_run(" from 10") + sup.format("5") + _w_run(" examples.")),
+        _w_par(_w_run("References"), style="Heading1"),
+        _w_par(_w_run("Hochreiter S, Schmidhuber J. Long short-term memory. Neural Comput. 1997;9(8):1735-80."), num=(1, 0)),
+        _w_par(_w_run("LeCun Y, Bengio Y, Hinton G. Deep learning. Nature. 2015;521(7553):436-44."), num=(1, 0)),
+        _w_par(_w_run("Kingma DP, Ba J. Adam: a method for stochastic optimization. arXiv:1412.6980. 2014."), num=(1, 0)),
+    ]  # fmt: skip
+    word = _docx(tmp_path / "manuscript.docx", body)
+    for path in (html, word):
+        doc = read_document(path)
+        assert [r.label for r in doc.references] == ["1", "2", "3"], path
+        assert [[e for m in s.markers for e in m.entries] for s in doc.sentences] == [[1], [2, 3]]
+        assert "10^5 examples" in doc.sentences[1].text

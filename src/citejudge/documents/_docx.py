@@ -27,7 +27,7 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from citejudge.documents._build import DocumentError, Entry
-from citejudge.documents._finder import Line, reads_as_reference
+from citejudge.documents._finder import SUPERSCRIPT_CITATION, Line, reads_as_reference
 from citejudge.documents._model import Document
 
 __all__ = ["docx_parts", "read_docx"]
@@ -72,17 +72,43 @@ def _numbering(root: ET.Element | None) -> dict[tuple[str, str], tuple[str, int]
 
 
 def _text(p: ET.Element, marks: dict[str, str] | None = None) -> str:
-    """A paragraph's visible text; a note's reference becomes ``marks[kind+id]`` (or nothing)."""
+    """A paragraph's visible text; a note's reference becomes ``marks[kind+id]`` (or nothing).
+
+    Superscript runs of numbers (Vancouver citations typed in Word, "problem¹˒²") become a
+    numeric marker, "[1,2]"; after a digit an exponent, "10^5".
+    """
     parts: list[str] = []
-    for el in p.iter():
-        tag = el.tag
-        if tag == f"{_W}t":
-            parts.append(el.text or "")
-        elif tag in (f"{_W}tab", f"{_W}br", f"{_W}cr"):
-            parts.append(" ")
-        elif tag in (f"{_W}footnoteReference", f"{_W}endnoteReference") and marks is not None:
-            kind = "fn" if tag == f"{_W}footnoteReference" else "en"
-            parts.append(marks.get(f"{kind}{el.get(f'{_W}id', '')}", ""))
+    sup: list[str] = []
+
+    def end_sup() -> None:
+        if sup:
+            raw = "".join(sup)
+            sup.clear()
+            m = SUPERSCRIPT_CITATION.fullmatch(raw.strip())
+            before = "".join(parts)[-1:]
+            if m is None:
+                parts.append(raw)
+            elif before.isdigit():
+                parts.append(f"^{raw.strip()}")
+            else:
+                parts.append(f"[{raw.strip().replace(' ', '')}]")
+
+    for r in p.iter(f"{_W}r"):
+        align = r.find(f"{_W}rPr/{_W}vertAlign")
+        raised = align is not None and align.get(f"{_W}val") == "superscript"
+        if not raised:
+            end_sup()
+        for el in r:
+            tag = el.tag
+            if tag == f"{_W}t":
+                (sup if raised else parts).append(el.text or "")
+            elif tag in (f"{_W}tab", f"{_W}br", f"{_W}cr"):
+                parts.append(" ")
+            elif tag in (f"{_W}footnoteReference", f"{_W}endnoteReference") and marks is not None:
+                end_sup()
+                kind = "fn" if tag == f"{_W}footnoteReference" else "en"
+                parts.append(marks.get(f"{kind}{el.get(f'{_W}id', '')}", ""))
+    end_sup()
     return " ".join("".join(parts).split())
 
 

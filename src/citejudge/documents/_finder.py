@@ -461,6 +461,11 @@ _PROSE_MARKER = re.compile(
 )
 
 
+#: The numbers of a superscript citation: "1", "2,3", "3-5", "12–14" (PDF, HTML ``<sup>`` and
+#: Word superscript runs set them back as "[2,3]").
+SUPERSCRIPT_CITATION = re.compile(r"\d{1,3}(?:\s*[,–—-]\s*\d{1,3})*")
+
+
 def reads_as_reference(text: str) -> bool:
     """True when one text, alone, has a reference's cues.
 

@@ -17,7 +17,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from citejudge.documents._build import read_text_file
-from citejudge.documents._finder import Line
+from citejudge.documents._finder import SUPERSCRIPT_CITATION, Line
 from citejudge.documents._model import Document
 
 __all__ = ["html_lines", "read_html"]
@@ -50,6 +50,7 @@ class _Layout(HTMLParser):
         self._skip = 0  # depth inside skipped elements
         self._stack: list[tuple[str, bool]] = []  # open elements: (tag, skipped here)
         self._lists: list[list[int]] = []  # [next number] of each open <ol>, [] for <ul>
+        self._sup: list[str] | None = None  # text of the open <sup>, if one is open
 
     def _flush(self, gap: bool = False) -> None:
         """End the line being collected; ``gap``: and leave a blank line after it."""
@@ -75,6 +76,8 @@ class _Layout(HTMLParser):
             return
         if tag in _BLOCK:
             self._flush()
+        if tag == "sup" and self._sup is None:
+            self._sup = []
         if tag == "ol":
             start = next((v for k, v in attrs if k == "start"), None)
             self._lists.append([int(start) if start and start.isdigit() else 1])
@@ -97,6 +100,8 @@ class _Layout(HTMLParser):
             if skipped:
                 self._skip -= 1
             elif not self._skip:
+                if t == "sup":
+                    self._end_sup()
                 if t in ("ol", "ul") and self._lists:
                     self._lists.pop()
                 if t in _BLOCK:
@@ -104,8 +109,25 @@ class _Layout(HTMLParser):
             if t == tag:
                 break
 
+    def _end_sup(self) -> None:
+        """A ``<sup>`` of numbers is a citation ("problem<sup>1,2</sup>" → "problem[1,2]")."""
+        if self._sup is None:
+            return
+        raw, self._sup = "".join(self._sup), None
+        m = SUPERSCRIPT_CITATION.fullmatch(raw.strip())
+        before = "".join(self._buf).rstrip()[-1:]
+        if m is None:
+            self._buf.append(raw)  # "[1]" already bracketed, "th", "2" of m²…
+        elif before.isdigit():
+            self._buf.append(f"^{raw.strip()}")
+        else:
+            self._buf.append(f"[{raw.strip().replace(' ', '')}]")
+
     def handle_data(self, data: str) -> None:
         if self._skip or not data:
+            return
+        if self._sup is not None:
+            self._sup.append(data)
             return
         if not "".join(self._buf).strip():
             self._start = self.getpos()[0]

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citejudge.documents._build import DocumentError
-from citejudge.documents._finder import Line
+from citejudge.documents._finder import SUPERSCRIPT_CITATION, Line
 from citejudge.documents._model import Document
 from citejudge.documents._plain import document_from_lines
 
@@ -131,7 +131,7 @@ def _lines_of(runs: list[TextRun], col_left: float, page_no: int) -> list[tuple[
 
 #: A superscript citation's text: "1", "2,3", "3-5", "12–14" (PDFium's box of a small raised
 #: run can take in one stray letter of the line below it: "p 3-5").
-_SUP_TEXT = re.compile(r"^(?:\S\s+)?(\d{1,3}(?:\s*[,–—-]\s*\d{1,3})*)$")
+_SUP_TEXT = re.compile(rf"^(?:\S\s+)?({SUPERSCRIPT_CITATION.pattern})$")
 
 
 def _superscripts(runs: list[TextRun]) -> list[TextRun]:
