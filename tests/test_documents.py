@@ -1119,3 +1119,47 @@ def test_superscript_citations_in_html_and_word(tmp_path: Path) -> None:
         assert [r.label for r in doc.references] == ["1", "2", "3"], path
         assert [[e for m in s.markers for e in m.entries] for s in doc.sentences] == [[1], [2, 3]]
         assert "10^5 examples" in doc.sentences[1].text
+
+
+def test_unicode_superscripts_in_a_markdown_answer(tmp_path: Path) -> None:
+    path = tmp_path / "answer.md"
+    path.write_text(
+        "LSTM networks were designed to overcome the vanishing gradient problem¹. Deep learning "
+        "learns representations with multiple levels of abstraction²˒³. Datasets of 10⁵ images "
+        "are common.\n\n## References\n\n"
+        "¹ Hochreiter, S., & Schmidhuber, J. (1997). Long short-term memory. Neural Computation, 9(8), 1735–1780.\n"
+        "² LeCun, Y., Bengio, Y., & Hinton, G. (2015). Deep learning. Nature, 521, 436–444.\n"
+        "³ Kingma, D. P., & Ba, J. (2015). Adam: A method for stochastic optimization. ICLR.\n",
+        encoding="utf-8",
+    )  # fmt: skip
+    doc = read_document(path)
+    assert [r.label for r in doc.references] == ["1", "2", "3"]
+    assert [[e for m in s.markers for e in m.entries] for s in doc.sentences] == [[1], [2, 3]]
+
+
+def test_unicode_superscripts() -> None:
+    from citejudge.documents._plain import unicode_superscripts
+
+    assert unicode_superscripts("problem¹²˒¹³.") == "problem[12,13]."
+    assert unicode_superscripts("¹ Hochreiter, S.") == "[1] Hochreiter, S."
+    assert unicode_superscripts("10⁵ images, 3 km², 5 m s⁻¹") == "10^5 images, 3 km^2, 5 m s^-1"
+    assert unicode_superscripts("  ² LeCun, Y.") == "  [2] LeCun, Y."
+    assert unicode_superscripts("the data.⁴ Then") == "the data.[4] Then"
+
+
+@pytest.mark.parametrize(
+    ("before", "marker"),
+    [
+        ("vanishing gradient problem", "[1]"),
+        ("representations of data.", "[1]"),
+        ("as shown (Fig. 2)", "[1]"),
+        ("10", "^1"),
+        ("an area of 3 km", "^1"),
+        ("x", "^1"),
+        ("", "^1"),
+    ],
+)
+def test_superscript_marker(before: str, marker: str) -> None:
+    from citejudge.documents._finder import superscript_marker
+
+    assert superscript_marker(before, "1") == marker

@@ -27,7 +27,12 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from citejudge.documents._build import DocumentError, Entry
-from citejudge.documents._finder import SUPERSCRIPT_CITATION, Line, reads_as_reference
+from citejudge.documents._finder import (
+    SUPERSCRIPT_CITATION,
+    Line,
+    reads_as_reference,
+    superscript_marker,
+)
 from citejudge.documents._model import Document
 
 __all__ = ["docx_parts", "read_docx"]
@@ -75,7 +80,7 @@ def _text(p: ET.Element, marks: dict[str, str] | None = None) -> str:
     """A paragraph's visible text; a note's reference becomes ``marks[kind+id]`` (or nothing).
 
     Superscript runs of numbers (Vancouver citations typed in Word, "problem¹˒²") become a
-    numeric marker, "[1,2]"; after a digit an exponent, "10^5".
+    numeric marker, "[1,2]"; after a digit or a unit an exponent, "10^5", "km^2".
     """
     parts: list[str] = []
     sup: list[str] = []
@@ -84,14 +89,10 @@ def _text(p: ET.Element, marks: dict[str, str] | None = None) -> str:
         if sup:
             raw = "".join(sup)
             sup.clear()
-            m = SUPERSCRIPT_CITATION.fullmatch(raw.strip())
-            before = "".join(parts)[-1:]
-            if m is None:
+            if SUPERSCRIPT_CITATION.fullmatch(raw.strip()) is None:
                 parts.append(raw)
-            elif before.isdigit():
-                parts.append(f"^{raw.strip()}")
             else:
-                parts.append(f"[{raw.strip().replace(' ', '')}]")
+                parts.append(superscript_marker("".join(parts), raw))
 
     for r in p.iter(f"{_W}r"):
         align = r.find(f"{_W}rPr/{_W}vertAlign")

@@ -466,6 +466,25 @@ _PROSE_MARKER = re.compile(
 SUPERSCRIPT_CITATION = re.compile(r"\d{1,3}(?:\s*[,–—-]\s*\d{1,3})*")
 
 
+_WORD_BEFORE = re.compile(r"([^\W\d_]*)[\"'”’)\]]*$")
+
+
+def superscript_marker(before: str, numbers: str) -> str:
+    """The text of raised ``numbers`` after the text ``before``: a marker or an exponent.
+
+    A citation marker, "[2,3]", after a word of four letters or more or after punctuation
+    ("problem¹", "data.²"); an exponent, "^2", after a digit, a short word or a unit ("10⁵",
+    "km²", "x²", "s⁻¹").
+    """
+    numbers = numbers.strip().replace(" ", "")
+    tail = before.rstrip()
+    m = _WORD_BEFORE.search(tail)
+    word = m.group(1) if m else ""
+    if not tail or tail[-1].isdigit() or tail.endswith(("⁻", "^", "-")) or 0 < len(word) < 4:
+        return f"^{numbers}"
+    return f"[{numbers}]"
+
+
 def reads_as_reference(text: str) -> bool:
     """True when one text, alone, has a reference's cues.
 

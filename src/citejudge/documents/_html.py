@@ -17,7 +17,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from citejudge.documents._build import read_text_file
-from citejudge.documents._finder import SUPERSCRIPT_CITATION, Line
+from citejudge.documents._finder import SUPERSCRIPT_CITATION, Line, superscript_marker
 from citejudge.documents._model import Document
 
 __all__ = ["html_lines", "read_html"]
@@ -114,14 +114,10 @@ class _Layout(HTMLParser):
         if self._sup is None:
             return
         raw, self._sup = "".join(self._sup), None
-        m = SUPERSCRIPT_CITATION.fullmatch(raw.strip())
-        before = "".join(self._buf).rstrip()[-1:]
-        if m is None:
-            self._buf.append(raw)  # "[1]" already bracketed, "th", "2" of m²…
-        elif before.isdigit():
-            self._buf.append(f"^{raw.strip()}")
+        if SUPERSCRIPT_CITATION.fullmatch(raw.strip()) is None:
+            self._buf.append(raw)  # "[1]" already bracketed, "th", "a,b"…
         else:
-            self._buf.append(f"[{raw.strip().replace(' ', '')}]")
+            self._buf.append(superscript_marker("".join(self._buf), raw))
 
     def handle_data(self, data: str) -> None:
         if self._skip or not data:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citejudge.documents._build import DocumentError
-from citejudge.documents._finder import SUPERSCRIPT_CITATION, Line
+from citejudge.documents._finder import SUPERSCRIPT_CITATION, Line, superscript_marker
 from citejudge.documents._model import Document
 from citejudge.documents._plain import document_from_lines
 
@@ -142,8 +142,8 @@ def _superscripts(runs: list[TextRun]) -> list[TextRun]:
     line, which the line grouping took for a line of its own (or glued to the line above). A
     small run of numbers whose bottom lies inside the upper part of a larger run beside it and
     whose top rises above that run's (a bold volume number, "Neural Comput. **9**", does not)
-    moves onto that run's line as a numeric marker, "[2,3]"; after a digit it is an exponent
-    ("10⁵" → "10^5"), no marker.
+    moves onto that run's line as a numeric marker, "[2,3]"; after a digit or a unit it is an
+    exponent ("10⁵" → "10^5", "km²" → "km^2": :func:`~citejudge.documents._finder.superscript_marker`).
     """
     if len(runs) < 3:
         return runs
@@ -166,8 +166,8 @@ def _superscripts(runs: list[TextRun]) -> list[TextRun]:
             out.append(r)
             continue
         host = min(hosts, key=lambda n: min(abs(n.right - r.left), abs(r.right - n.left)))
-        after_digit = host.right <= r.left + 1 and host.text[-1:].isdigit()
-        text = f"^{m.group(1)}" if after_digit else f"[{m.group(1).replace(' ', '')}]"
+        before = host.text if host.right <= r.left + 1 else ""
+        text = superscript_marker(before, m.group(1)) if before else f"[{m.group(1)}]"
         out.append(TextRun(r.left, host.bottom, r.right, host.top, text))
     return out
 

@@ -24,6 +24,7 @@ from citejudge.documents._finder import (
     load_finder,
     reference_blocks,
     split_entries,
+    superscript_marker,
 )
 from citejudge.documents._markers import find_markers
 from citejudge.documents._model import Document, DocumentFormat
@@ -189,6 +190,30 @@ def _names_an_id(url: str) -> bool:
     )
 
 
+_SUP_DIGITS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+_SUP_RUN = re.compile(f"(?P<sup>⁻?[{_SUP_DIGITS}]+(?:[˒,⁻‐-][{_SUP_DIGITS}]+)*)")
+_SUP_TABLE = str.maketrans(_SUP_DIGITS + "˒⁻‐", "0123456789,--")
+
+
+def unicode_superscripts(text: str) -> str:
+    """Unicode superscript numbers as citation markers.
+
+    A Markdown answer's "gradients¹˒²." is "gradients[1,2]."; a line that starts with one
+    ("¹ Hochreiter, S. …") is a labelled entry "[1] Hochreiter, S. …"; after a digit or a unit
+    it is an exponent ("10⁵" → "10^5", "km²" → "km^2": :func:`superscript_marker`).
+    """
+    if not any(c in text for c in _SUP_DIGITS):
+        return text
+
+    def sub(m: re.Match[str]) -> str:
+        digits = m.group("sup").translate(_SUP_TABLE)
+        if not text[: m.start("sup")].strip():
+            return f"[{digits}]"  # a line's label: "¹ Hochreiter, S. …"
+        return superscript_marker(text[: m.start("sup")], digits)
+
+    return _SUP_RUN.sub(sub, text)
+
+
 def _prose(text: str) -> bool:
     words = text.split()
     return len(words) >= 8 and sum(1 for w in words if w[:1].islower()) >= 4
@@ -278,7 +303,7 @@ def read_markdown(path: Path, *, markdown: bool = True) -> Document:
     text = read_text_file(path)
     meta, skip_n = _front_matter(text) if markdown else ({}, 0)
     raw_lines = text.splitlines()
-    lines = [Line(t, None, n) for n, t in enumerate(raw_lines, start=1)]
+    lines = [Line(unicode_superscripts(t), None, n) for n, t in enumerate(raw_lines, start=1)]
     skip = set(range(skip_n))
     entries: list[Entry] = []
     warnings: list[str] = []
