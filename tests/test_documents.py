@@ -1163,3 +1163,31 @@ def test_superscript_marker(before: str, marker: str) -> None:
     from citejudge.documents._finder import superscript_marker
 
     assert superscript_marker(before, "1") == marker
+
+
+def test_latex_sentences_that_start_with_a_narrative_cite(tmp_path: Path) -> None:
+    """arXiv-source shape: natbib's \\citet opening a sentence, \\bibliographystyle in the body."""
+    (tmp_path / "paper.tex").write_text(
+        "\\documentclass{article}\\usepackage{natbib}\n\\begin{document}\n"
+        "Long short-term memory~\\citep{hochreiter1997long} overcomes vanishing gradients.\n"
+        "\\citet{lecun2015deep} survey deep learning.\n"
+        "\\bibliographystyle{plainnat}\n\\bibliography{refs}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "paper.bbl").write_text(
+        "\\begin{thebibliography}{2}\n"
+        "\\bibitem[Hochreiter and Schmidhuber(1997)]{hochreiter1997long}\n"
+        'Sepp Hochreiter and J{\\"u}rgen Schmidhuber.\n\\newblock Long short-term memory.\n'
+        "\\newblock \\emph{Neural Computation}, 9\\penalty0 (8):\\penalty0 1735--1780, 1997.\n\n"
+        "\\bibitem[LeCun et~al.(2015)LeCun, Bengio, and Hinton]{lecun2015deep}\n"
+        "Yann LeCun, Yoshua Bengio, and Geoffrey Hinton.\n\\newblock Deep learning.\n"
+        "\\newblock \\emph{Nature}, 521\\penalty0 (7553):\\penalty0 436--444, 2015.\n"
+        "\\end{thebibliography}\n",
+        encoding="utf-8",
+    )
+    doc = read_document(tmp_path / "paper.tex")
+    assert [s.claim for s in doc.sentences] == [
+        "Long short-term memory overcomes vanishing gradients.",
+        "LeCun et al. survey deep learning.",
+    ]
+    assert not any("plainnat" in s.text or "refs" in s.text for s in doc.sentences)

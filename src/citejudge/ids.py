@@ -341,10 +341,10 @@ def strip_tracking(url: str) -> str:
 
     A chat assistant's links carry ``?utm_source=chatgpt.com``; the page is the same page.
     """
-    base, sep, query = url.partition("?")
+    before_fragment, hash_sep, fragment = url.partition("#")
+    base, sep, query = before_fragment.partition("?")
     if not sep:
         return url
-    query, hash_sep, fragment = query.partition("#")
     kept = [p for p in query.split("&") if p and not _TRACKING.match(p.split("=", 1)[0])]
     out = base + ("?" + "&".join(kept) if kept else "")
     return out + (hash_sep + fragment if hash_sep else "")

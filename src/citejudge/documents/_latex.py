@@ -39,6 +39,9 @@ _DROP_ENVS = re.compile(
     re.S,
 )
 _TOKEN = re.compile(r"⟦(\d+)⟧")
+#: A natbib ``\\bibitem`` label: "LeCun et al.(2015)LeCun, Bengio, and Hinton" (the short
+#: author form, the year, the long form).
+_NATBIB_LABEL = re.compile(r"^([^()]+?)\s*\((?:1[5-9]|20)\d\d[a-z]?\)")
 _NARRATIVE = ("citet", "textcite", "Textcite", "citeauthor", "citealt", "citeA", "citeNP")
 
 
@@ -54,7 +57,7 @@ def _bibitems(text: str, source_line: int = 1) -> list[Entry]:
         out.append(
             Entry(
                 plain,
-                " ".join(delatex(label).split()) if label else str(k + 1),
+                " ".join(delatex(label).replace("~", " ").split()) if label else str(k + 1),
                 m.group(2).strip(),
                 None,
                 source_line + body.count("\n", 0, m.start()),
@@ -125,7 +128,9 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
     body = _CITE.sub(token, body)
     body = _NOCITE.sub("", body)
     body = re.sub(
-        r"\\(?:section|subsection|subsubsection|paragraph|chapter|caption|title|label|ref|eqref|autoref|cref|Cref|url|footnote)\*?\s*(?:\[[^\]]*\])?\{[^{}]*\}",
+        r"\\(?:section|subsection|subsubsection|paragraph|chapter|caption|title|label|ref|eqref|autoref|cref|Cref|url|footnote"
+        r"|bibliographystyle|bibliography|addbibresource|printbibliography|author|date|thanks|keywords"
+        r"|includegraphics|input|include|vspace|hspace)\*?\s*(?:\[[^\]]*\])?\{[^{}]*\}",
         lambda mm: mm.group(0) if mm.group(0).startswith(("\\caption", "\\footnote")) else "",
         body,
     )
@@ -134,9 +139,9 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
     for chunk in re.split(r"\n[ \t]*\n", body):
         n_lines = chunk.count("\n") + 2
         plain = (
-            " ".join(delatex(chunk).split())
+            " ".join(delatex(chunk).replace("~", " ").split())  # a tie before a cite token stays
             if "\\" in chunk or "{" in chunk
-            else " ".join(chunk.split())
+            else " ".join(chunk.replace("~", " ").split())
         )
         if plain:
             paragraphs.append(
@@ -146,10 +151,20 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
 
     def narrative(keys: list[str]) -> str:
         e = families.get(keys[0]) if keys else None
-        if e is None or not e.authors:
+        if e is None:
             return ""
-        names = [a.split(",")[0].strip() if "," in a else a.split()[-1] for a in e.authors[:2]]
-        if len(e.authors) >= 3:
+        m = _NATBIB_LABEL.match(e.label or "")
+        if not e.authors and m:
+            return " ".join(m.group(1).split())  # natbib's short form: "LeCun et al."
+        authors = e.authors
+        if not authors:
+            from citejudge.readers.freetext import parse_citation_string
+
+            authors = list(parse_citation_string(e.text).authors)
+        if not authors:
+            return ""
+        names = [a.split(",")[0].strip() if "," in a else a.split()[-1] for a in authors[:2]]
+        if len(authors) >= 3:
             return f"{names[0]} et al."
         return " and ".join(names)
 

@@ -31,11 +31,12 @@ import re
 __all__ = ["evidence_units", "evidence_windows", "is_boilerplate", "split_sentences", "split_units"]
 
 # A sentence ends at . ! ? (plus closing quotes or brackets) before whitespace and an upper-case
-# letter, a digit, or an opening quote or bracket; Czech capitals included. Citation markers glued
+# letter, a digit, or an opening quote or bracket (⟦ opens the LaTeX reader's cite token: "…
+# gradients. \citet{lecun2015deep} survey…"); Czech capitals included. Citation markers glued
 # after the stop (Wikipedia's "problem.[1][2] Its …") end the sentence too and stay with it.
 _SENT_END = re.compile(
     r"(?<=[.!?])(?P<marks>(?:\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\])*)"
-    r"[\"'”’)\]]*\s+(?=[A-Z0-9ÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ\"'“(\[])"
+    r"[\"'”’)\]]*\s+(?=[A-Z0-9ÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ\"'“(\[⟦])"
 )
 # ... unless the piece before it ends with one of these abbreviations (English and Czech): titles,
 # month abbreviations ("Dec. 12, 2018"), "v." of case names, "pp."/"vol." of references, "U.S.".
