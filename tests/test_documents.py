@@ -1191,3 +1191,24 @@ def test_latex_sentences_that_start_with_a_narrative_cite(tmp_path: Path) -> Non
         "LeCun et al. survey deep learning.",
     ]
     assert not any("plainnat" in s.text or "refs" in s.text for s in doc.sentences)
+
+
+def test_numbered_link_definitions_are_the_sources(tmp_path: Path) -> None:
+    """A chat answer exported with reference-style links: '[2]: https://… "Title"'."""
+    path = tmp_path / "answer.md"
+    path.write_text(
+        "LSTM networks overcome the vanishing gradient problem [1]. Deep learning learns "
+        "layered representations [2][3].\n\n"
+        "[1]: https://doi.org/10.1162/neco.1997.9.8.1735?utm_source=chatgpt.com\n"
+        '[2]: <https://www.nature.com/articles/nature14539> "Deep learning"\n'
+        "[3]: https://arxiv.org/abs/1412.6980\n"
+        "[logo]: https://example.org/logo.png\n",
+        encoding="utf-8",
+    )
+    doc = read_document(path)
+    assert [(r.label, r.text) for r in doc.references] == [
+        ("1", "https://doi.org/10.1162/neco.1997.9.8.1735"),
+        ("2", "“Deep learning.” https://www.nature.com/articles/nature14539"),
+        ("3", "https://arxiv.org/abs/1412.6980"),
+    ]
+    assert [[e for m in s.markers for e in m.entries] for s in doc.sentences] == [[1], [2, 3]]

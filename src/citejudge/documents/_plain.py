@@ -41,6 +41,9 @@ __all__ = ["document_from_lines", "read_markdown"]
 
 _FRONT = re.compile(r"\A---\s*\n(.*?)\n(?:---|\.\.\.)\s*\n", re.S)
 _FOOTNOTE_DEF = re.compile(r"^\[\^([^\]\s]{1,40})\]:\s*(.*)$")
+#: A reference-style link definition with a number, the sources list of a chat answer:
+#: '[2]: https://www.nature.com/articles/nature14539 "Deep learning"'.
+_LINK_DEF = re.compile(r'^ {0,3}\[(\d{1,4})\]:\s*<?(\S+?)>?(?:\s+["\'(](.*)["\')])?\s*$')
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s+\S|={3,}\s*$|-{3,}\s*$)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
 _MD_NUM_LINK = re.compile(r"\[(\d[\d,;\s–—-]*)\]\([^)\s]*\)")
@@ -333,6 +336,14 @@ def read_markdown(path: Path, *, markdown: bool = True) -> Document:
                     lines[first].number,
                 )
             )
+        # numbered link definitions: each an entry (its title, if given, before the address)
+        for i, ln in enumerate(lines):
+            m = _LINK_DEF.match(ln.text)
+            if m and i not in skip:
+                url, title = strip_tracking(m.group(2)), (m.group(3) or "").strip()
+                text = f"“{title.rstrip('.')}.” {url}" if title else url
+                entries.append(Entry(text, m.group(1), None, None, ln.number))
+                skip.add(i)
         bib = meta.get("bibliography")
         bibs = (
             [bib]
