@@ -1212,3 +1212,55 @@ def test_numbered_link_definitions_are_the_sources(tmp_path: Path) -> None:
         ("3", "https://arxiv.org/abs/1412.6980"),
     ]
     assert [[e for m in s.markers for e in m.entries] for s in doc.sentences] == [[1], [2, 3]]
+
+
+# arXiv's HTML (LaTeXML): a bibitem tag before each entry, author-year or numeric.
+ARXIV_HTML = """<html><body><article class="ltx_document">
+<section class="ltx_section"><h2 class="ltx_title">1 Introduction</h2>
+<div class="ltx_para"><p class="ltx_p">Long short-term memory overcomes the vanishing gradient problem
+<cite class="ltx_cite ltx_citemacro_citep">{hochreiter}</cite>.
+<cite class="ltx_cite ltx_citemacro_citet">{lecun}</cite> survey deep learning.</p></div></section>
+<section class="ltx_bibliography"><h2 class="ltx_title ltx_title_bibliography">References</h2>
+<ul class="ltx_biblist">
+<li id="bib.bib2" class="ltx_bibitem"><span class="ltx_tag ltx_role_refnum ltx_tag_bibitem">{tag1}</span>
+<span class="ltx_bibblock">Sepp Hochreiter and Jürgen Schmidhuber.</span>
+<span class="ltx_bibblock">Long short-term memory.</span>
+<span class="ltx_bibblock"><em class="ltx_emph">Neural computation</em>, 9(8):1735–1780, 1997.</span></li>
+<li id="bib.bib3" class="ltx_bibitem"><span class="ltx_tag ltx_role_refnum ltx_tag_bibitem">{tag2}</span>
+<span class="ltx_bibblock">Yann LeCun, Yoshua Bengio, and Geoffrey Hinton.</span>
+<span class="ltx_bibblock">Deep learning.</span>
+<span class="ltx_bibblock"><em class="ltx_emph">Nature</em>, 521(7553):436–444, 2015.</span></li>
+</ul></section></article></body></html>"""
+
+
+@pytest.mark.parametrize(
+    ("cites", "tags", "labels"),
+    [
+        (
+            ('(<a href="#bib.bib2">Hochreiter and Schmidhuber, <span>1997</span></a>)',
+             '<a href="#bib.bib3">LeCun et al.</a> (<a href="#bib.bib3">2015</a>)'),
+            ("Hochreiter and Schmidhuber (1997)", "LeCun et al. (2015)"),
+            [None, None],
+        ),
+        (
+            ('[<a href="#bib.bib2">1</a>]', 'LeCun et al. [<a href="#bib.bib3">2</a>]'),
+            ("[1]", "[2]"),
+            ["1", "2"],
+        ),
+    ],
+)  # fmt: skip
+def test_an_arxiv_html_paper(
+    tmp_path: Path, cites: tuple[str, str], tags: tuple[str, str], labels: list[str | None]
+) -> None:
+    path = tmp_path / "arxiv.html"
+    path.write_text(
+        ARXIV_HTML.format(hochreiter=cites[0], lecun=cites[1], tag1=tags[0], tag2=tags[1]),
+        encoding="utf-8",
+    )
+    doc = read_document(path)
+    assert [r.label for r in doc.references] == labels
+    # the author-year tag is no part of the entry: the names are the authors'
+    assert doc.references[0].text.startswith("Sepp Hochreiter and Jürgen Schmidhuber.")
+    assert [r.year for r in doc.references] == [1997, 2015]
+    assert [[e for m in s.markers for e in m.entries] for s in doc.sentences] == [[1], [2]]
+    assert doc.unresolved == []

@@ -31,6 +31,7 @@ _SKIP_TAGS = "head script style noscript template svg nav footer button form sel
 _SKIP = frozenset(_SKIP_TAGS.split())
 #: Class names of the furniture inside articles and reference lists: back-links ("^ a b"),
 #: "[edit]" links, print-hidden navigation boxes.
+_BIBITEM_TAG = re.compile(r"(?:^|\s)ltx_tag_bibitem(?:\s|$)")
 _SKIP_CLASS = re.compile(r"(?:^|\s)(?:mw-cite-backlink|mw-editsection|noprint|navbox)(?:\s|$)")
 #: Blocks that end a line but not a paragraph (no blank line after them).
 _LINE_TAGS = "li dt dd tr br summary caption figcaption"
@@ -51,6 +52,8 @@ class _Layout(HTMLParser):
         self._stack: list[tuple[str, bool]] = []  # open elements: (tag, skipped here)
         self._lists: list[list[int]] = []  # [next number] of each open <ol>, [] for <ul>
         self._sup: list[str] | None = None  # text of the open <sup>, if one is open
+        self._tag: list[str] | None = None  # text of an open LaTeXML bibitem tag
+        self._tag_depth = 0
 
     def _flush(self, gap: bool = False) -> None:
         """End the line being collected; ``gap``: and leave a blank line after it."""
@@ -78,6 +81,10 @@ class _Layout(HTMLParser):
             self._flush()
         if tag == "sup" and self._sup is None:
             self._sup = []
+        if self._tag is not None:
+            self._tag_depth += 1
+        elif _BIBITEM_TAG.search(cls):
+            self._tag, self._tag_depth = [], 1
         if tag == "ol":
             start = next((v for k, v in attrs if k == "start"), None)
             self._lists.append([int(start) if start and start.isdigit() else 1])
@@ -102,6 +109,10 @@ class _Layout(HTMLParser):
             elif not self._skip:
                 if t == "sup":
                     self._end_sup()
+                if self._tag is not None:
+                    self._tag_depth -= 1
+                    if self._tag_depth == 0:
+                        self._end_tag()
                 if t in ("ol", "ul") and self._lists:
                     self._lists.pop()
                 if t in _BLOCK:
@@ -119,8 +130,24 @@ class _Layout(HTMLParser):
         else:
             self._buf.append(superscript_marker("".join(self._buf), raw))
 
+    def _end_tag(self) -> None:
+        """End a LaTeXML bibitem tag (arXiv's HTML).
+
+        "[12]" is the entry's label; an author–year tag ("Hochreiter and Schmidhuber (1997)")
+        repeats the entry's names and is left out.
+        """
+        raw, self._tag = " ".join("".join(self._tag or []).split()), None
+        m = re.fullmatch(r"\[?(\d{1,4})\]?\.?", raw)
+        if m:
+            if "".join(self._buf).strip() == "-":
+                self._buf = []  # the label replaces the list's bullet
+            self._buf.append(f"[{m.group(1)}] ")
+
     def handle_data(self, data: str) -> None:
         if self._skip or not data:
+            return
+        if self._tag is not None:
+            self._tag.append(data)
             return
         if self._sup is not None:
             self._sup.append(data)
