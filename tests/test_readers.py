@@ -145,3 +145,38 @@ def test_one_fulltext_lookup_for_content_and_sources(fulltext_dir: Path) -> None
             assert evidence is not None and stored is not None
             assert evidence.text == stored.text == expected[0]
             assert evidence.source == stored.origin == f"fulltext:{expected[1]}"
+
+
+def test_full_texts_as_pdf_and_html(tmp_path: Path) -> None:
+    """A folder of the cited papers as the user has them: a PDF, a saved article page; a PDF
+    without a text layer (a scan) is skipped for the next file."""
+    pytest.importorskip("reportlab")
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(tmp_path / "W1.pdf"), pagesize=A4)
+    c.drawString(72, 750, "Long short-term memory learns to bridge time lags")
+    c.drawString(72, 736, "in excess of 1000 discrete time steps.")
+    c.showPage()
+    c.drawString(72, 750, "Second page: constant error carousels.")
+    c.save()
+    (tmp_path / "10.1038_nature14539.html").write_text(
+        "<html><head><script>var x = 1;</script><style>p {}</style></head><body>"
+        "<p>Deep learning allows computational models &amp; layers to learn.</p></body></html>",
+        encoding="utf-8",
+    )
+    scan = canvas.Canvas(str(tmp_path / "W3.pdf"), pagesize=A4)
+    scan.rect(72, 700, 100, 50)
+    scan.save()
+    (tmp_path / "10.1000_scan.txt").write_text("The text beside the scan.", encoding="utf-8")
+
+    text, name = find_fulltext(tmp_path, Work(id="W1")) or ("", "")
+    assert name == "W1.pdf"
+    assert "bridge time lags" in text and "constant error carousels" in text
+    text, name = find_fulltext(tmp_path, Work(id="W2", doi="10.1038/nature14539")) or ("", "")
+    assert name == "10.1038_nature14539.html"
+    assert "models & layers to learn" in text and "var x" not in text
+    assert find_fulltext(tmp_path, Work(id="W3", doi="10.1000/scan")) == (
+        "The text beside the scan.",
+        "10.1000_scan.txt",
+    )

@@ -412,7 +412,7 @@ def build_parser() -> argparse.ArgumentParser:
         c.add_argument(
             "--fulltext",
             metavar="DIR",
-            help="folder of local full texts (<doi or W-id>.txt/.md) and saved web pages (a "
+            help="folder of local full texts (<doi or W-id>.txt/.md/.html/.pdf) and saved web pages (a "
             "source store: index.jsonl of url/file lines); a web page cited by its address alone "
             "is judged against its saved text",
         )
