@@ -180,3 +180,31 @@ def test_full_texts_as_pdf_and_html(tmp_path: Path) -> None:
         "The text beside the scan.",
         "10.1000_scan.txt",
     )
+
+
+def test_full_texts_named_by_a_reference_manager(tmp_path: Path) -> None:
+    """Zotero's attachment names: "<first creator> - <year> - <title, cut, ':' left out>"."""
+    (tmp_path / "Hochreiter and Schmidhuber - 1997 - Long Short-Term Memory.txt").write_text(
+        "LSTM text.", encoding="utf-8"
+    )
+    cut = "Adam A Method for Stochastic Optimization of Noisy Objectives with Adaptive Moment Estimation an"
+    (tmp_path / f"Kingma and Ba - 2014 - {cut}.md").write_text("Adam text.", encoding="utf-8")
+    (tmp_path / "LeCun et al. - 2016 - Deep learning.txt").write_text("x", encoding="utf-8")
+    lstm = Work(id="W1", title="Long Short-Term Memory", year=1997)
+    adam = Work(
+        id="W2",
+        title="Adam: A Method for Stochastic Optimization of Noisy Objectives with Adaptive "
+        "Moment Estimation and Bias Correction",
+        year=2014,
+    )
+    assert find_fulltext(tmp_path, lstm) == (
+        "LSTM text.",
+        "Hochreiter and Schmidhuber - 1997 - Long Short-Term Memory.txt",
+    )
+    assert find_fulltext(tmp_path, adam) == ("Adam text.", f"Kingma and Ba - 2014 - {cut}.md")
+    # another year, or another title, is another work
+    assert find_fulltext(tmp_path, Work(id="W3", title="Deep learning", year=2015)) is None
+    assert (
+        find_fulltext(tmp_path, Work(id="W4", title="Long Short-Term Memory Networks", year=1997))
+        is None
+    )

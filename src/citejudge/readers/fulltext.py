@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import logging
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from citejudge.records import Work
-from citejudge.text.normalize import strip_markup
+from citejudge.text.normalize import fold, strip_markup
 
 __all__ = ["find_fulltext", "fulltext_names"]
 
@@ -32,23 +33,64 @@ def fulltext_names(work: Work) -> list[str]:
     return names
 
 
+#: Zotero's (and Mendeley's, JabRef's) default attachment name: "Hochreiter and Schmidhuber -
+#: 1997 - Long Short-Term Memory.pdf" (the title cut at about 100 characters, ":" and "?" left out).
+_LIBRARY_NAME = re.compile(r"^.+? - (?P<year>(?:1[5-9]|20)\d\d) - (?P<title>.+)$")
+
+
+@lru_cache(maxsize=64)
+def _library_files(folder: Path, stamp: float) -> dict[int, list[tuple[str, Path]]]:
+    """Year -> (title folded without spaces, path) of the files a reference manager named.
+
+    ``stamp`` is the folder's mtime: a changed folder is read again.
+    """
+    out: dict[int, list[tuple[str, Path]]] = {}
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError:
+        return out
+    for p in entries:
+        m = _LIBRARY_NAME.match(p.stem) if p.suffix.lower() in _EXTENSIONS else None
+        if m is not None:
+            title = fold(m.group("title")).replace(" ", "")
+            if len(title) >= 10:
+                out.setdefault(int(m.group("year")), []).append((title, p))
+    return out
+
+
+def _library_match(folder: Path, work: Work) -> list[Path]:
+    """Files named "<authors> - <year> - <title>" of the work's year and title (or its start)."""
+    if not work.title or work.year is None:
+        return []
+    try:
+        stamp = folder.stat().st_mtime
+    except OSError:
+        return []
+    title = fold(work.title).replace(" ", "")
+    files = _library_files(folder, stamp).get(work.year, [])
+    # a name of 60 characters or more may have been cut (Zotero cuts titles at 100)
+    return [p for t, p in files if t == title or (len(t) >= 60 and title.startswith(t))]
+
+
 def find_fulltext(folder: Path, work: Work) -> tuple[str, str] | None:
     """(text, file name) of the first non-blank full text of ``work`` in ``folder``, or None.
 
-    An unreadable file is logged and skipped.
+    By the work's id, then its DOI, each with every extension; then a file a reference manager
+    named "<authors> - <year> - <title>" (:data:`_LIBRARY_NAME`) whose year is the work's and
+    whose title is the work's (or its start, for a cut name). An unreadable file is logged and
+    skipped.
     """
-    for name in fulltext_names(work):
-        for ext in _EXTENSIONS:
-            p = folder / f"{name}{ext}"
-            if not p.is_file():
-                continue
-            try:
-                text = _read(p)
-            except (OSError, ValueError) as exc:
-                log.warning("cannot read full text %s: %s", p, exc)
-                continue
-            if text.strip():
-                return text, p.name
+    paths = [folder / f"{name}{ext}" for name in fulltext_names(work) for ext in _EXTENSIONS]
+    for p in [*paths, *_library_match(folder, work)]:
+        if not p.is_file():
+            continue
+        try:
+            text = _read(p)
+        except (OSError, ValueError) as exc:
+            log.warning("cannot read full text %s: %s", p, exc)
+            continue
+        if text.strip():
+            return text, p.name
     return None
 
 
