@@ -1264,3 +1264,25 @@ def test_an_arxiv_html_paper(
     assert [r.year for r in doc.references] == [1997, 2015]
     assert [[e for m in s.markers for e in m.entries] for s in doc.sentences] == [[1], [2]]
     assert doc.unresolved == []
+
+
+def test_ibid_footnotes_in_markdown(tmp_path: Path) -> None:
+    """Chicago notes in Markdown footnotes: "Ibid." names the note before it, also after a
+    short note that itself names a fuller entry."""
+    path = tmp_path / "essay.md"
+    path.write_text(
+        "Gated cells keep errors flowing back in time.[^1] They learn to forget.[^2] "
+        "Deep networks learn layered features.[^3] They need much data.[^4]\n\n"
+        "[^1]: Sepp Hochreiter and Jürgen Schmidhuber, “Long Short-Term Memory,” Neural Computation 9, no. 8 (1997): 1735–80.\n"
+        "[^2]: Ibid., 1740.\n"
+        "[^3]: LeCun, Bengio & Hinton 2015, p. 436.\n"
+        "[^4]: Ibid.\n"
+        "[^5]: Yann LeCun, Yoshua Bengio, and Geoffrey Hinton, “Deep Learning,” Nature 521 (2015): 436–44.\n",
+        encoding="utf-8",
+    )  # fmt: skip
+    doc = read_document(path)
+    assert [r.label for r in doc.references] == ["1", "5"]
+    assert [[e for m in s.markers for e in m.entries] for s in doc.sentences] == [
+        [1], [1], [2], [2],
+    ]  # fmt: skip
+    assert doc.unresolved == [] and doc.uncited == []

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from citejudge.documents._markers import (
+    IBID,
     RawMarker,
     Resolver,
     find_markers,
@@ -140,7 +141,7 @@ def assemble(
     warnings = list(warnings)
     if notes:
         warnings.append(
-            f'{len(notes)} short notes ("Smith 2010, p. 5") name entries of the fuller list; '
+            f'{len(notes)} short notes ("Smith 2010, p. 5", "Ibid.") name other entries; '
             "their markers point to those entries"
         )
     resolver = Resolver(refs, notes)
@@ -174,25 +175,36 @@ def assemble(
 
 
 def fold_short_notes(refs: list[Reference]) -> tuple[list[Reference], dict[str, list[int]]]:
-    """The entries left when short notes are folded into the fuller list they name.
+    """The entries left when short notes are folded into the entries they name.
 
     A Wikipedia article's numbered notes ("Hochreiter & Schmidhuber 1997, p. 1736.") name the
-    works of its "Sources" list by author and year. Each note whose every target names exactly
-    one entry of the others (:meth:`Resolver` rules) is left out of the list, the rest are
-    numbered again, and the note's label (or number) maps to the entries it names: a marker
-    that points to the note points to them. A note that names nothing, or not one entry, stays
-    an entry as written.
+    works of its "Sources" list by author and year; a humanities note "Ibid., 1740." names the
+    work of the note before it. Each note whose every target names exactly one other entry
+    (:meth:`Resolver` rules), and each "Ibid." after an entry, is left out of the list, the rest
+    are numbered again, and the note's label (or number) maps to the entries it names: a marker
+    that points to the note points to them. A note that names nothing, or not one entry, stays an
+    entry as written.
     """
-    notes = {r.number: t for r in refs if (t := short_note_targets(r.text))}
-    if not notes or len(notes) == len(refs):
+    ibids = {r.number for r in refs if IBID.match(r.text.strip())}
+    notes = {
+        r.number: t for r in refs if r.number not in ibids and (t := short_note_targets(r.text))
+    }
+    fuller = [r for r in refs if r.number not in notes and r.number not in ibids]
+    if not fuller or not (notes or ibids):
         return refs, {}
-    fuller = [r for r in refs if r.number not in notes]
     probe = Resolver(fuller)
     named: dict[int, list[int]] = {}
     for n, targets in notes.items():
         hits = [probe.resolve(RawMarker(0, 0, "", "author-year", (t,))).entries for t in targets]
         if all(len(h) == 1 for h in hits):
             named[n] = [h[0] for h in hits]  # the entries' numbers in ``refs``
+    previous: list[int] | None = None
+    for r in refs:
+        if r.number in ibids:
+            if previous is not None:
+                named[r.number] = previous
+        else:
+            previous = named.get(r.number, [r.number])
     if not named:
         return refs, {}
     keep = [r for r in refs if r.number not in named]

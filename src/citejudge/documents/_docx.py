@@ -21,7 +21,6 @@ found as in a PDF. Lines are numbered by paragraph, so an error names the body's
 
 from __future__ import annotations
 
-import re
 import zipfile
 from pathlib import Path
 from xml.etree import ElementTree as ET
@@ -33,12 +32,12 @@ from citejudge.documents._finder import (
     reads_as_reference,
     superscript_marker,
 )
+from citejudge.documents._markers import IBID
 from citejudge.documents._model import Document
 
 __all__ = ["docx_parts", "read_docx"]
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
-_IBID = re.compile(r"^(?:ibid|ibidem|id)\.?(?:,?\s*(?:pp?\.\s*)?[\divxlc][\divxlc–—-]*)?\.?$", re.I)
 _BULLET_FORMATS = frozenset({"bullet", "none"})
 
 
@@ -150,15 +149,11 @@ def docx_parts(path: Path) -> tuple[list[Line], list[Entry], dict[str, str]]:
         )
     entries: list[Entry] = []
     marks: dict[str, str] = {}
-    last: str | None = None
     for label, text in notes:
-        if _IBID.match(text):
-            if last is not None:
-                marks[label] = f"[^{last}]"
-        elif reads_as_reference(text):
+        if IBID.match(text) or reads_as_reference(text):
+            # "Ibid., 1740." too: the document's assembly points it to the note before it
             entries.append(Entry(text, label, label))
             marks[label] = f"[^{label}]"
-            last = label
     lines: list[Line] = []
     counters: dict[tuple[str, str], int] = {}
     for n, p in enumerate(body.iter(f"{_W}p"), start=1):

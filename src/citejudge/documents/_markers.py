@@ -25,6 +25,7 @@ from citejudge.documents._model import Marker, Reference
 from citejudge.text.normalize import fold
 
 __all__ = [
+    "IBID",
     "RawMarker",
     "Resolver",
     "family_name",
@@ -137,6 +138,11 @@ def find_markers(text: str, *, numeric: bool = True) -> list[RawMarker]:
         add(m.start(), m.end(), "label", [m.group(1).strip()])
     found.sort(key=lambda r: r.start)
     return found
+
+
+#: A note that names the work of the note before it: "Ibid.", "Ibid., 1740.", "Ibidem, pp. 3–4.",
+#: "Id. at 5." is not matched (a legal form with its own rules).
+IBID = re.compile(r"^(?:ibid|ibidem)\.?(?:,?\s*(?:pp?\.\s*)?[\divxlc][\divxlc–—-]*)?\.?$", re.I)
 
 
 def short_note_targets(text: str) -> list[str] | None:

@@ -33,9 +33,10 @@ __all__ = ["evidence_units", "evidence_windows", "is_boilerplate", "split_senten
 # A sentence ends at . ! ? (plus closing quotes or brackets) before whitespace and an upper-case
 # letter, a digit, or an opening quote or bracket (⟦ opens the LaTeX reader's cite token: "…
 # gradients. \citet{lecun2015deep} survey…"); Czech capitals included. Citation markers glued
-# after the stop (Wikipedia's "problem.[1][2] Its …") end the sentence too and stay with it.
+# after the stop (Wikipedia's "problem.[1][2] Its …", a Markdown footnote's "time.[^1] They …") end
+# the sentence too and stay with it.
 _SENT_END = re.compile(
-    r"(?<=[.!?])(?P<marks>(?:\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\])*)"
+    r"(?<=[.!?])(?P<marks>(?:\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\]|\[\^[^\]\s]{1,40}\])*)"
     r"[\"'”’)\]]*\s+(?=[A-Z0-9ÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ\"'“(\[⟦])"
 )
 # ... unless the piece before it ends with one of these abbreviations (English and Czech): titles,
