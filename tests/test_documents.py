@@ -1286,3 +1286,21 @@ def test_ibid_footnotes_in_markdown(tmp_path: Path) -> None:
         [1], [1], [2], [2],
     ]  # fmt: skip
     assert doc.unresolved == [] and doc.uncited == []
+
+
+def test_html_lines_of_items_with_paragraphs_and_tables() -> None:
+    from citejudge.documents._html import html_lines
+
+    page = (
+        "<div><p>Text cites [1] here.</p><table><tr><td>A</td><td>B</td></tr></table>"
+        "<ol start='3'><li><p>Hochreiter S. Long short-term memory. 1997.</p></li>"
+        "<li>LeCun Y.<br>Deep learning. 2015.</li></ol></div>"
+    )
+    texts = [ln.text for ln in html_lines(page) if ln.text]
+    assert texts == [
+        "Text cites [1] here.",
+        "A B",  # cells apart, not glued
+        "3. Hochreiter S. Long short-term memory. 1997.",  # the item's <p> stays on its line
+        "4. LeCun Y.",
+        "Deep learning. 2015.",
+    ]

@@ -31,6 +31,7 @@ _SKIP_TAGS = "head script style noscript template svg nav footer button form sel
 _SKIP = frozenset(_SKIP_TAGS.split())
 #: Class names of the furniture inside articles and reference lists: back-links ("^ a b"),
 #: "[edit]" links, print-hidden navigation boxes.
+_ITEM_PREFIX = re.compile(r"\d{1,4}\.|-")
 _BIBITEM_TAG = re.compile(r"(?:^|\s)ltx_tag_bibitem(?:\s|$)")
 _SKIP_CLASS = re.compile(r"(?:^|\s)(?:mw-cite-backlink|mw-editsection|noprint|navbox)(?:\s|$)")
 #: Blocks that end a line but not a paragraph (no blank line after them).
@@ -77,8 +78,10 @@ class _Layout(HTMLParser):
             return
         if self._skip:
             return
-        if tag in _BLOCK:
-            self._flush()
+        if tag in _BLOCK and not (tag not in ("li", "ol", "ul") and self._only_prefix()):
+            self._flush()  # (a <p> inside an <li> stays on the item's line, after its number)
+        if tag in ("td", "th"):
+            self._buf.append(" ")
         if tag == "sup" and self._sup is None:
             self._sup = []
         if self._tag is not None:
@@ -119,6 +122,10 @@ class _Layout(HTMLParser):
                     self._flush(gap=t not in _LINE)
             if t == tag:
                 break
+
+    def _only_prefix(self) -> bool:
+        """True when the line so far is a list item's number or bullet and nothing else."""
+        return bool(_ITEM_PREFIX.fullmatch("".join(self._buf).strip()))
 
     def _end_sup(self) -> None:
         """A ``<sup>`` of numbers is a citation ("problem<sup>1,2</sup>" → "problem[1,2]")."""
