@@ -1304,3 +1304,24 @@ def test_html_lines_of_items_with_paragraphs_and_tables() -> None:
         "4. LeCun Y.",
         "Deep learning. 2015.",
     ]
+
+
+def test_a_folder_stands_for_its_documents(tmp_path: Path) -> None:
+    from citejudge.documents import document_files
+
+    (tmp_path / "paper").mkdir()
+    (tmp_path / "paper" / "main.tex").write_text("\\cite{a}", encoding="utf-8")
+    (tmp_path / "paper" / "refs.bib").write_text("@article{a, title={A}}", encoding="utf-8")
+    (tmp_path / "answers").mkdir()
+    (tmp_path / "answers" / "b.md").write_text("x", encoding="utf-8")
+    (tmp_path / "answers" / "notes.bib").write_text("@article{b, title={B}}", encoding="utf-8")
+    (tmp_path / "answers" / "data.csv").write_text("x", encoding="utf-8")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD.txt").write_text("x", encoding="utf-8")
+    missing = tmp_path / "missing.pdf"
+    assert document_files([tmp_path, missing]) == [
+        tmp_path / "answers" / "b.md",
+        tmp_path / "answers" / "notes.bib",  # a .bib alone is a document
+        tmp_path / "paper" / "main.tex",  # its .bib is its own
+        missing,  # reported by name when read
+    ]

@@ -384,7 +384,13 @@ def build_parser() -> argparse.ArgumentParser:
         "a summary per document to OUT.manifest.json and stderr. A document that cannot be "
         "read, and a marker that points to no entry, are error lines naming the file.",
     )
-    doc.add_argument("files", nargs="+", metavar="FILE", help="documents to check")
+    doc.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="documents to check; a folder stands for the documents under it (a .bib beside a "
+        ".tex is the LaTeX document's)",
+    )
     doc.add_argument(
         "--index", required=True, metavar="PATH", help="world index from 'citejudge index build'"
     )

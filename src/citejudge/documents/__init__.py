@@ -29,7 +29,7 @@ from citejudge.documents._model import (
     Marker,
     Reference,
 )
-from citejudge.documents._read import SUFFIXES, detect_format, read_document
+from citejudge.documents._read import SUFFIXES, detect_format, document_files, read_document
 
 __all__ = [
     "DOCUMENT_FORMATS",
@@ -42,6 +42,7 @@ __all__ = [
     "Marker",
     "Reference",
     "detect_format",
+    "document_files",
     "document_items",
     "find_markers",
     "load_documents",

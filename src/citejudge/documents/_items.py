@@ -48,14 +48,16 @@ def load_documents(
 ) -> tuple[list[Item | ItemError], list[Document | DocumentError]]:
     """Items of every document in order, and each document (or the error that stopped it).
 
+    A folder stands for the documents under it (:func:`~citejudge.documents._read.document_files`).
+
     A marker that points nowhere is an :class:`ItemError` (field ``marker``); a document that
     cannot be read is one :class:`ItemError` naming the file, and the batch goes on.
     """
-    from citejudge.documents._read import read_document
+    from citejudge.documents._read import document_files, read_document
 
     items: list[Item | ItemError] = []
     docs: list[Document | DocumentError] = []
-    for p in paths:
+    for p in document_files(paths):
         try:
             doc = read_document(p, fmt=fmt)
         except DocumentError as exc:

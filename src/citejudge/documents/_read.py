@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from citejudge.documents._build import DocumentError
 from citejudge.documents._model import DOCUMENT_FORMATS, Document
 
-__all__ = ["SUFFIXES", "detect_format", "read_document"]
+__all__ = ["SUFFIXES", "detect_format", "document_files", "read_document"]
 
 #: File suffix -> format.
 SUFFIXES = {
@@ -27,6 +28,31 @@ SUFFIXES = {
     ".xhtml": "html",
     ".docx": "docx",
 }
+
+
+def document_files(paths: Sequence[Path]) -> list[Path]:
+    """``paths`` with each folder replaced by the documents under it.
+
+    A folder gives every file with a document suffix (:data:`SUFFIXES`) under it, at any depth,
+    sorted, hidden files and folders left out, and a ``.bib`` left out where a ``.tex`` sits
+    beside it (the LaTeX document reads it). Other paths stay as given, so that a missing file
+    is still reported by name.
+    """
+    out: list[Path] = []
+    for p in paths:
+        if not p.is_dir():
+            out.append(p)
+            continue
+        found = sorted(
+            f
+            for f in p.rglob("*")
+            if f.is_file()
+            and f.suffix.lower() in SUFFIXES
+            and not any(part.startswith(".") for part in f.relative_to(p).parts)
+        )
+        tex_dirs = {f.parent for f in found if f.suffix.lower() in (".tex", ".ltx")}
+        out.extend(f for f in found if not (f.suffix.lower() == ".bib" and f.parent in tex_dirs))
+    return out
 
 
 def detect_format(path: Path) -> str:

@@ -504,6 +504,10 @@ def _run_locked(
         )
 
     shards = expand_inputs(cfg.document or cfg.input)
+    if cfg.document:
+        from citejudge.documents import document_files
+
+        shards = document_files(shards)  # a folder: the documents under it
     inputs = input_files(shards)
     missing = [i.path for i in inputs if i.sha256 is None]
     if previous is not None and resume:
