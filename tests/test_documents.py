@@ -1325,3 +1325,42 @@ def test_a_folder_stands_for_its_documents(tmp_path: Path) -> None:
         tmp_path / "paper" / "main.tex",  # its .bib is its own
         missing,  # reported by name when read
     ]
+
+
+def test_linked_titles_in_a_markdown_reference_list(tmp_path: Path, world: Path) -> None:
+    """A generated report's list, '2. [Deep learning](https://www.nature.com/…). LeCun, Bengio,
+    Hinton. *Nature*, 2015.': the link's address was dropped with the markup, so its DOI was
+    lost; now it goes to the end and the linked title is quoted."""
+    path = tmp_path / "report.md"
+    path.write_text(
+        "Deep learning learns layered representations [1].\n\n## References\n\n"
+        "1. [Deep learning](https://www.nature.com/articles/nature14539?utm_source=chatgpt.com). "
+        "LeCun, Bengio, Hinton. *Nature*, 2015.\n",
+        encoding="utf-8",
+    )
+    doc = read_document(path)
+    assert doc.references[0].text == (
+        "“Deep learning”. LeCun, Bengio, Hinton. Nature, 2015. "
+        "https://www.nature.com/articles/nature14539"
+    )
+    from citejudge.cli import main
+
+    out = tmp_path / "out.jsonl"
+    assert (
+        main(
+            [
+                "check",
+                "document",
+                str(path),
+                "--index",
+                str(world),
+                "--out",
+                str(out),
+                "--no-llm",
+                "-q",
+            ]
+        )
+        == 0
+    )
+    res = json.loads(out.read_text().splitlines()[0])["result"]
+    assert res["reference_grounding"].startswith("Yes. Matches W9000000004 via doi")

@@ -54,11 +54,33 @@ _MD_EMPH = re.compile(r"(\*\*|__|\*|(?<!\w)_)(?=\S)(.+?)(?<=\S)\1")
 _MD_CODE = re.compile(r"`([^`]*)`")
 
 
-def _md_inline(s: str) -> str:
+def _md_inline(s: str, *, keep_links: bool = False) -> str:
+    """Markdown inline markup removed.
+
+    ``keep_links`` (a reference entry): the web addresses of links go to the end, and a linked
+    text of two words or more, which is the entry's title, is quoted ("[Long short-term
+    memory](https://doi.org/…)" keeps its DOI, and the parser reads its title as one).
+    """
+    urls: list[str] = []
+
+    def link(m: re.Match[str]) -> str:
+        text, url = m.group(1), m.group(2)
+        if not keep_links or not url.lower().startswith(("http://", "https://")):
+            return text
+        if url not in text:
+            urls.append(strip_tracking(url))
+        bare = text.strip()
+        if len(bare.split()) >= 2 and not _HOSTLIKE.match(bare) and bare[:1] not in "“\"'‘«":
+            # a linked text of an entry is its title: quoted, the parser reads it as one
+            return f"“{bare}”"
+        return text
+
     s = _MD_IMAGE.sub("", s)
     s = _MD_FOOT_LINK.sub(r"[\1]", s)
     s = _MD_NUM_LINK.sub(r"[\1]", s)
-    s = _MD_LINK.sub(r"\1", s)
+    s = _MD_LINK.sub(link, s)
+    if urls:
+        s = f"{s.rstrip()} {' '.join(dict.fromkeys(urls))}"
     s = _MD_CODE.sub(r"\1", s)
     for _ in range(2):
         s = _MD_EMPH.sub(r"\2", s)
@@ -281,7 +303,7 @@ def document_from_lines(
                 label, rest = entry_label(raw[0], keys)
                 text = join_entry_lines([rest, *raw[1:]])
                 if markdown:
-                    text = _md_inline(text)
+                    text = _md_inline(text, keep_links=True)
                 if text:
                     entries.append(Entry(text, label, None, first.page, first.number))
             skip.update(block)
@@ -329,7 +351,7 @@ def read_markdown(path: Path, *, markdown: bool = True) -> Document:
                 i += 1
             entries.append(
                 Entry(
-                    _md_inline(join_entry_lines(parts)),
+                    _md_inline(join_entry_lines(parts), keep_links=True),
                     m.group(1),
                     m.group(1),
                     None,
