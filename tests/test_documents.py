@@ -1364,3 +1364,32 @@ def test_linked_titles_in_a_markdown_reference_list(tmp_path: Path, world: Path)
     )
     res = json.loads(out.read_text().splitlines()[0])["result"]
     assert res["reference_grounding"].startswith("Yes. Matches W9000000004 via doi")
+
+
+def test_html_links_are_kept_for_entries_and_chat_answers(tmp_path: Path) -> None:
+    """A report exported as HTML: linked titles in its list keep their addresses (the DOI);
+    an answer exported as HTML with no list cites by its links."""
+    report = tmp_path / "report.html"
+    report.write_text(
+        "<html><body><p>Deep learning learns layered representations [1].</p>"
+        "<h2>References</h2><ol><li><a href='https://www.nature.com/articles/nature14539'>"
+        "Deep learning</a>. LeCun, Bengio, Hinton. <i>Nature</i>, 2015.</li></ol></body></html>",
+        encoding="utf-8",
+    )
+    doc = read_document(report)
+    assert doc.references[0].text.endswith("https://www.nature.com/articles/nature14539")
+    answer = tmp_path / "answer.html"
+    answer.write_text(
+        "<html><body><p>Adam adapts the step size per parameter (<a href='https://arxiv.org/abs/"
+        "1412.6980?utm_source=chatgpt.com'>arxiv.org</a>). Dropout prevents co-adaptation "
+        "(<a href='https://jmlr.org/papers/v15/srivastava14a.html'>jmlr.org</a>).</p>"
+        "<p>See <a href='/wiki/Adam'>Adam</a> and the <a href='https://doi.org/10.1038/nature14539'>"
+        "10.1038/nature14539</a> paper.</p></body></html>",
+        encoding="utf-8",
+    )
+    doc = read_document(answer)
+    assert [r.text for r in doc.references] == [
+        "https://arxiv.org/abs/1412.6980",
+        "https://jmlr.org/papers/v15/srivastava14a.html",
+    ]  # a link on its identifier's text, and a link within the site, are no sources
+    assert [[e for m in s.markers for e in m.entries] for s in doc.sentences] == [[1], [2]]

@@ -31,6 +31,8 @@ _SKIP_TAGS = "head script style noscript template svg nav footer button form sel
 _SKIP = frozenset(_SKIP_TAGS.split())
 #: Class names of the furniture inside articles and reference lists: back-links ("^ a b"),
 #: "[edit]" links, print-hidden navigation boxes.
+_WEB = re.compile(r"^https?://", re.I)
+_NAMES_AN_ID = re.compile(r"^\s*(?:10\.\d{4,}|\d[\d.v]*\s*$|PMC\d|arXiv[:\s]|doi:|https?://)", re.I)
 _ITEM_PREFIX = re.compile(r"\d{1,4}\.|-")
 _BIBITEM_TAG = re.compile(r"(?:^|\s)ltx_tag_bibitem(?:\s|$)")
 _SKIP_CLASS = re.compile(r"(?:^|\s)(?:mw-cite-backlink|mw-editsection|noprint|navbox)(?:\s|$)")
@@ -55,6 +57,7 @@ class _Layout(HTMLParser):
         self._sup: list[str] | None = None  # text of the open <sup>, if one is open
         self._tag: list[str] | None = None  # text of an open LaTeXML bibitem tag
         self._tag_depth = 0
+        self._links: list[str] = []  # href of each open <a> ("" when not kept)
 
     def _flush(self, gap: bool = False) -> None:
         """End the line being collected; ``gap``: and leave a blank line after it."""
@@ -82,6 +85,11 @@ class _Layout(HTMLParser):
             self._flush()  # (a <p> inside an <li> stays on the item's line, after its number)
         if tag in ("td", "th"):
             self._buf.append(" ")
+        if tag == "a":
+            href = next((v or "" for k, v in attrs if k == "href"), "")
+            self._links.append(href if _WEB.match(href) and self._sup is None else "")
+            if self._links[-1]:
+                self._buf.append("[")
         if tag == "sup" and self._sup is None:
             self._sup = []
         if self._tag is not None:
@@ -110,6 +118,8 @@ class _Layout(HTMLParser):
             if skipped:
                 self._skip -= 1
             elif not self._skip:
+                if t == "a" and self._links:
+                    self._end_link(self._links.pop())
                 if t == "sup":
                     self._end_sup()
                 if self._tag is not None:
@@ -122,6 +132,22 @@ class _Layout(HTMLParser):
                     self._flush(gap=t not in _LINE)
             if t == tag:
                 break
+
+    def _end_link(self, href: str) -> None:
+        """Close a link: one to another site is kept the Markdown way, "[text](https://…)".
+
+        A reference entry keeps its address (its DOI); a chat answer's links are its sources.
+        """
+        if not href:
+            return
+        text = "".join(self._buf)
+        at = text.rfind("[")
+        anchor = text[at + 1 :]
+        if at < 0 or not anchor.strip() or _NAMES_AN_ID.match(anchor) or "[" in anchor:
+            # an identifier written out ("10.1162/…", a PMID) needs no second copy
+            self._buf = [text[:at] + anchor] if at >= 0 else [text]
+            return
+        self._buf = [f"{text}]({href.replace(')', '%29').replace(' ', '%20')})"]
 
     def _only_prefix(self) -> bool:
         """True when the line so far is a list item's number or bullet and nothing else."""
@@ -180,4 +206,7 @@ def read_html(path: Path) -> Document:
     """Read an HTML document: its reference list and the sentences that cite it."""
     from citejudge.documents._plain import document_from_lines
 
-    return document_from_lines(str(path), "html", html_lines(read_text_file(path)))
+    # the lines carry links the Markdown way: read them as Markdown
+    return document_from_lines(
+        str(path), "html", html_lines(read_text_file(path)), markdown=True
+    )
