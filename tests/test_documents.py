@@ -1393,3 +1393,35 @@ def test_html_links_are_kept_for_entries_and_chat_answers(tmp_path: Path) -> Non
         "https://jmlr.org/papers/v15/srivastava14a.html",
     ]  # a link on its identifier's text, and a link within the site, are no sources
     assert [[e for m in s.markers for e in m.entries] for s in doc.sentences] == [[1], [2]]
+
+
+def test_word_hyperlinks_are_sources(tmp_path: Path) -> None:
+    """A chat answer pasted into Word: its sources are hyperlinks (the address in the part's
+    relationships), no reference list."""
+    import zipfile
+
+    link = (
+        '<w:hyperlink r:id="rId{n}" xmlns:r="http://schemas.openxmlformats.org/officeDocument/'
+        '2006/relationships">' + _w_run("{anchor}") + "</w:hyperlink>"
+    )
+    body = [
+        _w_par(_w_run("Adam adapts the step size per parameter (") + link.format(n=7, anchor="arxiv.org") + _w_run(").")),
+        _w_par(_w_run("Deep networks learn layered features (") + link.format(n=8, anchor="nature.com") + _w_run(").")),
+    ]  # fmt: skip
+    path = _docx(tmp_path / "answer.docx", body)
+    rels = (
+        '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+        '<Relationship Id="rId7" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" '
+        'Target="https://arxiv.org/abs/1412.6980?utm_source=chatgpt.com" TargetMode="External"/>'
+        '<Relationship Id="rId8" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" '
+        'Target="https://www.nature.com/articles/nature14539" TargetMode="External"/>'
+        "</Relationships>"
+    )
+    with zipfile.ZipFile(path, "a") as z:
+        z.writestr("word/_rels/document.xml.rels", rels)
+    doc = read_document(path)
+    assert [r.text for r in doc.references] == [
+        "https://arxiv.org/abs/1412.6980",
+        "https://www.nature.com/articles/nature14539",
+    ]
+    assert [[e for m in s.markers for e in m.entries] for s in doc.sentences] == [[1], [2]]

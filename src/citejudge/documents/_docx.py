@@ -21,6 +21,7 @@ found as in a PDF. Lines are numbered by paragraph, so an error names the body's
 
 from __future__ import annotations
 
+import re
 import zipfile
 from pathlib import Path
 from xml.etree import ElementTree as ET
@@ -38,6 +39,10 @@ from citejudge.documents._model import Document
 __all__ = ["docx_parts", "read_docx"]
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+_PR = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+#: A linked text that is an identifier written out ("10.1162/…", a PMID) needs no second copy.
+_NAMES_AN_ID = re.compile(r"^\s*(?:10\.\d{4,}|\d[\d.v]*\s*$|PMC\d|arXiv[:\s]|doi:|https?://)", re.I)
 _BULLET_FORMATS = frozenset({"bullet", "none"})
 
 
@@ -75,14 +80,27 @@ def _numbering(root: ET.Element | None) -> dict[tuple[str, str], tuple[str, int]
     return out
 
 
-def _text(p: ET.Element, marks: dict[str, str] | None = None) -> str:
+def _text(
+    p: ET.Element, marks: dict[str, str] | None = None, links: dict[str, str] | None = None
+) -> str:
     """A paragraph's visible text; a note's reference becomes ``marks[kind+id]`` (or nothing).
 
     Superscript runs of numbers (Vancouver citations typed in Word, "problem¹˒²") become a
-    numeric marker, "[1,2]"; after a digit or a unit an exponent, "10^5", "km^2".
+    numeric marker, "[1,2]"; after a digit or a unit an exponent, "10^5", "km^2". A hyperlink to
+    a web address (``links``: relationship id -> address) is kept the Markdown way,
+    "[text](https://…)", as the HTML reader keeps one.
     """
     parts: list[str] = []
     sup: list[str] = []
+    in_link: dict[int, str] = {}  # id() of each run inside an external hyperlink -> its address
+    for h in p.iter(f"{_W}hyperlink"):
+        target = (links or {}).get(h.get(_R_ID, ""), "")
+        if target.lower().startswith(("http://", "https://")):
+            runs = list(h.iter(f"{_W}r"))
+            anchor = "".join(t.text or "" for r in runs for t in r.iter(f"{_W}t")).strip()
+            if runs and anchor and not _NAMES_AN_ID.match(anchor):
+                in_link[id(runs[0])] = "["
+                in_link[id(runs[-1])] = in_link.get(id(runs[-1]), "") + f"]({target})"
 
     def end_sup() -> None:
         if sup:
@@ -98,6 +116,9 @@ def _text(p: ET.Element, marks: dict[str, str] | None = None) -> str:
         raised = align is not None and align.get(f"{_W}val") == "superscript"
         if not raised:
             end_sup()
+        edge = in_link.get(id(r), "")
+        if edge.startswith("["):
+            parts.append("[")
         for el in r:
             tag = el.tag
             if tag == f"{_W}t":
@@ -108,8 +129,21 @@ def _text(p: ET.Element, marks: dict[str, str] | None = None) -> str:
                 end_sup()
                 kind = "fn" if tag == f"{_W}footnoteReference" else "en"
                 parts.append(marks.get(f"{kind}{el.get(f'{_W}id', '')}", ""))
+        if "](" in edge:
+            parts.append(edge[edge.index("]") :])
     end_sup()
     return " ".join("".join(parts).split())
+
+
+def _relationships(root: ET.Element | None) -> dict[str, str]:
+    """Relationship id -> target of the external relationships (hyperlinks) of a part."""
+    if root is None:
+        return {}
+    return {
+        r.get("Id", ""): r.get("Target", "")
+        for r in root.iter(f"{_PR}Relationship")
+        if r.get("TargetMode") == "External"
+    }
 
 
 def _notes(root: ET.Element | None, tag: str, kind: str) -> list[tuple[str, str]]:
@@ -144,6 +178,7 @@ def docx_parts(path: Path) -> tuple[list[Line], list[Entry], dict[str, str]]:
         if body is None:
             raise DocumentError(f"{path}: no word/document.xml in the package")
         numbering = _numbering(_xml(z, "word/numbering.xml"))
+        links = _relationships(_xml(z, "word/_rels/document.xml.rels"))
         notes = _notes(_xml(z, "word/footnotes.xml"), "footnote", "fn") + _notes(
             _xml(z, "word/endnotes.xml"), "endnote", "en"
         )
@@ -157,7 +192,7 @@ def docx_parts(path: Path) -> tuple[list[Line], list[Entry], dict[str, str]]:
     lines: list[Line] = []
     counters: dict[tuple[str, str], int] = {}
     for n, p in enumerate(body.iter(f"{_W}p"), start=1):
-        text = _text(p, marks)
+        text = _text(p, marks, links)
         if not text:
             continue
         num = p.find(f"{_W}pPr/{_W}numPr")
@@ -182,6 +217,7 @@ def read_docx(path: Path) -> Document:
     from citejudge.documents._plain import document_from_lines
 
     lines, entries, _ = docx_parts(path)
+    # the lines carry hyperlinks the Markdown way: read them as Markdown
     return document_from_lines(
-        str(path), "docx", lines, extra_entries=entries, find_with_extra=True
+        str(path), "docx", lines, extra_entries=entries, find_with_extra=True, markdown=True
     )
