@@ -26,7 +26,22 @@ from citejudge.errors import InputError
 from citejudge.text.normalize import fold
 from citejudge.text.sentences import split_sentences
 
-__all__ = ["DocumentError", "Entry", "Paragraph", "assemble", "parse_entry", "read_text_file"]
+__all__ = [
+    "IDENTIFIER_TEXT",
+    "DocumentError",
+    "Entry",
+    "Paragraph",
+    "assemble",
+    "parse_entry",
+    "read_text_file",
+]
+
+
+#: A linked text that is an identifier written out ("10.1162/…", "1412.6980", a PMID, a URL): the
+#: HTML and Word readers keep no second copy of its address.
+IDENTIFIER_TEXT = re.compile(
+    r"^\s*(?:10\.\d{4,}|\d[\d.v]*\s*$|PMC\d|arXiv[:\s]|doi:|https?://)", re.I
+)
 
 
 class DocumentError(InputError):

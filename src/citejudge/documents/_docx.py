@@ -21,12 +21,11 @@ found as in a PDF. Lines are numbered by paragraph, so an error names the body's
 
 from __future__ import annotations
 
-import re
 import zipfile
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from citejudge.documents._build import DocumentError, Entry
+from citejudge.documents._build import IDENTIFIER_TEXT, DocumentError, Entry
 from citejudge.documents._finder import (
     SUPERSCRIPT_CITATION,
     Line,
@@ -41,8 +40,6 @@ __all__ = ["docx_parts", "read_docx"]
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 _PR = "{http://schemas.openxmlformats.org/package/2006/relationships}"
-#: A linked text that is an identifier written out ("10.1162/…", a PMID) needs no second copy.
-_NAMES_AN_ID = re.compile(r"^\s*(?:10\.\d{4,}|\d[\d.v]*\s*$|PMC\d|arXiv[:\s]|doi:|https?://)", re.I)
 _BULLET_FORMATS = frozenset({"bullet", "none"})
 
 
@@ -98,7 +95,7 @@ def _text(
         if target.lower().startswith(("http://", "https://")):
             runs = list(h.iter(f"{_W}r"))
             anchor = "".join(t.text or "" for r in runs for t in r.iter(f"{_W}t")).strip()
-            if runs and anchor and not _NAMES_AN_ID.match(anchor):
+            if runs and anchor and not IDENTIFIER_TEXT.match(anchor):
                 in_link[id(runs[0])] = "["
                 in_link[id(runs[-1])] = in_link.get(id(runs[-1]), "") + f"]({target})"
 

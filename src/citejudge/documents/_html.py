@@ -16,7 +16,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-from citejudge.documents._build import read_text_file
+from citejudge.documents._build import IDENTIFIER_TEXT, read_text_file
 from citejudge.documents._finder import SUPERSCRIPT_CITATION, Line, superscript_marker
 from citejudge.documents._model import Document
 
@@ -32,7 +32,6 @@ _SKIP = frozenset(_SKIP_TAGS.split())
 #: Class names of the furniture inside articles and reference lists: back-links ("^ a b"),
 #: "[edit]" links, print-hidden navigation boxes.
 _WEB = re.compile(r"^https?://", re.I)
-_NAMES_AN_ID = re.compile(r"^\s*(?:10\.\d{4,}|\d[\d.v]*\s*$|PMC\d|arXiv[:\s]|doi:|https?://)", re.I)
 _ITEM_PREFIX = re.compile(r"\d{1,4}\.|-")
 _BIBITEM_TAG = re.compile(r"(?:^|\s)ltx_tag_bibitem(?:\s|$)")
 _SKIP_CLASS = re.compile(r"(?:^|\s)(?:mw-cite-backlink|mw-editsection|noprint|navbox)(?:\s|$)")
@@ -143,7 +142,7 @@ class _Layout(HTMLParser):
         text = "".join(self._buf)
         at = text.rfind("[")
         anchor = text[at + 1 :]
-        if at < 0 or not anchor.strip() or _NAMES_AN_ID.match(anchor) or "[" in anchor:
+        if at < 0 or not anchor.strip() or IDENTIFIER_TEXT.match(anchor) or "[" in anchor:
             # an identifier written out ("10.1162/…", a PMID) needs no second copy
             self._buf = [text[:at] + anchor] if at >= 0 else [text]
             return
@@ -207,6 +206,4 @@ def read_html(path: Path) -> Document:
     from citejudge.documents._plain import document_from_lines
 
     # the lines carry links the Markdown way: read them as Markdown
-    return document_from_lines(
-        str(path), "html", html_lines(read_text_file(path)), markdown=True
-    )
+    return document_from_lines(str(path), "html", html_lines(read_text_file(path)), markdown=True)
