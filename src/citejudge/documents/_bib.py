@@ -48,5 +48,7 @@ def read_bib_document(path: Path) -> Document:
     """
     entries = bib_file_entries(path)
     if not entries:
-        raise DocumentError(f"{path}: no BibTeX entry found", hint="entries start with @type{key, …}")
+        raise DocumentError(
+            f"{path}: no BibTeX entry found", hint="entries start with @type{key, …}"
+        )
     return assemble(str(path), "bibtex", entries, [])
