@@ -1425,3 +1425,27 @@ def test_word_hyperlinks_are_sources(tmp_path: Path) -> None:
         "https://www.nature.com/articles/nature14539",
     ]
     assert [[e for m in s.markers for e in m.entries] for s in doc.sentences] == [[1], [2]]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["arxiv.org", "A Title Of Words", "x", "a recent study"]),
+            st.sampled_from(["https://a.org/1", "https://b.org/2?utm_source=x", "http://c.org"]),
+            st.sampled_from(["", "(", " "]),
+        ),
+        max_size=6,
+    )
+)
+def test_link_citations_one_entry_per_address(links: list[tuple[str, str, str]]) -> None:
+    from citejudge.documents._finder import Line
+    from citejudge.documents._plain import link_citations
+    from citejudge.ids import strip_tracking
+
+    text = " ".join(f"{pre}[{a}]({u}){')' if pre == '(' else ''} and" for a, u, pre in links)
+    lines, entries = link_citations([Line(text)])
+    assert len(lines) == 1 and "](" not in lines[0].text  # every link became a marker
+    assert len(entries) == len({strip_tracking(u) for _, u, _ in links})
+    assert len({e.text.split()[-1] for e in entries}) == len(entries)
+    assert all(strip_tracking(e.text.split()[-1]) == e.text.split()[-1] for e in entries)
