@@ -94,14 +94,18 @@ needs_native = pytest.mark.skipif(native.load() is None, reason="citejudge._nati
 
 
 def _both(tokens: list[str]) -> tuple[list[str], list[str]]:
-    """CRFsuite's labels and the C decoder's for ``tokens`` (the shipped model)."""
-    feats = _crf.load_model().featurizer.sequence_features(tokens)
+    """CRFsuite's labels for the joined features and the C decoder's for their parts."""
+    featurizer = _crf.load_model().featurizer
+    feats = featurizer.sequence_features(tokens)
     decoder = _crf._decoder()
     assert decoder is not None
     viterbi, w = decoder
-    return list(_crf._tagger().tag(feats)), [
-        w.labels[y] for y in viterbi(feats, w.attrs, w.state, w.trans)
+    ours = [
+        w.labels[y] for y in viterbi(featurizer.sequence_parts(tokens), w.attrs, w.state, w.trans)
     ]
+    # the joined features give the same
+    assert viterbi(feats, w.attrs, w.state, w.trans) == [w.labels.index(y) for y in ours]
+    return list(_crf._tagger().tag(feats)), ours
 
 
 @needs_native

@@ -1698,8 +1698,9 @@ done:
 /* ------------------------------------------------------------------ the reference parser's CRF
  *
  * crf_viterbi(seq, ids, state, trans) -> list[int]: the best label sequence of the linear-chain
- * CRF of citejudge.readers.freetext._crf for ``seq`` (per token, the list of its features as
- * UTF-8 bytes), the labels CRFsuite's tagger gives for the same features and model:
+ * CRF of citejudge.readers.freetext._crf for ``seq`` (per token, a list or tuple of its features
+ * as UTF-8 bytes, or of parts: tuples or lists of them, read in order), the labels CRFsuite's
+ * tagger gives for the same features (joined) and model:
  * - a token's score for label y starts at 0.0 and adds state[a * L + y] for each of its
  *   features, in their order (crf1dt_state_score adds the same weights in the same order, so
  *   the sums are the same doubles); ``ids`` maps a feature to its attribute id a, and a
@@ -1739,40 +1740,51 @@ static PyObject *crf_viterbi(PyObject *self, PyObject *args) {
     }
     for (Py_ssize_t t = 0; t < n; t++) {
         PyObject *feats = PyList_GET_ITEM(seq, t);
-        if (!PyList_Check(feats)) {
+        if (!PyList_Check(feats) && !PyTuple_Check(feats)) {
             PyErr_SetString(PyExc_TypeError, "crf_viterbi: a token's features are not a list");
             goto fail;
         }
         double *s = score + t * L;
-        for (Py_ssize_t k = 0; k < PyList_GET_SIZE(feats); k++) {
-            PyObject *f = PyList_GET_ITEM(feats, k);
-            if (!PyBytes_Check(f)) {
-                PyErr_SetString(PyExc_TypeError, "crf_viterbi: a feature is not bytes");
-                goto fail;
+        Py_ssize_t nparts = PySequence_Fast_GET_SIZE(feats);
+        PyObject **parts = PySequence_Fast_ITEMS(feats);
+        /* an item of a token: a feature, or a part (a tuple or list of features) */
+        for (Py_ssize_t p = 0; p < nparts; p++) {
+            PyObject *part = parts[p], **items = &parts[p];
+            Py_ssize_t nitems = 1;
+            if (PyTuple_Check(part) || PyList_Check(part)) {
+                nitems = PySequence_Fast_GET_SIZE(part);
+                items = PySequence_Fast_ITEMS(part);
             }
-            PyObject *v = PyDict_GetItemWithError(ids, f); /* borrowed */
-            if (!v) {
-                if (PyErr_Occurred()) goto fail;
-                const char *buf = PyBytes_AS_STRING(f);
-                const char *nul = memchr(buf, 0, (size_t)PyBytes_GET_SIZE(f));
-                if (!nul) continue; /* not in the model */
-                PyObject *cut = PyBytes_FromStringAndSize(buf, nul - buf);
-                if (!cut) goto fail;
-                v = PyDict_GetItemWithError(ids, cut);
-                Py_DECREF(cut);
+            for (Py_ssize_t k = 0; k < nitems; k++) {
+                PyObject *f = items[k];
+                if (!PyBytes_Check(f)) {
+                    PyErr_SetString(PyExc_TypeError, "crf_viterbi: a feature is not bytes");
+                    goto fail;
+                }
+                PyObject *v = PyDict_GetItemWithError(ids, f); /* borrowed */
                 if (!v) {
                     if (PyErr_Occurred()) goto fail;
-                    continue;
+                    const char *buf = PyBytes_AS_STRING(f);
+                    const char *nul = memchr(buf, 0, (size_t)PyBytes_GET_SIZE(f));
+                    if (!nul) continue; /* not in the model */
+                    PyObject *cut = PyBytes_FromStringAndSize(buf, nul - buf);
+                    if (!cut) goto fail;
+                    v = PyDict_GetItemWithError(ids, cut);
+                    Py_DECREF(cut);
+                    if (!v) {
+                        if (PyErr_Occurred()) goto fail;
+                        continue;
+                    }
                 }
+                long a = PyLong_AsLong(v);
+                if (a == -1 && PyErr_Occurred()) goto fail;
+                if (a < 0 || a >= A) {
+                    PyErr_SetString(PyExc_ValueError, "crf_viterbi: an attribute id is out of range");
+                    goto fail;
+                }
+                const double *w = W + a * L;
+                for (Py_ssize_t y = 0; y < L; y++) s[y] += w[y];
             }
-            long a = PyLong_AsLong(v);
-            if (a == -1 && PyErr_Occurred()) goto fail;
-            if (a < 0 || a >= A) {
-                PyErr_SetString(PyExc_ValueError, "crf_viterbi: an attribute id is out of range");
-                goto fail;
-            }
-            const double *w = W + a * L;
-            for (Py_ssize_t y = 0; y < L; y++) s[y] += w[y];
         }
     }
     for (Py_ssize_t y = 0; y < L; y++) alpha[y] = score[y];

@@ -377,6 +377,7 @@ _SEGLEN = tuple(f"sgl={k}".encode() for k in range(10))
 _BOS = (b"BOS",)
 _EOS = (b"EOS",)
 _SGF, _SGZ = b"sgf", b"sgz"  # first and last token of a segment
+_POS_SENT = tuple(tuple((p, n) for n in _SENT) for p in _POS)  # [tenth][sentence]
 # segment flags -> their features, precomputed for every combination
 _SEG_BITS = (
     (_F_SVENUE, "sgV"),
@@ -432,6 +433,8 @@ _Feats = tuple[bytes, ...]
 #: neighbours take from it (the one before, the one after, two away), its flags, its last mark,
 #: its case letter and the two together (case, then mark)
 _View = tuple[_Feats, _Feats, _Feats, _Feats, int, str, str, str]
+#: a token's features in parts: its own, its neighbours', its marks, its segment's, where it is
+_Parts = tuple[_Feats, ...]
 
 
 class Featurizer:
@@ -603,6 +606,13 @@ class Featurizer:
         whether the token opens or closes its segment, how many segments follow, "after In",
         and what the segment before holds (digits, an editor mark, a year, a closing quote).
         """
+        return [[x for part in parts for x in part] for parts in self.sequence_parts(tokens)]
+
+    def sequence_parts(self, tokens: Sequence[str]) -> list[_Parts]:
+        """The features of :meth:`sequence_features` in their parts, in order, not joined.
+
+        (the C decoder reads them so: joining them in lists would cost more than decoding)
+        """
         if not tokens:
             return []
         cache = self._cache
@@ -647,32 +657,39 @@ class Featurizer:
         far: list[_Feats] = [(), (), *[v[3] for v in views], (), ()]
         next_case = [*[v[6] for v in views[1:]], "$"]
         marks = self._marks
-        out: list[list[bytes]] = []
+        out: list[_Parts] = []
         state = 0  # _S_* bits: inside quotes, inside brackets, after the year, after a quote
         sent = 0
         first = 1  # the token opens its segment
         last_mark = "^"
         for i in range(n):
             own, _prev, _nxt, _far, flags, tcode, _case, case_mark = views[i]
-            f = [*own, *before[i], *after[i], *far[i], *far[i + 4]]
             # the mark before the token with its case, its own mark with the next token's case
             key = last_mark + case_mark + next_case[i]
             pcnc = marks.get(key)
-            f += pcnc if pcnc is not None else self._mark_features(key)
+            if pcnc is None:
+                pcnc = self._mark_features(key)
             g = seg_of[i]
             end = 2 if flags & _F_END else 0
-            f += seg_mark[g][first | end]
-            f.append(_POS[10 * i // n])
-            f.append(_SENT[sent])
-            f += seg_head[g]
             if flags & _F_QOPEN:
                 state |= _S_INQ
             if flags & _F_POPEN:
                 state |= _S_INP
-            if state:
-                f += _STATE_FEATS[state]
-            f += seg_tail[g]
-            out.append(f)
+            out.append(
+                (
+                    own,
+                    before[i],
+                    after[i],
+                    far[i],
+                    far[i + 4],
+                    pcnc,
+                    seg_mark[g][first | end],
+                    _POS_SENT[10 * i // n][sent],
+                    seg_head[g],
+                    _STATE_FEATS[state],
+                    seg_tail[g],
+                )
+            )
             if flags & _F_QCLOSE:
                 if state & _S_INQ:
                     state |= _S_QUOTE
@@ -805,10 +822,12 @@ def tag_tokens(tokens: Sequence[str]) -> list[str]:
     """
     if not tokens:
         return []
-    feats = load_model().featurizer.sequence_features(tokens)
+    featurizer = load_model().featurizer
     decoder = _decoder()
     if decoder is None:
-        return list(_tagger().tag(feats))
+        return list(_tagger().tag(featurizer.sequence_features(tokens)))
     viterbi, w = decoder
     labels = w.labels
-    return [labels[y] for y in viterbi(feats, w.attrs, w.state, w.trans)]
+    return [
+        labels[y] for y in viterbi(featurizer.sequence_parts(tokens), w.attrs, w.state, w.trans)
+    ]
