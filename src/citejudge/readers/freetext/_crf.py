@@ -7,8 +7,12 @@ the same function at training and at run time (:func:`sequence_features`).
 
 Speed: the features that depend on a token's text alone (word, shape, affixes, punctuation,
 dictionaries) are computed once per distinct token string and kept in a bounded per-process
-cache, together with the prefixed copies its neighbours use; a sequence then only joins
-tuples and adds a few positional features (those of a segment built once per segment).
+cache, together with the prefixed copies its neighbours use; a sequence then only gathers
+tuples (its segments', its marks' and its position's built once per segment or table). The
+features are UTF-8 bytes, as crfsuite reads them, and ``citejudge._native.crf_viterbi`` decodes
+them in their parts (:meth:`Featurizer.sequence_parts`) from the model's weights
+(:mod:`._weights`), with CRFsuite's sums and ties, so CRFsuite's labels; without the C module,
+CRFsuite's tagger decodes the joined features.
 
 The model file, its dictionaries (``lexicon.json``) and the training manifest live in
 ``model/`` beside this module (package data, so a wheel carries them). At load the model's and
