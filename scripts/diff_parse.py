@@ -12,17 +12,23 @@ on ``PYTHONPATH``) and compares every field of every result (``msgspec.to_builti
 - ``crossref``: the strings ``scripts/bench_parse.py`` reads (``real_unstructured_2k``,
   the ``unstructured`` strings of ``real_mixed_2k_with_source_doi``, ``artificial_13_styles``).
 
+With ``--features`` it also compares the CRF's token features of every string (the sha256 of
+each feature sequence, as the shipped model's featurizer gives them and as the training
+featurizer, with no feature left out, gives them): a faster featurizer must give the same.
+
 Prints JSON: per set the inputs compared and the results that differ (with up to ``--show``
 examples); exits 1 when any differ.
 
     python scripts/diff_parse.py --baseline-src /tmp/base/src [--shared ../shared/data] \
-        [--citations 12000] [--show 5]
+        [--citations 12000] [--show 5] [--features]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gzip
+import hashlib
 import json
 import os
 import subprocess
@@ -82,7 +88,32 @@ def workload_items(shared: Path, n: int) -> list[dict[str, Any]]:
         return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x]
 
 
-def dump(inputs: Path, out: Path) -> None:
+def feature_digests(texts: list[str]) -> list[list[str]]:
+    """Per string: its start, the sha256 of its CRF features (model's, then training featurizer's).
+
+    The training featurizer leaves no feature out; the model's keeps those with a weight.
+    """
+    from citejudge.readers.freetext import _crf
+
+    shipped = _crf.load_model().featurizer
+    full = _crf.Featurizer(dataclasses.replace(shipped.lexicon, active=None))
+    out = []
+    for text in texts:
+        tokens = _crf.tokenize(text)
+        row = [text[:120]]
+        for featurizer in (shipped, full):
+            h = hashlib.sha256()
+            for feats in featurizer.sequence_features(tokens):
+                for x in feats:  # str or UTF-8 bytes, as the tree gives them
+                    h.update(x if isinstance(x, bytes) else x.encode())
+                    h.update(b"\0")
+                h.update(b"\1")
+            row.append(h.hexdigest()[:16])
+        out.append(row)
+    return out
+
+
+def dump(inputs: Path, out: Path, features: bool = False) -> None:
     """Parse every input of ``inputs`` with the citejudge on ``sys.path``; one JSON line each."""
     import msgspec
 
@@ -105,12 +136,20 @@ def dump(inputs: Path, out: Path) -> None:
             else:
                 got.append(msgspec.to_builtins(parse_citation_string(row)))
         results[name] = got
+        if features:
+            texts = [r.get("full_citation") if isinstance(r, dict) else r for r in rows]
+            results[f"{name}/features"] = feature_digests(
+                [t for t in texts if isinstance(t, str) and t.strip()]
+            )
     out.write_text(json.dumps(results, ensure_ascii=False), encoding="utf-8")
 
 
-def _run(src: Path, inputs: Path, out: Path) -> dict[str, list[Any]]:
+def _run(src: Path, inputs: Path, out: Path, features: bool) -> dict[str, list[Any]]:
     env = dict(os.environ, PYTHONPATH=str(src))
-    subprocess.run([sys.executable, __file__, "--dump", str(inputs), str(out)], env=env, check=True)
+    flag = ["--features"] if features else []
+    subprocess.run(
+        [sys.executable, __file__, "--dump", str(inputs), str(out), *flag], env=env, check=True
+    )
     result: dict[str, list[Any]] = json.loads(out.read_text(encoding="utf-8"))
     return result
 
@@ -121,10 +160,13 @@ def main() -> int:
     ap.add_argument("--shared", type=Path, default=DEFAULT_SHARED)
     ap.add_argument("--citations", type=int, default=12_000)
     ap.add_argument("--show", type=int, default=5, help="examples of differences per set")
+    ap.add_argument(
+        "--features", action="store_true", help="also compare the CRF features of every string"
+    )
     ap.add_argument("--dump", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.dump:
-        dump(*args.dump)
+        dump(*args.dump, features=args.features)
         return 0
     if args.baseline_src is None:
         ap.error("--baseline-src is required")
@@ -138,12 +180,13 @@ def main() -> int:
         inputs = Path(tmp) / "inputs.json"
         inputs.write_text(json.dumps(sets, ensure_ascii=False), encoding="utf-8")
         sys.stderr.write("parsing with the baseline\n")
-        base = _run(args.baseline_src, inputs, Path(tmp) / "base.json")
+        base = _run(args.baseline_src, inputs, Path(tmp) / "base.json", args.features)
         sys.stderr.write("parsing with this tree\n")
-        this = _run(HERE.parent / "src", inputs, Path(tmp) / "this.json")
+        this = _run(HERE.parent / "src", inputs, Path(tmp) / "this.json", args.features)
     report: dict[str, Any] = {}
     differ = 0
-    for name, rows in sets.items():
+    for name in this:
+        rows = sets.get(name) or [row[0] for row in this[name]]  # (a features set: the strings)
         diffs = [
             {"input": row, "baseline": b, "this": t}
             for row, b, t in zip(rows, base[name], this[name], strict=True)

@@ -16,10 +16,12 @@
  *
  * Further down: the whitespace clean-up of a string (clean_spaces), the hashes of a title's
  * block keys (title_block_hashes) and the conversion of a decoded record into a Work
- * (convert), each the twin of a Python function that differential tests hold it to.
+ * (convert), each the twin of a Python function that differential tests hold it to; and the
+ * reference parser's CRF decoder (crf_viterbi), the twin of CRFsuite's tagger.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <float.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1693,7 +1695,148 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------ the reference parser's CRF
+ *
+ * crf_viterbi(seq, ids, state, trans) -> list[int]: the best label sequence of the linear-chain
+ * CRF of citejudge.readers.freetext._crf for ``seq`` (per token, a list or tuple of its features
+ * as UTF-8 bytes, or of parts: tuples or lists of them, read in order), the labels CRFsuite's
+ * tagger gives for the same features (joined) and model:
+ * - a token's score for label y starts at 0.0 and adds state[a * L + y] for each of its
+ *   features, in their order (crf1dt_state_score adds the same weights in the same order, so
+ *   the sums are the same doubles); ``ids`` maps a feature to its attribute id a, and a
+ *   feature the model lacks adds nothing (CRFsuite drops it). As CRFsuite, a feature is read
+ *   up to its first NUL byte.
+ * - Viterbi as crf1dc_viterbi: trans[i * L + j] from label i to j, the first of equal scores
+ *   wins, at each step and at the end.
+ * Raises TypeError for a feature that is not bytes and ValueError for buffers that do not
+ * agree; the caller then has CRFsuite decode (readers/freetext/_crf.py's tag_tokens). */
+static PyObject *crf_viterbi(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *seq, *ids;
+    Py_buffer sb, tb;
+    if (!PyArg_ParseTuple(args, "O!O!y*y*", &PyList_Type, &seq, &PyDict_Type, &ids, &sb, &tb))
+        return NULL;
+    PyObject *result = NULL;
+    double *score = NULL, *alpha = NULL;
+    int *back = NULL;
+    Py_ssize_t nt = tb.len / (Py_ssize_t)sizeof(double), L = 0;
+    while ((L + 1) * (L + 1) <= nt) L++;
+    if (L < 1 || L * L != nt || tb.len % (Py_ssize_t)sizeof(double) ||
+        sb.len % (L * (Py_ssize_t)sizeof(double))) {
+        PyErr_SetString(PyExc_ValueError, "crf_viterbi: weight buffers do not agree");
+        goto done;
+    }
+    const Py_ssize_t A = sb.len / (L * (Py_ssize_t)sizeof(double));
+    const double *W = sb.buf, *T = tb.buf;
+    const Py_ssize_t n = PyList_GET_SIZE(seq);
+    result = PyList_New(n);
+    if (!result || n == 0) goto done;
+    score = calloc((size_t)(n * L), sizeof(double));
+    alpha = malloc((size_t)(n * L) * sizeof(double));
+    back = malloc((size_t)(n * L) * sizeof(int));
+    if (!score || !alpha || !back) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t t = 0; t < n; t++) {
+        PyObject *feats = PyList_GET_ITEM(seq, t);
+        if (!PyList_Check(feats) && !PyTuple_Check(feats)) {
+            PyErr_SetString(PyExc_TypeError, "crf_viterbi: a token's features are not a list");
+            goto fail;
+        }
+        double *s = score + t * L;
+        Py_ssize_t nparts = PySequence_Fast_GET_SIZE(feats);
+        PyObject **parts = PySequence_Fast_ITEMS(feats);
+        /* an item of a token: a feature, or a part (a tuple or list of features) */
+        for (Py_ssize_t p = 0; p < nparts; p++) {
+            PyObject *part = parts[p], **items = &parts[p];
+            Py_ssize_t nitems = 1;
+            if (PyTuple_Check(part) || PyList_Check(part)) {
+                nitems = PySequence_Fast_GET_SIZE(part);
+                items = PySequence_Fast_ITEMS(part);
+            }
+            for (Py_ssize_t k = 0; k < nitems; k++) {
+                PyObject *f = items[k];
+                if (!PyBytes_Check(f)) {
+                    PyErr_SetString(PyExc_TypeError, "crf_viterbi: a feature is not bytes");
+                    goto fail;
+                }
+                PyObject *v = PyDict_GetItemWithError(ids, f); /* borrowed */
+                if (!v) {
+                    if (PyErr_Occurred()) goto fail;
+                    const char *buf = PyBytes_AS_STRING(f);
+                    const char *nul = memchr(buf, 0, (size_t)PyBytes_GET_SIZE(f));
+                    if (!nul) continue; /* not in the model */
+                    PyObject *cut = PyBytes_FromStringAndSize(buf, nul - buf);
+                    if (!cut) goto fail;
+                    v = PyDict_GetItemWithError(ids, cut);
+                    Py_DECREF(cut);
+                    if (!v) {
+                        if (PyErr_Occurred()) goto fail;
+                        continue;
+                    }
+                }
+                long a = PyLong_AsLong(v);
+                if (a == -1 && PyErr_Occurred()) goto fail;
+                if (a < 0 || a >= A) {
+                    PyErr_SetString(PyExc_ValueError, "crf_viterbi: an attribute id is out of range");
+                    goto fail;
+                }
+                const double *w = W + a * L;
+                for (Py_ssize_t y = 0; y < L; y++) s[y] += w[y];
+            }
+        }
+    }
+    for (Py_ssize_t y = 0; y < L; y++) alpha[y] = score[y];
+    for (Py_ssize_t t = 1; t < n; t++) {
+        const double *prev = alpha + (t - 1) * L, *st = score + t * L;
+        double *cur = alpha + t * L;
+        for (Py_ssize_t j = 0; j < L; j++) {
+            double best = -DBL_MAX;
+            int arg = 0;
+            for (Py_ssize_t i = 0; i < L; i++) {
+                double sc = prev[i] + T[i * L + j];
+                if (best < sc) {
+                    best = sc;
+                    arg = (int)i;
+                }
+            }
+            back[t * L + j] = arg;
+            cur[j] = best + st[j];
+        }
+    }
+    const double *last = alpha + (n - 1) * L;
+    double best = -DBL_MAX;
+    int y = 0;
+    for (Py_ssize_t i = 0; i < L; i++) {
+        if (best < last[i]) {
+            best = last[i];
+            y = (int)i;
+        }
+    }
+    for (Py_ssize_t t = n - 1; t >= 0; t--) {
+        PyObject *label = PyLong_FromLong(y);
+        if (!label) goto fail;
+        PyList_SET_ITEM(result, t, label);
+        if (t > 0) y = back[t * L + y];
+    }
+    goto done;
+fail:
+    Py_CLEAR(result);
+done:
+    free(score);
+    free(alpha);
+    free(back);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&tb);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"crf_viterbi", crf_viterbi, METH_VARARGS,
+     "crf_viterbi(seq, ids, state, trans) -> list[int]\n\n"
+     "The label ids CRFsuite's tagger gives the token features seq (lists of bytes) under the\n"
+     "reference parser's weights (readers/freetext/_crf.py)."},
     {"inverted_abstract", inverted_abstract, METH_O,
      "inverted_abstract(raw: bytes) -> str | None\n\n"
      "The abstract an OpenAlex inverted index (its raw JSON) spells; ValueError for a shape\n"

@@ -7,8 +7,12 @@ the same function at training and at run time (:func:`sequence_features`).
 
 Speed: the features that depend on a token's text alone (word, shape, affixes, punctuation,
 dictionaries) are computed once per distinct token string and kept in a bounded per-process
-cache, together with the prefixed copies its neighbours use; a sequence then only joins
-tuples and adds a few positional features (those of a segment built once per segment).
+cache, together with the prefixed copies its neighbours use; a sequence then only gathers
+tuples (its segments', its marks' and its position's built once per segment or table). The
+features are UTF-8 bytes, as crfsuite reads them, and ``citejudge._native.crf_viterbi`` decodes
+them in their parts (:meth:`Featurizer.sequence_parts`) from the model's weights
+(:mod:`._weights`), with CRFsuite's sums and ties, so CRFsuite's labels; without the C module,
+CRFsuite's tagger decodes the joined features.
 
 The model file, its dictionaries (``lexicon.json``) and the training manifest live in
 ``model/`` beside this module (package data, so a wheel carries them). At load the model's and
@@ -29,6 +33,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Any
+
+from citejudge.native import load as load_native
+from citejudge.readers.freetext._weights import Weights, read_weights
 
 logger = logging.getLogger(__name__)
 
@@ -365,13 +372,16 @@ _SEG_TAGS = {
 _PREV_TAGS = {t: "-1" + t for t in ("init", "cap", "given", "month", "caps")}
 _NEXT_TAGS = {t: "+1" + t for t in ("init", "cap", "given", "month", "family")}
 _ASCII_DIGIT_RE = re.compile("[0-9]")
-_SENT = tuple(f"sent={k}" for k in range(6))
-_POS = tuple(f"pos={k}" for k in range(10))
-_SEG = tuple(f"seg={k}" for k in range(8))
-_SEGR = tuple(f"sgr={k}" for k in range(5))  # segments after this one (4 for 4 or more)
-_SEGLEN = tuple(f"sgl={k}" for k in range(10))
-_BOS = ("BOS",)
-_EOS = ("EOS",)
+# (the features are UTF-8 bytes, as crfsuite reads them: a str would be encoded at every call)
+_SENT = tuple(f"sent={k}".encode() for k in range(6))
+_POS = tuple(f"pos={k}".encode() for k in range(10))
+_SEG = tuple(f"seg={k}".encode() for k in range(8))
+_SEGR = tuple(f"sgr={k}".encode() for k in range(5))  # segments after this one (4 for 4 or more)
+_SEGLEN = tuple(f"sgl={k}".encode() for k in range(10))
+_BOS = (b"BOS",)
+_EOS = (b"EOS",)
+_SGF, _SGZ = b"sgf", b"sgz"  # first and last token of a segment
+_POS_SENT = tuple(tuple((p, n) for n in _SENT) for p in _POS)  # [tenth][sentence]
 # segment flags -> their features, precomputed for every combination
 _SEG_BITS = (
     (_F_SVENUE, "sgV"),
@@ -383,17 +393,17 @@ _SEG_BITS = (
 )
 _SEG_ANY = sum(b for b, _ in _SEG_BITS)
 _SEG_FEATS = {
-    m: tuple(name for b, name in _SEG_BITS if m & b)
+    m: tuple(name.encode() for b, name in _SEG_BITS if m & b)
     for m in range(_SEG_ANY + 1)
     if m & ~_SEG_ANY == 0
 }
-_SGI = ("sgI",)
-_LASTSEG = ("lastseg",)
+_SGI = (b"sgI",)
+_LASTSEG = (b"lastseg",)
 # the running state of a sequence -> its features, in the order they are added
 _S_INQ, _S_INP, _S_YEAR, _S_QUOTE, _S_IN = 1, 2, 4, 8, 16
 _STATE_FEATS = {
     m: tuple(
-        name
+        name.encode()
         for b, name in (
             (_S_INQ, "inq"),
             (_S_INP, "inp"),
@@ -409,23 +419,26 @@ _STATE_FEATS = {
 _PSEG_BITS = ((_F_SDIGIT, "psgD"), (_F_SED, "psgE"), (_F_YEAR, "psgY"), (_F_QCLOSE, "psgQ"))
 _PSEG_ANY = sum(b for b, _ in _PSEG_BITS)
 _PSEG_FEATS = {
-    m: tuple(name for b, name in _PSEG_BITS if m & b)
+    m: tuple(name.encode() for b, name in _PSEG_BITS if m & b)
     for m in range(_PSEG_ANY + 1)
     if m & ~_PSEG_ANY == 0
 }
 _NSEG_BITS = ((_F_SDIGIT, "nsgD"), (_F_SVENUE, "nsgV"), (_F_SPUB, "nsgP"))
 _NSEG_ANY = sum(b for b, _ in _NSEG_BITS)
 _NSEG_FEATS = {
-    m: tuple(name for b, name in _NSEG_BITS if m & b)
+    m: tuple(name.encode() for b, name in _NSEG_BITS if m & b)
     for m in range(_NSEG_ANY + 1)
     if m & ~_NSEG_ANY == 0
 }
 
 
+_Feats = tuple[bytes, ...]
 #: what a token contributes, computed once per distinct token: its own features, those its
-#: neighbours take from it (the one before, the one after, two away), its flags, its last mark
-#: and its case letter
-_View = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], int, str, str]
+#: neighbours take from it (the one before, the one after, two away), its flags, its last mark,
+#: its case letter and the two together (case, then mark)
+_View = tuple[_Feats, _Feats, _Feats, _Feats, int, str, str, str]
+#: a token's features in parts: its own, its neighbours', its marks, its segment's, where it is
+_Parts = tuple[_Feats, ...]
 
 
 class Featurizer:
@@ -437,6 +450,8 @@ class Featurizer:
         self.lexicon = lexicon
         self._keep = lexicon.active
         self._cache: dict[str, _View] = {}
+        # previous mark, case, own mark, next case -> the kept "pc=" / "nc=" features
+        self._marks: dict[str, _Feats] = {}
 
     def _word(self, tok: str) -> _View:
         core = tok.strip(_STRIP)
@@ -560,26 +575,29 @@ class Featurizer:
         if mk == "in":
             flags |= _F_IN
         keep = self._keep
-        own_t: tuple[str, ...] = tuple(own)
-        if keep is not None:
-            own_t = tuple([f for f in own_t if f in keep])
-            prev = tuple([f for f in prev if f in keep])
-            nxt = tuple([f for f in nxt if f in keep])
-            far = tuple([f for f in far if f in keep])
         # its case ("C"apital, "l"ower, "d"igit, "I"nitial, "p"unctuation) and its last mark,
         # for the features joining a token's end with the next one's start
         case = "C" if "cap" in tags else "l" if "low" in tags else "d" if "digit" in tags else "p"
         if "init" in tags:
             case = "I"
         tcode = trail[-1:] or ("q" if tok[-1] in _QUOTE_CLOSE else "_")
-        out = (own_t, prev, nxt, far, flags, tcode, case)
+        out = (
+            _kept(own, keep),
+            _kept(prev, keep),
+            _kept(nxt, keep),
+            _kept(far, keep),
+            flags,
+            tcode,
+            case,
+            case + tcode,
+        )
         if len(self._cache) >= self.CACHE_MAX:
             self._cache.clear()
         self._cache[tok] = out
         return out
 
-    def sequence_features(self, tokens: Sequence[str]) -> list[list[str]]:
-        """One feature list per token of ``tokens``.
+    def sequence_features(self, tokens: Sequence[str]) -> list[list[bytes]]:
+        """One feature list per token of ``tokens`` (UTF-8 bytes, as crfsuite reads them).
 
         Besides the token's own features and its neighbours': where it is (tenth of the
         string, how many sentences and segments came before), whether it is inside quotes or
@@ -592,14 +610,21 @@ class Featurizer:
         whether the token opens or closes its segment, how many segments follow, "after In",
         and what the segment before holds (digits, an editor mark, a year, a closing quote).
         """
+        return [[x for part in parts for x in part] for parts in self.sequence_parts(tokens)]
+
+    def sequence_parts(self, tokens: Sequence[str]) -> list[_Parts]:
+        """The features of :meth:`sequence_features` in their parts, in order, not joined.
+
+        (the C decoder reads them so: joining them in lists would cost more than decoding)
+        """
+        if not tokens:
+            return []
         cache = self._cache
-        keep = self._keep
         views = [cache.get(t) or self._word(t) for t in tokens]
         n = len(views)
         # segments: for each, the features every token of it has after the position features
         # (what it holds, "In" before it, what the next one holds), built once per segment
         seg_of: list[int] = []
-        seg_start: list[int] = [0]
         seg_flags: list[int] = [0]
         seg_len: list[int] = [0]
         for v in views:
@@ -609,14 +634,18 @@ class Featurizer:
             if v[4] & _F_END:
                 seg_flags.append(0)
                 seg_len.append(0)
-                seg_start.append(len(seg_of))
         n_seg = len(seg_flags)
-        seg_head: list[tuple[str, str]] = []
-        seg_tail: list[tuple[str, ...]] = []
+        # per segment: its segments-after feature (after "sgf" for its first token and "sgz"
+        # for its last: index 1 | 2), its number and length, and what it and its neighbours hold
+        seg_mark: list[tuple[_Feats, _Feats, _Feats, _Feats]] = []
+        seg_head: list[_Feats] = []
+        seg_tail: list[_Feats] = []
         for g in range(n_seg):
             sf = seg_flags[g]
+            r = _SEGR[min(n_seg - 1 - g, 4)]
+            seg_mark.append(((r,), (_SGF, r), (_SGZ, r), (_SGF, _SGZ, r)))
             seg_head.append((_SEG[g if g < 7 else 7], _SEGLEN[min(seg_len[g], 9)]))
-            tail: tuple[str, ...] = _SEG_FEATS[sf & _SEG_ANY]
+            tail: _Feats = _SEG_FEATS[sf & _SEG_ANY]
             if (g > 0 and seg_flags[g - 1] & _F_IN) or sf & _F_IN:
                 tail += _SGI
             if g > 0:
@@ -626,41 +655,45 @@ class Featurizer:
             else:
                 tail += _LASTSEG
             seg_tail.append(tail)
-        out: list[list[str]] = []
+        # what each position takes from its neighbours: the one before, the one after, two away
+        before = [_BOS, *[v[1] for v in views[:-1]]]
+        after = [*[v[2] for v in views[1:]], _EOS]
+        far: list[_Feats] = [(), (), *[v[3] for v in views], (), ()]
+        next_case = [*[v[6] for v in views[1:]], "$"]
+        marks = self._marks
+        out: list[_Parts] = []
         state = 0  # _S_* bits: inside quotes, inside brackets, after the year, after a quote
         sent = 0
-        last = n - 1
+        first = 1  # the token opens its segment
+        last_mark = "^"
         for i in range(n):
-            own, _prev, _nxt, _far, flags, tcode, case = views[i]
-            f = [*own, *(views[i - 1][1] if i else _BOS), *(views[i + 1][2] if i < last else _EOS)]
-            if i >= 2:
-                f += views[i - 2][3]
-            if i + 2 < n:
-                f += views[i + 2][3]
-            g = seg_of[i]
+            own, _prev, _nxt, _far, flags, tcode, _case, case_mark = views[i]
             # the mark before the token with its case, its own mark with the next token's case
-            pc = "pc=" + (views[i - 1][5] if i else "^") + case
-            nc = "nc=" + tcode + (views[i + 1][6] if i < last else "$")
-            if keep is None or pc in keep:
-                f.append(pc)
-            if keep is None or nc in keep:
-                f.append(nc)
-            if seg_start[g] == i:
-                f.append("sgf")  # first token of its segment
-            if g + 1 < n_seg and seg_start[g + 1] == i + 1:
-                f.append("sgz")  # last token of its segment
-            f.append(_SEGR[min(n_seg - 1 - g, 4)])
-            f.append(_POS[10 * i // n])
-            f.append(_SENT[sent])
-            f += seg_head[g]
+            key = last_mark + case_mark + next_case[i]
+            pcnc = marks.get(key)
+            if pcnc is None:
+                pcnc = self._mark_features(key)
+            g = seg_of[i]
+            end = 2 if flags & _F_END else 0
             if flags & _F_QOPEN:
                 state |= _S_INQ
             if flags & _F_POPEN:
                 state |= _S_INP
-            if state:
-                f += _STATE_FEATS[state]
-            f += seg_tail[g]
-            out.append(f)
+            out.append(
+                (
+                    own,
+                    before[i],
+                    after[i],
+                    far[i],
+                    far[i + 4],
+                    pcnc,
+                    seg_mark[g][first | end],
+                    _POS_SENT[10 * i // n][sent],
+                    seg_head[g],
+                    _STATE_FEATS[state],
+                    seg_tail[g],
+                )
+            )
             if flags & _F_QCLOSE:
                 if state & _S_INQ:
                     state |= _S_QUOTE
@@ -673,7 +706,20 @@ class Featurizer:
                 state |= _S_IN
             if flags & _F_STOP and not state & _S_INQ and sent < 5:
                 sent += 1
+            first = end >> 1
+            last_mark = tcode
         return out
+
+    def _mark_features(self, key: str) -> _Feats:
+        """The kept ``pc=`` and ``nc=`` features of ``key`` (mark before, case, mark, case after)."""
+        out = _kept(("pc=" + key[:2], "nc=" + key[2:]), self._keep)
+        self._marks[key] = out
+        return out
+
+
+def _kept(feats: Sequence[str], keep: frozenset[str] | None) -> _Feats:
+    """``feats`` the model gives a weight (all when ``keep`` is None), as UTF-8 bytes."""
+    return tuple([f.encode() for f in feats if keep is None or f in keep])
 
 
 def _shape(tok: str) -> str:
@@ -759,10 +805,33 @@ def _tagger() -> Any:
     return tagger
 
 
+@lru_cache(maxsize=1)
+def _decoder() -> tuple[Any, Weights] | None:
+    """``citejudge._native.crf_viterbi`` and the shipped model's weights, or None (no C module)."""
+    native = load_native()
+    if native is None:
+        return None
+    try:
+        return native.crf_viterbi, read_weights(load_model().data)
+    except ValueError as exc:  # pragma: no cover - a model file CRFsuite reads and we do not
+        logger.warning("the C decoder cannot read the parser model (%s): CRFsuite decodes", exc)
+        return None
+
+
 def tag_tokens(tokens: Sequence[str]) -> list[str]:
-    """The CRF's label for each token (an empty list for no tokens). Raises :class:`ModelError`."""
+    """The CRF's label for each token (an empty list for no tokens). Raises :class:`ModelError`.
+
+    The C decoder (:mod:`._weights`) gives CRFsuite's labels faster; without the C module,
+    CRFsuite's tagger decodes.
+    """
     if not tokens:
         return []
-    tagger = _tagger()
-    feats = load_model().featurizer.sequence_features(tokens)
-    return list(tagger.tag(feats))
+    featurizer = load_model().featurizer
+    decoder = _decoder()
+    if decoder is None:
+        return list(_tagger().tag(featurizer.sequence_features(tokens)))
+    viterbi, w = decoder
+    labels = w.labels
+    return [
+        labels[y] for y in viterbi(featurizer.sequence_parts(tokens), w.attrs, w.state, w.trans)
+    ]
