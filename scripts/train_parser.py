@@ -277,9 +277,16 @@ def main() -> int:
         help="leave the dev slice out (parser_data.is_dev_string/is_dev_style), for eval_parser.py --dev",
     )
     ap.add_argument(
+        "--dash-separator",
+        type=float,
+        default=pdata.DASH_SEPARATOR,
+        help="share of rendered strings with a dash between title and container (noise)",
+    )
+    ap.add_argument(
         "--no-write-sha", action="store_true", help="leave _crf.py's sha256 lines alone"
     )
     args = ap.parse_args()
+    pdata.DASH_SEPARATOR = args.dash_separator
     import pycrfsuite
 
     t0 = time.perf_counter()
