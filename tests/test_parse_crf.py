@@ -18,6 +18,7 @@ from citejudge.match.normalize import title_key
 from citejudge.match.parse import parse_citation_string
 from citejudge.readers.freetext import _crf
 from citejudge.readers.freetext._parser import (
+    _clean_container,
     _clean_title,
     _container_after_title,
     _family_after_initials,
@@ -328,6 +329,51 @@ def test_a_year_the_model_ran_into_names_or_title_is_read_when_there_is_no_other
     # the negative: no year anywhere but in a DOI
     w = parse_citation_string("Smith, J. Deep learning. Nature. https://doi.org/10.1038/2015.1234")
     assert w.year is None
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        (
+            "Cui, Yuning, Wenqi Ren, Sining Yang, Xiaochun Cao, and Alois Knoll 2023IRNeXt: "
+            "Rethinking Convolutional Network Design for Image Restoration. In ICML.",
+            "IRNeXt: Rethinking Convolutional Network Design for Image Restoration",
+        ),
+        (
+            "Chen, S., Hong, Z., Xie, G.-S., Yang, W., Peng, Q., Wang, K., Zhao, J. & You, X. "
+            "(2022)MSDN: Mutually Semantic Distillation Network for Zero-Shot Learning. In CVPR.",
+            "MSDN: Mutually Semantic Distillation Network for Zero-Shot Learning",
+        ),
+    ],
+)
+def test_a_year_glued_to_an_acronym_title_is_cut_off(text: str, title: str) -> None:
+    w = parse_citation_string(text)
+    assert w.title == title
+    assert w.year in (2022, 2023)
+
+
+def test_a_year_glued_inside_an_identifier_stays() -> None:
+    # the negative: a year inside a DOI, a URL or a word is not cut
+    w = parse_citation_string(
+        "Smith, J. (2020). Deep learning. Nature, 5, 1-10. https://doi.org/10.1000/abc2020XYZ"
+    )
+    assert w.doi == ["10.1000/abc2020xyz"]
+    assert w.title == "Deep learning"
+
+
+def test_a_volume_page_or_month_mark_leaves_the_container() -> None:
+    # AnyStyle's "Oilweek, v. 23, n. 14", "Calgary Herald, p. A7", ABNT's "Public Health
+    # Reports, v. 12": the CRF labels the mark with the journal
+    assert _clean_container("Oilweek, v") == "Oilweek"
+    assert _clean_container("Calgary Herald, p. A") == "Calgary Herald"
+    assert _clean_container("NERC News, v. Autumn") == "NERC News"
+    assert _clean_container("La Revue du Financier, mai-juin") == "La Revue du Financier"
+    # the negatives: a comma inside the name, a letter that is the journal's section
+    assert _clean_container("Science, Technology, and Human Values") == (
+        "Science, Technology, and Human Values"
+    )
+    assert _clean_container("Trends in Ecology, Evolution") == "Trends in Ecology, Evolution"
+    assert _clean_container("Journal of Physics A") == "Journal of Physics A"
 
 
 def test_an_access_date_is_not_the_year() -> None:
