@@ -376,6 +376,33 @@ def test_a_volume_page_or_month_mark_leaves_the_container() -> None:
     assert _clean_container("Journal of Physics A") == "Journal of Physics A"
 
 
+@pytest.mark.parametrize(
+    ("raw", "venue"),
+    [
+        ("ICML, translated by", "ICML"),
+        ("ICLR içinde", "ICLR"),
+        ("Injury Prevention. Published", "Injury Prevention"),
+        ("SOSP [Internet]", "SOSP"),
+        ("[in:] “ICLR", "ICLR"),
+        ("见: NeurIPS", "NeurIPS"),
+        ("Page in ICLR", "ICLR"),
+        ("Paper presented at ICML", "ICML"),
+        ("În: CVPR [on-line]", "CVPR"),
+        ("biorxiv,2026", "biorxiv"),
+        ("CVPR. p", "CVPR"),
+        ("KDD. Disponible sur", "KDD"),
+        ("biorxiv, ahead of print", "biorxiv"),
+        # the negatives: a journal whose name ends like a mark, a year after a spaced comma
+        ("Cell Rep", "Cell Rep"),
+        ("Online", "Online"),
+        ("Applied Physics Letters, 2019", "Applied Physics Letters, 2019"),
+    ],
+)
+def test_locale_words_and_media_marks_leave_the_container(raw: str, venue: str) -> None:
+    # what CSL styles print before or after the container-title of a real record
+    assert _clean_container(raw) == venue
+
+
 def test_an_access_date_is_not_the_year() -> None:
     w = CitedWork(raw="x", form="string")
     _year(["BBC News. Last modified March 1, 2000. Accessed February 28, 2015."], w)

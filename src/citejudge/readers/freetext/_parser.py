@@ -424,7 +424,23 @@ def _eds_mark_may_end(text: str) -> bool:
 
 
 _QUOTES = "\"“”„‟«»‘’‚‹›'"
-_IN_RE = re.compile(r"^(?:in|dans|en|em|im|w)\s*:?\s+(?=\S)|^in:\s*|^(?-i:In(?=[A-Z][a-z]))", re.I)
+_IN_RE = re.compile(
+    r"^(?:in|dans|en|em|im|w|în|içinde)\s*:?\s+(?=\S)|^in:\s*|^(?-i:In(?=[A-Z][a-z]))"
+    # (CSL locales and styles: "[in:] “ICLR”", "见: NeurIPS", "Page in ICLR", "Paper presented
+    # at ICML"; eval_parser.py --dev, CSL container misses)
+    r"|^\[in:?\]\s*|^见\s*[:：]\s*|^page\s+in\s+|^(?:paper\s+)?presented\s+at\s+",
+    re.I,
+)
+#: what styles print after the container that is no part of it: a medium in brackets
+#: ("[Internet]", "[on-line]", "[Preprint]"), a locale's "in" or "translated by", "Published
+#: online", "ahead of print", "Disponible sur", a page mark, a year glued after a comma
+#: (GB/T's "biorxiv,2026"); eval_parser.py --dev, CSL container misses
+_CONTAINER_JUNK_TAIL_RE = re.compile(
+    r"(?:\s*\[(?:internet|online|on-line|en ligne|preprint)\]"
+    r"|[\s,.;]+(?:translated by|içinde|published(?: online)?|ahead of print|disponible sur"
+    r"|available (?:at|from|online)|pp?\.?(?=$))|(?<=,)(?:1[5-9]|20)\d\d(?=$))+\.?$",
+    re.I,
+)
 _CONTAINER_EDS_RE = re.compile(
     r"^(?:.{2,200}?\((?:eds?|hrsg|hg|editors?|éds?|dir)\.?\)\s*[,.:]?\s*)", re.I
 )
@@ -518,6 +534,10 @@ def _clean_container(text: str) -> str | None:
     s = s.strip(_QUOTES + " ")
     if "," in s[-16:]:
         s = _strip_container_tail(s)
+    if len(s) > 3:
+        m = _CONTAINER_JUNK_TAIL_RE.search(s)
+        if m and m.start() > 1:
+            s = s[: m.start()].rstrip(" ,.;:")
     return s or None
 
 
