@@ -428,7 +428,8 @@ _IN_RE = re.compile(
     r"^(?:in|dans|en|em|im|w|în|içinde)\s*:?\s+(?=\S)|^in:\s*|^(?-i:In(?=[A-Z][a-z]))"
     # (CSL locales and styles: "[in:] “ICLR”", "见: NeurIPS", "Page in ICLR", "Paper presented
     # at ICML"; eval_parser.py --dev, CSL container misses)
-    r"|^\[in:?\]\s*|^见\s*[:：]\s*|^page\s+in\s+|^(?:paper\s+)?presented\s+at\s+",
+    r"|^\[in:?\]\s*|^见\s*[:：]\s*|^page\s+in\s+|^(?:paper\s+)?presented\s+at\s+"
+    r"|^\([^()]{0,30}(?:1[5-9]|20)\d\d\)\s*:\s*",
     re.I,
 )
 #: what styles print after the container that is no part of it: a medium in brackets
@@ -436,9 +437,12 @@ _IN_RE = re.compile(
 #: online", "ahead of print", "Disponible sur", a page mark, a year glued after a comma
 #: (GB/T's "biorxiv,2026"); eval_parser.py --dev, CSL container misses
 _CONTAINER_JUNK_TAIL_RE = re.compile(
-    r"(?:\s*\[(?:internet|online|on-line|en ligne|preprint)\]"
-    r"|[\s,.;]+(?:translated by|içinde|published(?: online)?|ahead of print|disponible sur"
-    r"|available (?:at|from|online)|pp?\.?(?=$))|(?<=,)(?:1[5-9]|20)\d\d(?=$))+\.?$",
+    r"(?:\s*\[(?:internet|online|on-line|en ligne|preprint|epub ahead of print|place unknown"
+    r"|publisher unknown)\]|\s*\(published(?: online)?\)?|\s*\(\s*(?:1[5-9]|20)\d\d[a-z]?\s*\)"
+    r"|[\s,.;]+(?:translated by|traduit par|übersetzt von|traducido por|içinde"
+    r"|published(?: online)?|(?:epub )?ahead of print|epub|disponible sur|edition|band"
+    r"|available (?:at|from|online)|s\.\s?[lne]\.?|pp?\.?(?=$))"
+    r"|(?<=,)(?:1[5-9]|20)\d\d(?=$)|;\s*\d+(?:\(\d+\))?(?=$)|\s\d+:\d+(?=$))+\.?$",
     re.I,
 )
 _CONTAINER_EDS_RE = re.compile(
