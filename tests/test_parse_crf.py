@@ -412,6 +412,23 @@ def test_locale_words_and_media_marks_leave_the_container(raw: str, venue: str) 
     assert _clean_container(raw) == venue
 
 
+def test_an_edition_a_year_or_a_thesis_genre_leaves_the_title() -> None:
+    assert _clean_title("L’écriture et la différence (1 éd.)") == "L’écriture et la différence"
+    assert _clean_title("Como elaborar projetos de pesquisa (5") == (
+        "Como elaborar projetos de pesquisa"
+    )
+    assert _clean_title("Stichwort „Inklusion“ (2006)") == "Stichwort „Inklusion“"
+    assert _clean_title(
+        "Politique et philosophie chez Maurice Merleau-Ponty, Thèse de doctorat"
+    ) == ("Politique et philosophie chez Maurice Merleau-Ponty")
+    # the negatives: a number or year that is the title's own
+    assert _clean_title("Apollo 13") == "Apollo 13"
+    assert _clean_title("Vitamin B (12)") == "Vitamin B (12)"
+    assert _clean_title("Well? What Do You Think? (2004): The Second Survey") == (
+        "Well? What Do You Think? (2004): The Second Survey"
+    )
+
+
 def test_an_access_date_is_not_the_year() -> None:
     w = CitedWork(raw="x", form="string")
     _year(["BBC News. Last modified March 1, 2000. Accessed February 28, 2015."], w)

@@ -479,6 +479,21 @@ _TITLE_IN_TAIL_RE = re.compile(
 _TITLE_IN_TAIL_ENDS = ("n", "s", "m", "N", "e", "见", "W", "V")
 # GB/T 7714's document type code after a title ("Malaria and Pregnancy[D]", "…[J]", "[EB/OL]")
 # and its "//" before the proceedings ("Title//SOUPS"); eval_parser.py --dev, CSL styles
+#: an edition in brackets ending a title, or its number left unclosed: " (2nd ed.)", " (1 éd.)",
+#: " (5"; eval_parser.py --dev, AnyStyle core: 2 title misses
+_EDITION_TAIL_RE = re.compile(
+    r"\s*\(\s*\d{1,2}(?:\.|st|nd|rd|th|e|ème|a|ª)?\s*(?:(?:ed|éd|edn|edition|édition|aufl|auflage"
+    r"|ed\.\s*rev|rev\.\s*ed)\.?\s*\))?$|\s+\((?:1[5-9]|20)\d\d[a-z]?\)$",
+    re.I,
+)
+#: a thesis's genre after the title: ", Thèse de doctorat", ", Mémoire de DEA", ", PhD thesis"
+#: (eval_parser.py --dev, AnyStyle ugly)
+_THESIS_TAIL_RE = re.compile(
+    r",\s*(?:thèse(?: de doctorat)?|mémoire(?: de [\w ]{2,20})?|ph\.?\s?d\.?\s+(?:thesis|dissertation)"
+    r"|doctoral (?:thesis|dissertation)|master'?s thesis|tesis doctoral|tese de doutorado"
+    r"|dissertação de mestrado|dissertation)\b[^,]{0,30}$",
+    re.I,
+)
 #: a spaced dash (or two hyphens) that ends a title span
 _TRAILING_DASH_RE = re.compile(r"[\s.,;:]+(?:[—–]+|--?)$")
 _GBT_TYPE_RE = re.compile(r"\s*\[(?:[JMCDRSPNGAZ]|[A-Z]{1,2}/OL|CP/DK)\]$")
@@ -491,6 +506,14 @@ def _clean_title(text: str) -> str | None:
         s = _TRAILING_DASH_RE.sub("", s)
     if s.endswith("]") and _GBT_TYPE_RE.search(s):
         s = _GBT_TYPE_RE.sub("", s)
+    if s[-1:] in ")0123456789" and _EDITION_TAIL_RE.search(s):
+        # "L'écriture et la différence (1 éd.)", "Como elaborar projetos de pesquisa (5. Ed.)"
+        # whose "Ed.)" the CRF labelled edition, "Stichwort „Inklusion“ (2006)": the edition
+        # or the year is no part of the title
+        s = _EDITION_TAIL_RE.sub("", s)
+    if "," in s and _THESIS_TAIL_RE.search(s):
+        # "Politique et philosophie chez Maurice Merleau-Ponty, Thèse de doctorat": the genre
+        s = _THESIS_TAIL_RE.sub("", s)
     if "//" in s and "://" not in s:
         s = s.split("//", 1)[0]
     if s.endswith(_TITLE_IN_TAIL_ENDS) and _TITLE_IN_TAIL_RE.search(s):
