@@ -252,6 +252,9 @@ def test_clean_title_drops_the_word_before_the_container_and_gbt_codes() -> None
     assert _clean_title("Who Is In") == "Who Is In"
     assert _clean_title("Studies on Vitamin E") == "Studies on Vitamin E"
     assert _clean_title("The Symphonies, Part V") == "The Symphonies, Part V"
+    assert _clean_title("Heavy metals in Port Kembla Harbour, N.S.W") == (
+        "Heavy metals in Port Kembla Harbour, N.S.W"
+    )
     assert _clean_title("Twelve Angry Men [film]") == "Twelve Angry Men [film]"
 
 
@@ -401,6 +404,8 @@ def test_a_volume_page_or_month_mark_leaves_the_container() -> None:
         ("(2022): NeurIPS", "NeurIPS"),
         ("arXiv preprint", "arXiv preprint"),
         ("Journal of Band Research", "Journal of Band Research"),
+        ("Angewandte Chemie International Edition", "Angewandte Chemie International Edition"),
+        ("Handbook of Statistics in Clinical Oncology, Second Edition", "Handbook of Statistics in Clinical Oncology, Second Edition"),
         # the negatives: a journal whose name ends like a mark, a year after a spaced comma
         ("Cell Rep", "Cell Rep"),
         ("Online", "Online"),
