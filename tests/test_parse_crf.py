@@ -17,7 +17,17 @@ import pytest
 from citejudge.match.normalize import title_key
 from citejudge.match.parse import parse_citation_string
 from citejudge.readers.freetext import _crf
-from citejudge.readers.freetext._parser import _clean_title, _year_at_title_edge, spans
+from citejudge.readers.freetext._parser import (
+    _clean_container,
+    _clean_title,
+    _container_after_title,
+    _family_after_initials,
+    _title_head_in_names,
+    _year,
+    _year_at_title_edge,
+    spans,
+)
+from citejudge.records import CitedWork
 
 MODEL = Path(_crf.__file__).resolve().parent / "model"
 
@@ -222,6 +232,17 @@ def test_clean_title_drops_the_word_before_the_container_and_gbt_codes() -> None
     assert _clean_title("Contrastive Alignment of Vision to Language, dalam") == (
         "Contrastive Alignment of Vision to Language"
     )
+    # Turkish, Romanian and Chinese styles' word for "in" (CSL renderings of real records)
+    assert _clean_title("On the Properties of Kullback-Leibler Divergence, içinde") == (
+        "On the Properties of Kullback-Leibler Divergence"
+    )
+    assert _clean_title("Doubly Optimal No-Regret Learning in Monotone Games. Içinde") == (
+        "Doubly Optimal No-Regret Learning in Monotone Games"
+    )
+    assert (
+        _clean_title("Revisit Multimodal Meta-Learning. În") == "Revisit Multimodal Meta-Learning"
+    )
+    assert _clean_title("Pareto Set Learning. 见") == "Pareto Set Learning"
     assert _clean_title("Malaria and Pregnancy[D]") == "Malaria and Pregnancy"
     assert _clean_title("Measuring NIST Authentication Standards Compliance//SOUPS") == (
         "Measuring NIST Authentication Standards Compliance"
@@ -229,7 +250,201 @@ def test_clean_title_drops_the_word_before_the_container_and_gbt_codes() -> None
     # the negatives: "in" that is the title's own word, brackets that are the title's
     assert _clean_title("The Cat Who Came in") == "The Cat Who Came in"
     assert _clean_title("Who Is In") == "Who Is In"
+    assert _clean_title("Studies on Vitamin E") == "Studies on Vitamin E"
+    assert _clean_title("The Symphonies, Part V") == "The Symphonies, Part V"
+    assert _clean_title("Heavy metals in Port Kembla Harbour, N.S.W") == (
+        "Heavy metals in Port Kembla Harbour, N.S.W"
+    )
     assert _clean_title("Twelve Angry Men [film]") == "Twelve Angry Men [film]"
+
+
+@pytest.mark.parametrize("dash", ["—", "–"])
+def test_a_dash_between_title_and_journal_ends_the_title(dash: str) -> None:
+    # the second model read "Long Short-Term Memory — Neural Computation" as the title
+    w = parse_citation_string(
+        f"Hochreiter, S. & Schmidhuber, J. (1997) Long Short-Term Memory {dash} Neural "
+        "Computation 9(8): 1735–1780."
+    )
+    assert w.title == "Long Short-Term Memory"
+    assert w.venue == "Neural Computation"
+    assert w.year == 1997
+    assert w.authors[0] == "Hochreiter, S."
+
+
+def test_dash_rules_keep_a_dash_inside_a_title() -> None:
+    assert _clean_title("Long Short-Term Memory –") == "Long Short-Term Memory"
+    assert _clean_title("Dinocampus coccinellae. -") == "Dinocampus coccinellae"
+    # the negatives: a dash inside the title, a word ending in a hyphen
+    assert _clean_title("Biodiversity — resource for new products") == (
+        "Biodiversity — resource for new products"
+    )
+    assert _clean_title("Two- and three-") == "Two- and three-"
+    runs = [("author", "Hochreiter, S."), ("title", "Long Short-Term Memory — Neural Computation")]
+    assert _container_after_title([*runs, ("volume", "9(8):")]) == "Neural Computation"
+    # a book's "Title — Subtitle." with a year after it and no volume keeps its subtitle
+    assert _container_after_title([*runs, ("date", "2005.")]) == ""
+
+
+def test_a_word_with_a_colon_after_the_last_initial_opens_the_title() -> None:
+    toks = _crf.tokenize(
+        "1. Ma Y, Guo Y, & Polychroniadou A. Armadillo: Robust Secure Aggregation."
+    )
+    labels = ["number", *["author"] * 8, "title", "title", "title"]
+    assert _family_after_initials(toks, labels)[8] == "title"
+    toks = _crf.tokenize("Al-Sayeh H, Jibril MA, Sattler K-U. Agile-Ant: Self-managing Cache.")
+    labels = [*["author"] * 7, "title", "title"]
+    assert _family_after_initials(toks, labels)[6] == "title"
+    # the negatives: a natural-order list ("G. Hinton:") and Vancouver initials with a colon
+    toks = _crf.tokenize("Y. LeCun, G. Hinton: Deep learning.")
+    labels = [*["author"] * 4, "title", "title"]
+    assert _family_after_initials(toks, labels) == labels
+    toks = _crf.tokenize("Hayes C, Thorpe RJ: White matter.")
+    labels = [*["author"] * 4, "title", "title"]
+    assert _family_after_initials(toks, labels) == labels
+
+
+def test_title_words_left_after_a_given_name_with_a_full_stop_open_the_title() -> None:
+    w = parse_citation_string(
+        "Harrington, Anne. Medicine, Mind, and the Double Brain. Princeton: Princeton "
+        "University Press, 1987."
+    )
+    assert w.title == "Medicine, Mind, and the Double Brain"
+    assert w.authors == ["Harrington, Anne"]
+    toks = _crf.tokenize("Harrington, Anne. Medicine, Mind, and the Double Brain.")
+    labels = ["author", "author", "author", "title", "title", "title", "title", "title"]
+    assert _title_head_in_names(toks, labels)[2] == "title"
+    # the negatives: after an initial the name goes on ("Rodin, R. Scott,"), a capitals
+    # family name after the stop is the next author
+    toks = _crf.tokenize("Rodin, R. Scott, The Steward Leader.")
+    labels = ["author", "author", "author", "title", "title", "title"]
+    assert _title_head_in_names(toks, labels) == labels
+    toks = _crf.tokenize("BERNARD, Paul. TROUVE, Simone. Sémiologie psychiatrique.")
+    labels = ["author", "author", "author", "author", "title", "title"]
+    assert _title_head_in_names(toks, labels) == labels
+
+
+def test_a_year_the_model_ran_into_names_or_title_is_read_when_there_is_no_other() -> None:
+    w = parse_citation_string(
+        "Cingolani, S., Piccinini, J., Tubaldi, V. ed. , 2010, Hadrianopolis: eksplorimi i "
+        "nië qyteti të lashtë në Epir (2005-2009), Macerata, 978-88-6259-274-1"
+    )
+    assert w.year == 2010
+    # the negative: no year anywhere but in a DOI
+    w = parse_citation_string("Smith, J. Deep learning. Nature. https://doi.org/10.1038/2015.1234")
+    assert w.year is None
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        (
+            "Cui, Yuning, Wenqi Ren, Sining Yang, Xiaochun Cao, and Alois Knoll 2023IRNeXt: "
+            "Rethinking Convolutional Network Design for Image Restoration. In ICML.",
+            "IRNeXt: Rethinking Convolutional Network Design for Image Restoration",
+        ),
+        (
+            "Chen, S., Hong, Z., Xie, G.-S., Yang, W., Peng, Q., Wang, K., Zhao, J. & You, X. "
+            "(2022)MSDN: Mutually Semantic Distillation Network for Zero-Shot Learning. In CVPR.",
+            "MSDN: Mutually Semantic Distillation Network for Zero-Shot Learning",
+        ),
+    ],
+)
+def test_a_year_glued_to_an_acronym_title_is_cut_off(text: str, title: str) -> None:
+    w = parse_citation_string(text)
+    assert w.title == title
+    assert w.year in (2022, 2023)
+
+
+def test_a_year_glued_inside_an_identifier_stays() -> None:
+    # the negative: a year inside a DOI, a URL or a word is not cut
+    w = parse_citation_string(
+        "Smith, J. (2020). Deep learning. Nature, 5, 1-10. https://doi.org/10.1000/abc2020XYZ"
+    )
+    assert w.doi == ["10.1000/abc2020xyz"]
+    assert w.title == "Deep learning"
+
+
+def test_a_volume_page_or_month_mark_leaves_the_container() -> None:
+    # AnyStyle's "Oilweek, v. 23, n. 14", "Calgary Herald, p. A7", ABNT's "Public Health
+    # Reports, v. 12": the CRF labels the mark with the journal
+    assert _clean_container("Oilweek, v") == "Oilweek"
+    assert _clean_container("Calgary Herald, p. A") == "Calgary Herald"
+    assert _clean_container("NERC News, v. Autumn") == "NERC News"
+    assert _clean_container("La Revue du Financier, mai-juin") == "La Revue du Financier"
+    # the negatives: a comma inside the name, a letter that is the journal's section
+    assert _clean_container("Science, Technology, and Human Values") == (
+        "Science, Technology, and Human Values"
+    )
+    assert _clean_container("Trends in Ecology, Evolution") == "Trends in Ecology, Evolution"
+    assert _clean_container("Journal of Physics A") == "Journal of Physics A"
+
+
+@pytest.mark.parametrize(
+    ("raw", "venue"),
+    [
+        ("ICML, translated by", "ICML"),
+        ("ICLR içinde", "ICLR"),
+        ("Injury Prevention. Published", "Injury Prevention"),
+        ("SOSP [Internet]", "SOSP"),
+        ("[in:] “ICLR", "ICLR"),
+        ("见: NeurIPS", "NeurIPS"),
+        ("Page in ICLR", "ICLR"),
+        ("Paper presented at ICML", "ICML"),
+        ("În: CVPR [on-line]", "CVPR"),
+        ("biorxiv,2026", "biorxiv"),
+        ("CVPR. p", "CVPR"),
+        ("KDD. Disponible sur", "KDD"),
+        ("biorxiv, ahead of print", "biorxiv"),
+        ("NeurIPS, traduit par", "NeurIPS"),
+        ("Proc. ACM Manag. Data (published online)", "Proc. ACM Manag. Data"),
+        ("ICML. [place unknown]", "ICML"),
+        ("SOUPS, s.l., s.e", "SOUPS"),
+        ("Proceedings of the National Academy of Sciences;111(45)", "Proceedings of the National Academy of Sciences"),
+        ("AAAI(2021)", "AAAI"),
+        ("(2022): NeurIPS", "NeurIPS"),
+        ("arXiv preprint", "arXiv preprint"),
+        ("Journal of Band Research", "Journal of Band Research"),
+        ("Angewandte Chemie International Edition", "Angewandte Chemie International Edition"),
+        ("Handbook of Statistics in Clinical Oncology, Second Edition", "Handbook of Statistics in Clinical Oncology, Second Edition"),
+        # the negatives: a journal whose name ends like a mark, a year after a spaced comma
+        ("Cell Rep", "Cell Rep"),
+        ("Online", "Online"),
+        ("Applied Physics Letters, 2019", "Applied Physics Letters, 2019"),
+    ],
+)
+def test_locale_words_and_media_marks_leave_the_container(raw: str, venue: str) -> None:
+    # what CSL styles print before or after the container-title of a real record
+    assert _clean_container(raw) == venue
+
+
+def test_an_edition_a_year_or_a_thesis_genre_leaves_the_title() -> None:
+    assert _clean_title("L’écriture et la différence (1 éd.)") == "L’écriture et la différence"
+    assert _clean_title("Como elaborar projetos de pesquisa (5") == (
+        "Como elaborar projetos de pesquisa"
+    )
+    assert _clean_title("Stichwort „Inklusion“ (2006)") == "Stichwort „Inklusion“"
+    assert _clean_title(
+        "Politique et philosophie chez Maurice Merleau-Ponty, Thèse de doctorat"
+    ) == ("Politique et philosophie chez Maurice Merleau-Ponty")
+    # the negatives: a number or year that is the title's own
+    assert _clean_title("Apollo 13") == "Apollo 13"
+    assert _clean_title("Vitamin B (12)") == "Vitamin B (12)"
+    assert _clean_title("Well? What Do You Think? (2004): The Second Survey") == (
+        "Well? What Do You Think? (2004): The Second Survey"
+    )
+
+
+def test_an_access_date_is_not_the_year() -> None:
+    w = CitedWork(raw="x", form="string")
+    _year(["BBC News. Last modified March 1, 2000. Accessed February 28, 2015."], w)
+    assert w.year == 2000
+    w = CitedWork(raw="x", form="string")
+    _year(["Nature [Internet]. 2015 [cited 2020 Jan 9];521:436-44."], w)
+    assert w.year == 2015
+    # the negative: only an access date, which is then the year the string gives
+    w = CitedWork(raw="x", form="string")
+    _year(["[cited 2020 Jan 9];521:436-44."], w)
+    assert w.year == 2020
 
 
 def test_quoted_title_with_a_subtitle_after_the_quote_stays_whole() -> None:
