@@ -184,7 +184,7 @@ class _Layout(HTMLParser):
         if self._sup is not None:
             self._sup.append(data)
             return
-        if not "".join(self._buf).strip():
+        if not any(p and not p.isspace() for p in self._buf):  # (stops at the first text)
             self._start = self.getpos()[0]
         self._buf.append(data)
 

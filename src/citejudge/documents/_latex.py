@@ -149,6 +149,8 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
             )
         line += n_lines - 1
 
+    parsed: dict[str, list[str]] = {}  # a .bbl entry's authors, read once
+
     def narrative(keys: list[str]) -> str:
         e = families.get(keys[0]) if keys else None
         if e is None:
@@ -160,7 +162,9 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
         if not authors:
             from citejudge.readers.freetext import parse_citation_string
 
-            authors = list(parse_citation_string(e.text).authors)
+            if e.text not in parsed:
+                parsed[e.text] = list(parse_citation_string(e.text).authors)
+            authors = parsed[e.text]
         if not authors:
             return ""
         names = [a.split(",")[0].strip() if "," in a else a.split()[-1] for a in authors[:2]]

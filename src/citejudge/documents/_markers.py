@@ -30,6 +30,7 @@ __all__ = [
     "Resolver",
     "family_name",
     "find_markers",
+    "label_targets",
     "short_note_targets",
     "strip_markers",
 ]
@@ -143,6 +144,14 @@ def find_markers(text: str, *, numeric: bool = True) -> list[RawMarker]:
 #: A note that names the work of the note before it: "Ibid.", "Ibid., 1740.", "Ibidem, pp. 3–4.",
 #: "Id. at 5." is not matched (a legal form with its own rules).
 IBID = re.compile(r"^(?:ibid|ibidem)\.?(?:,?\s*(?:pp?\.\s*)?[\divxlc][\divxlc–—-]*)?\.?$", re.I)
+
+
+def label_targets(text: str) -> list[str]:
+    """The labels ``text`` cites in brackets ("[GNOME]", "[RFC-2119]").
+
+    The label markers of :func:`find_markers`, without looking for the other kinds.
+    """
+    return [m.group(1).strip() for m in _LABEL.finditer(text)] if "[" in text else []
 
 
 def short_note_targets(text: str) -> list[str] | None:

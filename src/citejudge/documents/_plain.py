@@ -26,7 +26,7 @@ from citejudge.documents._finder import (
     split_entries,
     superscript_marker,
 )
-from citejudge.documents._markers import find_markers
+from citejudge.documents._markers import find_markers, label_targets
 from citejudge.documents._model import Document, DocumentFormat
 from citejudge.ids import (
     extract_arxiv,
@@ -150,12 +150,7 @@ def _paragraphs(
 def cited_labels(lines: Sequence[Line], skip: set[int]) -> frozenset[str]:
     """The labels (``[GNOME]``, ``[RFC-2119]``) that the lines outside ``skip`` cite."""
     return frozenset(
-        t
-        for i, ln in enumerate(lines)
-        if i not in skip and "[" in ln.text
-        for m in find_markers(ln.text, numeric=False)
-        if m.kind == "label"
-        for t in m.targets
+        t for i, ln in enumerate(lines) if i not in skip for t in label_targets(ln.text)
     )
 
 
@@ -397,8 +392,6 @@ def read_markdown(path: Path, *, markdown: bool = True) -> Document:
 
 
 def _cited_only(text: str, entries: list[Entry]) -> list[Entry]:
-    from citejudge.documents._markers import find_markers
-
     order: list[str] = []
     for m in find_markers(text, numeric=False):
         for t in m.targets:
