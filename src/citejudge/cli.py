@@ -376,8 +376,9 @@ def build_parser() -> argparse.ArgumentParser:
     doc = csub.add_parser(
         "document",
         help="check whole documents: every reference, every citing sentence",
-        description="Read each document (PDF, .tex with its .bib/.bbl, JATS .xml, .html, .docx, .md, .txt, or a "
-        ".bib alone: a reference list with no text), find "
+        description="Read each document (PDF, .tex with its parts and its .bib/.bbl, JATS .xml, .html, "
+        ".docx, .md, .txt, or a .bib alone: a reference list with no text; an archive such as "
+        "an arXiv source .tar.gz stands for the documents in it), find "
         "its reference list and the sentences that cite it, and run the references task on "
         "every (entry, citing sentence) pair and on every uncited entry. Writes the results to "
         "OUT, the extracted items to OUT.items.jsonl (re-runnable with 'check references') and "
@@ -388,8 +389,8 @@ def build_parser() -> argparse.ArgumentParser:
         "files",
         nargs="+",
         metavar="FILE",
-        help="documents to check; a folder stands for the documents under it (a .bib beside a "
-        ".tex is the LaTeX document's)",
+        help="documents to check; a folder or an archive (.tar.gz, .zip…) stands for the "
+        "documents in it (a LaTeX document's parts, figures and .bib are its own, not documents)",
     )
     doc.add_argument(
         "--index", required=True, metavar="PATH", help="world index from 'citejudge index build'"

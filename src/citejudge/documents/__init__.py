@@ -29,7 +29,13 @@ from citejudge.documents._model import (
     Marker,
     Reference,
 )
-from citejudge.documents._read import SUFFIXES, detect_format, document_files, read_document
+from citejudge.documents._read import (
+    SUFFIXES,
+    detect_format,
+    document_files,
+    read_along,
+    read_document,
+)
 
 __all__ = [
     "DOCUMENT_FORMATS",
@@ -47,6 +53,7 @@ __all__ = [
     "find_markers",
     "load_documents",
     "load_finder",
+    "read_along",
     "read_document",
     "reference_blocks",
     "split_entries",

@@ -35,7 +35,7 @@ def _unresolved_error(doc: Document, item: dict[str, Any], n: int) -> ItemError:
     d = item["document"]
     return ItemError(
         item["id"],
-        doc.path,
+        d.get("source") or doc.path,
         d.get("line") or n,
         f"marker {d['marker']} names {d['target']!r}, which is no entry of the reference list",
         field="marker",
@@ -48,29 +48,68 @@ def load_documents(
 ) -> tuple[list[Item | ItemError], list[Document | DocumentError]]:
     """Items of every document in order, and each document (or the error that stopped it).
 
-    A folder stands for the documents under it (:func:`~citejudge.documents._read.document_files`).
+    A folder stands for the documents under it (:func:`~citejudge.documents._read.document_files`),
+    an archive (``.tar.gz``, ``.zip``…) for the documents it holds, each named
+    ``ARCHIVE/path/inside`` (:mod:`~citejudge.documents._archive`).
 
     A marker that points nowhere is an :class:`ItemError` (field ``marker``); a document that
     cannot be read is one :class:`ItemError` naming the file, and the batch goes on.
     """
+    from citejudge.documents._archive import is_archive, unpacked
     from citejudge.documents._read import document_files, read_document
 
     items: list[Item | ItemError] = []
     docs: list[Document | DocumentError] = []
-    for p in document_files(paths):
-        try:
-            doc = read_document(p, fmt=fmt)
-        except DocumentError as exc:
-            docs.append(exc)
-            items.append(ItemError(str(p), str(p), 0, exc.one_line(), field=None, kind="document"))
-            continue
+
+    def add(doc: Document | DocumentError, name: str) -> None:
         docs.append(doc)
+        if isinstance(doc, DocumentError):
+            items.append(ItemError(name, name, 0, doc.one_line(), field=None, kind="document"))
+            return
         for n, it in enumerate(document_items(doc), start=1):
             if it["document"].get("entry") is None:
                 items.append(_unresolved_error(doc, it, n))
             else:
                 items.append(Item(it["id"], it, doc.path, it["document"].get("line") or n))
+
+    def read(p: Path) -> Document | DocumentError:
+        try:
+            return read_document(p, fmt=fmt)
+        except DocumentError as exc:
+            return exc
+
+    for p in document_files(paths):
+        if not is_archive(p):
+            add(read(p), str(p))
+            continue
+        try:
+            with unpacked(p) as folder:
+                inside = document_files([folder], source_only=True)
+                if not inside:
+                    raise DocumentError(f"{p}: the archive holds no document")
+                for f in inside:
+                    name = f"{p}/{f.relative_to(folder).as_posix()}"
+                    add(_renamed(read(f), str(folder), str(p)), name)
+        except DocumentError as exc:
+            add(exc, str(p))
     return items, docs
+
+
+def _renamed(doc: Document | DocumentError, old: str, new: str) -> Document | DocumentError:
+    """``doc`` with the folder ``old`` (an unpacked archive) named ``new`` wherever it shows."""
+    if isinstance(doc, DocumentError):
+        return DocumentError(doc.message.replace(old, new), hint=doc.hint)
+
+    def name(path: str | None) -> str | None:
+        return path.replace(old, new, 1) if path and path.startswith(old) else path
+
+    return doc.model_copy(
+        update={
+            "path": name(doc.path),
+            "sentences": [s.model_copy(update={"source": name(s.source)}) for s in doc.sentences],
+            "references": [r.model_copy(update={"source": name(r.source)}) for r in doc.references],
+        }
+    )
 
 
 class UnresolvedMarker(BaseModel):

@@ -10,11 +10,19 @@ BibTeX/biber printed), a ``thebibliography`` environment in the ``.tex``, or the
 Markers are the cite commands themselves: each becomes a marker of kind ``key`` whose targets
 are its keys; a narrative command (``\\citet``, ``\\textcite``, ``\\citeauthor``) leaves the
 first author's family name in the claim.
+
+A document split over files is read whole: ``\\input``, ``\\include``, ``\\subfile`` and the
+``import`` package's ``\\import``/``\\subimport`` are replaced by the files they name (found as
+TeX finds them: beside the main file first, then beside the file that names them; ``.tex``
+appended when missing), and a sentence read from such a part names it (``source``) with the line
+in that file. A part that is missing, or that would include itself, is a warning.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from citejudge.documents._bib import bib_file_entries
@@ -23,7 +31,7 @@ from citejudge.documents._markers import RawMarker
 from citejudge.documents._model import Document
 from citejudge.text.normalize import delatex
 
-__all__ = ["read_latex"]
+__all__ = ["latex_parts", "latex_read_files", "read_latex"]
 
 _COMMENT = re.compile(r"(?<!\\)%.*$", re.M)
 _CITE = re.compile(
@@ -42,6 +50,20 @@ _TOKEN = re.compile(r"⟦(\d+)⟧")
 #: A natbib ``\\bibitem`` label: "LeCun et al.(2015)LeCun, Bengio, and Hinton" (the short
 #: author form, the year, the long form).
 _NATBIB_LABEL = re.compile(r"^([^()]+?)\s*\((?:1[5-9]|20)\d\d[a-z]?\)")
+#: ``\\input{a}``, ``\\include{a}``, ``\\subfile{a}``; ``\\import{dir/}{a}`` and friends
+#: of the ``import`` package; TeX's own ``\\input a`` without braces.
+_INPUT = re.compile(
+    r"\\(?:input|include|subfile)\s*\{([^{}]+)\}"
+    r"|\\(sub)?(?:import|inputfrom|includefrom)\*?\s*\{([^{}]*)\}\s*\{([^{}]+)\}"
+    r"|\\input\s+([^\s{}\\%]+)"
+)
+_GRAPHICS = re.compile(r"\\includegraphics\*?\s*(?:\[[^\]]*\]\s*)?\{([^{}]+)\}")
+_GRAPHICSPATH = re.compile(r"\\graphicspath\s*\{((?:\s*\{[^{}]*\})+)\s*\}")
+_IFFALSE = re.compile(r"\\iffalse\b.*?\\fi\b", re.S)
+#: A file that is not a document of its own: a part of another (``subfiles``) or a figure
+#: compiled apart (``standalone``).
+_PART_CLASS = re.compile(r"\\documentclass\s*(?:\[[^\]]*\])?\s*\{(?:subfiles|standalone)\}")
+_MAX_DEPTH = 16
 _NARRATIVE = ("citet", "textcite", "Textcite", "citeauthor", "citealt", "citeA", "citeNP")
 
 
@@ -66,14 +88,169 @@ def _bibitems(text: str, source_line: int = 1) -> list[Entry]:
     return out
 
 
+@dataclass
+class _Expanded:
+    """A LaTeX document with its parts read in, and where each of its lines came from."""
+
+    text: str = ""
+    lines: list[tuple[Path, int]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def where(self, line: int | None) -> tuple[Path | None, int | None]:
+        """(file, line in that file) of line ``line`` (1-based) of :attr:`text`."""
+        if line is None or not self.lines:
+            return None, line
+        return self.lines[min(max(line, 1), len(self.lines)) - 1]
+
+
+def _clean(src: str) -> str:
+    r"""``src`` without comments and ``\iffalse`` blocks, each line where it was."""
+    text = _COMMENT.sub("", src)
+    return _IFFALSE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+
+
+def _named_files(m: re.Match[str], root: Path, here: Path) -> list[Path]:
+    r"""Where TeX would look for the part an ``\input``-like command names, in order."""
+    if m.group(4) is not None:  # \import{dir}{file}: from the main folder; \subimport: from here
+        base = here if m.group(2) else root
+        names, bases = [m.group(3).strip() + "/" + m.group(4).strip()], [base]
+    else:
+        names, bases = [(m.group(1) or m.group(5) or "").strip()], [root, here]
+    out: list[Path] = []
+    for name in names:
+        for b in bases:
+            for cand in (b / name, b / (name + ".tex")):
+                if cand not in out:
+                    out.append(cand)
+    return out
+
+
+def _part(m: re.Match[str], root: Path, here: Path) -> Path | None:
+    for cand in _named_files(m, root, here):
+        if cand.suffix.lower() in (".tex", ".ltx", "") and cand.is_file():
+            return cand
+    return None
+
+
+def _expand(path: Path) -> _Expanded:
+    r"""``path`` with every part it names (``\input``, ``\include``, ``\subfile``…) read in."""
+    out = _Expanded()
+    lines: list[str] = []
+    root = path.parent
+
+    def read(f: Path, chain: tuple[Path, ...]) -> None:
+        text = _clean(read_text_file(f))
+        first = 1
+        if chain:  # a subfile is a whole document: only its body is read in
+            m = re.search(r"\\begin\{document\}(.*?)(?:\\end\{document\}|$)", text, re.S)
+            if m:
+                first = text.count("\n", 0, m.start(1)) + 1
+                text = m.group(1)
+        for k, line in enumerate(text.split("\n"), start=first):
+            pos = 0
+            for m in _INPUT.finditer(line):
+                part = _part(m, root, f.parent)
+                if part is None:
+                    out.warnings.append(
+                        f"{f.name}, line {k}: {m.group(0)} names a file that was not found"
+                    )
+                    continue
+                if part.resolve() in {c.resolve() for c in (*chain, f)} or len(chain) >= _MAX_DEPTH:
+                    out.warnings.append(f"{f.name}, line {k}: {m.group(0)} would read itself again")
+                    continue
+                lines.append(line[pos : m.start()])
+                out.lines.append((f, k))
+                read(part, (*chain, f))
+                pos = m.end()
+            lines.append(line[pos:])
+            out.lines.append((f, k))
+
+    read(path, ())
+    out.text = "\n".join(lines)
+    return out
+
+
+def latex_parts(files: list[Path], folder: Path) -> set[Path]:
+    r"""The files that ``files`` (``.tex`` under ``folder``) read as parts: not documents.
+
+    A part is named by another file's ``\input``-like command (looked up beside that file and
+    in each folder up to ``folder``), by its ``\bibliography`` or its ``\includegraphics`` (a
+    figure's PDF, also in the ``\graphicspath`` folders), or is a ``subfiles`` or
+    ``standalone`` class file; when some file has a ``\documentclass`` of its own, a ``.tex``
+    without one (a section left over, a draft) is a part too.
+    """
+    texts: dict[Path, str] = {}
+    for f in files:
+        try:
+            texts[f] = _clean(f.read_text(encoding="utf-8-sig", errors="replace"))
+        except OSError:
+            continue
+    # \graphicspath is set once (in the preamble) for the figures of every part
+    graphics_dirs = [
+        d
+        for text in texts.values()
+        for m in _GRAPHICSPATH.finditer(text)
+        for d in re.findall(r"\{([^{}]*)\}", m.group(1))
+    ]
+    parts: set[Path] = set()
+    mains: list[Path] = []
+    for f, text in texts.items():
+        if _PART_CLASS.search(text):
+            parts.add(f)
+        elif "\\documentclass" in text:
+            mains.append(f)
+        bases = [f.parent, *(a for a in f.parent.parents if a.is_relative_to(folder))]
+        for m in _INPUT.finditer(text):
+            for base in bases:
+                part = _part(m, base, f.parent)
+                if part is not None and part != f:
+                    parts.add(Path(os.path.normpath(part)))
+                    break
+        for m in _BIBLIO.finditer(text):
+            for n in m.group(1).split(","):
+                if n.strip():
+                    name = n.strip() if n.strip().endswith(".bib") else n.strip() + ".bib"
+                    parts.add(Path(os.path.normpath(f.parent / name)))
+        dirs = [b / d for b in bases for d in ("", *graphics_dirs)]
+        for m in _GRAPHICS.finditer(text):
+            name = m.group(1).strip()
+            parts.update(Path(os.path.normpath(d / n)) for d in dirs for n in (name, name + ".pdf"))
+    if mains:
+        parts.update(f for f in files if f not in mains)
+    return parts
+
+
+def latex_read_files(path: Path) -> list[Path]:
+    r"""The files besides ``path`` that reading it reads: its parts, its ``.bbl`` or ``.bib``."""
+    try:
+        expanded = _expand(path)
+    except DocumentError:
+        return []
+    out = list(dict.fromkeys(f for f, _ in expanded.lines if f != path))
+    bbl = path.with_suffix(".bbl")
+    if bbl.is_file():
+        return [*out, bbl]
+    for m in _BIBLIO.finditer(expanded.text):
+        for n in m.group(1).split(","):
+            bib = path.parent / (n.strip() if n.strip().endswith(".bib") else n.strip() + ".bib")
+            if n.strip() and bib.is_file() and bib not in out:
+                out.append(bib)
+    return out
+
+
 def read_latex(path: Path) -> Document:
-    """A LaTeX document, with its ``.bbl``, ``thebibliography`` or ``.bib`` as the reference list."""
+    r"""A LaTeX document, with its ``.bbl``, ``thebibliography`` or ``.bib`` as the reference list.
+
+    Its parts (``\input``, ``\include``, ``\subfile``…) are read in where they are named.
+    """
     src = read_text_file(path)
     if "\\" not in src:
         raise DocumentError(f"{path}: not LaTeX (no command in it)")
-    text = _COMMENT.sub("", src)
-    warnings: list[str] = []
+    expanded = _expand(path)
+    text = expanded.text
+    warnings = list(expanded.warnings)
     entries: list[Entry] = []
+    in_text = False  # the entries' lines are lines of ``text`` (a thebibliography)
     bbl = path.with_suffix(".bbl")
     if bbl.is_file():
         entries = _bibitems(read_text_file(bbl))
@@ -81,6 +258,7 @@ def read_latex(path: Path) -> Document:
         m = _THEBIB.search(text)
         assert m is not None
         entries = _bibitems(m.group(0), text.count("\n", 0, m.start()) + 1)
+        in_text = True
     else:
         names = [
             n.strip() for m in _BIBLIO.finditer(text) for n in m.group(1).split(",") if n.strip()
@@ -108,7 +286,26 @@ def read_latex(path: Path) -> Document:
         entries = [by_key[k] for k in keys if k in by_key]
         if not entries and all_entries:
             entries = all_entries
-    return _with_body(path, text, entries, warnings)
+    doc = _with_body(path, text, entries, warnings)
+    return _located(doc, expanded, path, in_text)
+
+
+def _located(doc: Document, expanded: _Expanded, path: Path, in_text: bool) -> Document:
+    """``doc`` with lines of the read-in text given as (file, line) of the part they came from."""
+    if all(f == path for f, _ in expanded.lines) and all(
+        k == n for n, (_, k) in enumerate(expanded.lines, start=1)
+    ):
+        return doc
+
+    def place(line: int | None) -> dict[str, object]:
+        f, k = expanded.where(line)
+        return {"line": k, "source": None if f is None or f == path else str(f)}
+
+    sentences = [s.model_copy(update=place(s.line)) for s in doc.sentences]
+    refs = (
+        [r.model_copy(update=place(r.line)) for r in doc.references] if in_text else doc.references
+    )
+    return doc.model_copy(update={"sentences": sentences, "references": refs})
 
 
 def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str]) -> Document:
@@ -118,11 +315,16 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
     body = _THEBIB.sub("", body)
     body = _DROP_ENVS.sub(lambda mm: "\n" * mm.group(0).count("\n"), body)
     cites: list[tuple[str, str, list[str]]] = []
+    cite_lines: list[int] = []  # the line of each cite command
+    counted = [0, offset_line]  # (offset, its line): lines are counted once, in order
     families = {e.key: e for e in entries if e.key}
 
     def token(mm: re.Match[str]) -> str:
         keys = [k.strip() for k in mm.group(2).split(",") if k.strip()]
         cites.append((mm.group(0), mm.group(1), keys))
+        counted[1] += body.count("\n", counted[0], mm.start())
+        counted[0] = mm.start()
+        cite_lines.append(counted[1])
         return f"⟦{len(cites) - 1}⟧"
 
     body = _CITE.sub(token, body)
@@ -192,9 +394,17 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
     doc = assemble(
         str(path), "latex", entries, paragraphs, warnings=warnings, markers=markers, claim=claim
     )
-    # the sentence as found carries the cite commands, not the tokens
-    fixed = [
-        s.model_copy(update={"text": _TOKEN.sub(lambda mm: cites[int(mm.group(1))][0], s.text)})
-        for s in doc.sentences
-    ]
+    # the sentence as found carries the cite commands, not the tokens; its line is its first
+    # cite command's (a paragraph's sentences, and the parts read in, each get their own line)
+    fixed = []
+    for s in doc.sentences:
+        first = _TOKEN.search(s.text)
+        fixed.append(
+            s.model_copy(
+                update={
+                    "text": _TOKEN.sub(lambda mm: cites[int(mm.group(1))][0], s.text),
+                    "line": cite_lines[int(first.group(1))] if first else s.line,
+                }
+            )
+        )
     return doc.model_copy(update={"sentences": fixed})

@@ -51,6 +51,11 @@ class Reference(BaseModel):
     )
     page: int | None = Field(default=None, description="Page where it starts (PDF).")
     line: int | None = Field(default=None, description="1-based line where it starts.")
+    source: str | None = Field(
+        default=None,
+        description="The file it was read from when that is a part of the document (LaTeX "
+        "\\input); `line` is a line of that file.",
+    )
     authors: list[str] = Field(
         default_factory=list, description="Author names as the parser read them."
     )
@@ -92,6 +97,11 @@ class CitingSentence(BaseModel):
     markers: list[Marker] = Field(description="Its markers, in reading order.")
     page: int | None = Field(default=None, description="Page where it starts (PDF).")
     line: int | None = Field(default=None, description="1-based line where it starts.")
+    source: str | None = Field(
+        default=None,
+        description="The file it was read from when that is a part of the document (LaTeX "
+        "\\input); `line` is a line of that file.",
+    )
 
     @property
     def entries(self) -> list[int]:
@@ -132,10 +142,12 @@ class Document(BaseModel):
         return document_items(self)
 
 
-def _where(page: int | None, line: int | None) -> dict[str, int]:
-    out: dict[str, int] = {}
+def _where(page: int | None, line: int | None, source: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     if page is not None:
         out["page"] = page
+    if source is not None:
+        out["source"] = source
     if line is not None:
         out["line"] = line
     return out
@@ -162,7 +174,7 @@ def document_items(doc: Document) -> list[dict[str, Any]]:
                 {
                     "id": f"{doc.path}#ref{ref.number}",
                     "full_citation": ref.text,
-                    "document": {**base, "cited": False, **_where(ref.page, ref.line)},
+                    "document": {**base, "cited": False, **_where(ref.page, ref.line, ref.source)},
                 }
             )
             continue
@@ -178,7 +190,7 @@ def document_items(doc: Document) -> list[dict[str, Any]]:
                         "marker": marker,
                         "sentence_number": k,
                         "sentence": s.text,
-                        **_where(s.page, s.line),
+                        **_where(s.page, s.line, s.source),
                     },
                 }
             )
@@ -195,7 +207,7 @@ def document_items(doc: Document) -> list[dict[str, Any]]:
                     "sentence_number": s.number,
                     "sentence": s.text,
                     "problem": "the marker points to no entry of the reference list",
-                    **_where(s.page, s.line),
+                    **_where(s.page, s.line, s.source),
                 },
             }
         )

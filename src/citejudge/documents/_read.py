@@ -8,7 +8,7 @@ from pathlib import Path
 from citejudge.documents._build import DocumentError
 from citejudge.documents._model import DOCUMENT_FORMATS, Document
 
-__all__ = ["SUFFIXES", "detect_format", "document_files", "read_document"]
+__all__ = ["SUFFIXES", "detect_format", "document_files", "read_along", "read_document"]
 
 #: File suffix -> format.
 SUFFIXES = {
@@ -30,14 +30,21 @@ SUFFIXES = {
 }
 
 
-def document_files(paths: Sequence[Path]) -> list[Path]:
-    """``paths`` with each folder replaced by the documents under it.
+def document_files(paths: Sequence[Path], *, source_only: bool = False) -> list[Path]:
+    r"""``paths`` with each folder replaced by the documents under it.
 
-    A folder gives every file with a document suffix (:data:`SUFFIXES`) under it, at any depth,
-    sorted, hidden files and folders left out, and a ``.bib`` left out where a ``.tex`` sits
-    beside it (the LaTeX document reads it). Other paths stay as given, so that a missing file
-    is still reported by name.
+    A folder gives every file with a document suffix (:data:`SUFFIXES`) and every archive
+    (``.tar.gz``, ``.zip``…) under it, at any depth, sorted, hidden files and folders left out,
+    and a ``.bib`` left out where a ``.tex`` sits beside it (the LaTeX document reads it); so
+    are the parts of a LaTeX project (what its ``\input``, ``\include``, ``\bibliography`` or
+    ``\includegraphics`` names, ``subfiles``/``standalone`` files, and ``.tex`` files without a
+    ``\documentclass`` beside one that has it: see
+    :func:`~citejudge.documents._latex.latex_parts`). With ``source_only`` (an unpacked
+    archive: one paper's source), a folder holding a LaTeX document gives its main files only.
+    Other paths stay as given, so that a missing file is still reported by name.
     """
+    from citejudge.documents._archive import is_archive
+
     out: list[Path] = []
     for p in paths:
         if not p.is_dir():
@@ -47,11 +54,38 @@ def document_files(paths: Sequence[Path]) -> list[Path]:
             f
             for f in p.rglob("*")
             if f.is_file()
-            and f.suffix.lower() in SUFFIXES
+            and (f.suffix.lower() in SUFFIXES or is_archive(f))
             and not any(part.startswith(".") for part in f.relative_to(p).parts)
         )
-        tex_dirs = {f.parent for f in found if f.suffix.lower() in (".tex", ".ltx")}
-        out.extend(f for f in found if not (f.suffix.lower() == ".bib" and f.parent in tex_dirs))
+        tex = [f for f in found if f.suffix.lower() in (".tex", ".ltx")]
+        tex_dirs = {f.parent for f in tex}
+        parts: set[Path] = set()
+        if tex:
+            from citejudge.documents._latex import latex_parts
+
+            parts = latex_parts(tex, p)
+        docs = [
+            f
+            for f in found
+            if f not in parts and not (f.suffix.lower() == ".bib" and f.parent in tex_dirs)
+        ]
+        mains = [f for f in docs if f in tex]
+        out.extend(mains if source_only and mains else docs)
+    return out
+
+
+def read_along(paths: Sequence[Path]) -> list[Path]:
+    """The files that reading the documents ``paths`` also reads, each once.
+
+    A LaTeX document's parts, its ``.bib`` or ``.bbl``: a run's manifest records their sha256
+    beside the documents'.
+    """
+    from citejudge.documents._latex import latex_read_files
+
+    out: list[Path] = []
+    for p in paths:
+        if p.suffix.lower() in (".tex", ".ltx") and p.is_file():
+            out.extend(f for f in latex_read_files(p) if f not in out and f not in paths)
     return out
 
 

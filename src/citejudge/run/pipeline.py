@@ -148,8 +148,16 @@ def _manifest(
     config_file: Path | None = None,
 ) -> RunManifest:
     """The manifest at the start of a session (a resumed run keeps its id, start time and extra keys)."""
-    per_file = Counter(it.file for it in items)
-    files = [f.model_copy(update={"items": per_file[f.path]}) for f in input_files(shards)]
+    inputs = input_files(_document_inputs(cfg, shards))
+    known = {f.path for f in inputs}
+
+    def owner(file: str) -> str:  # a document inside an archive counts for the archive
+        if file in known:
+            return file
+        return next((f.path for f in inputs if file.startswith(f.path + "/")), file)
+
+    per_file = Counter(owner(it.file) for it in items)
+    files = [f.model_copy(update={"items": per_file[f.path]}) for f in inputs]
     prev = previous or {}
     data = {
         **prev,
@@ -179,6 +187,20 @@ def _manifest(
             f"the manifest of this run directory is not readable: {exc.errors()[0]['msg']}",
             hint="start a new run directory",
         ) from exc
+
+
+def _document_inputs(cfg: RunConfig, shards: list[Path]) -> list[Path]:
+    """The files a run reads: the shards, or for documents each document and what it reads.
+
+    A folder stands for the documents under it; a LaTeX document also reads its parts, its
+    .bib or .bbl.
+    """
+    if not cfg.document:
+        return shards
+    from citejudge.documents import document_files, read_along
+
+    docs = document_files(shards)
+    return [*docs, *read_along(docs)]
 
 
 def _executor(cfg: RunConfig, shards_dir: Path | None, record: dict[str, Any]) -> Executor:
@@ -412,7 +434,9 @@ def run_check(cfg: RunConfig, *, quiet: bool = False) -> RunSummary:
     load_task(cfg.task).validate_options(cfg)
     items, docs = _read_inputs(cfg, shards)
     manifest = _manifest("check", cfg, shards, items)
-    manifest.input_sha256 = manifest.input.files[0].sha256 if len(shards) == 1 else None
+    manifest.input_sha256 = (
+        manifest.input.files[0].sha256 if len(shards) == 1 and not shards[0].is_dir() else None
+    )
     manifest.options = CheckOptionsRecord(
         documents=cfg.document,
         input=(cfg.document or cfg.input)[0],
@@ -508,7 +532,7 @@ def _run_locked(
         from citejudge.documents import document_files
 
         shards = document_files(shards)  # a folder: the documents under it
-    inputs = input_files(shards)
+    inputs = input_files(_document_inputs(cfg, shards))
     missing = [i.path for i in inputs if i.sha256 is None]
     if previous is not None and resume:
         before = {i["path"]: i["sha256"] for i in previous.get("input", {}).get("files", [])}

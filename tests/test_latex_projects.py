@@ -1,0 +1,305 @@
+"""LaTeX documents split over files, as arXiv sources are: the parts are read in where named."""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import citejudge.api
+import citejudge.documents
+from citejudge.documents import document_files, read_document
+from citejudge.documents._items import ItemError
+from citejudge.io import Item
+
+ROOT = Path(__file__).resolve().parents[1]
+
+BIB = (
+    "@article{lecun2015, author={LeCun, Yann and Bengio, Yoshua and Hinton, Geoffrey E.},"
+    " title={Deep learning}, journal={Nature}, year={2015}, doi={10.1038/nature14539}}\n"
+    "@inproceedings{he2016, author={He, Kaiming and Zhang, Xiangyu and Ren, Shaoqing and Sun, Jian},"
+    " title={Deep Residual Learning for Image Recognition}, booktitle={CVPR}, year={2016}}\n"
+    "@article{kingma2014, author={Kingma, Diederik P. and Ba, Jimmy}, title={Adam: A Method for"
+    " Stochastic Optimization}, journal={arXiv preprint arXiv:1412.6980}, year={2014}}\n"
+)
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        f = root / name
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(text)
+
+
+def _project(root: Path) -> None:
+    """The shape of a real arXiv source: a main file, sections, macros, a figure, a bib folder."""
+    _write(
+        root,
+        {
+            "main.tex": (
+                "\\documentclass{article}\n"
+                "\\input{macros}\n"
+                "\\begin{document}\n"
+                "\\maketitle\n"
+                "\\input{sections/intro}\n"
+                "\\include{sections/method}\n"
+                "%\\input{sections/old-draft}\n"
+                "\\iffalse\n\\input{sections/never-written}\n\\fi\n"
+                "\\begin{figure}\\centering\\input{figures/arch.tex}\\end{figure}\n"
+                "Residual connections ease optimisation \\citep{he2016}.\n"
+                "\\bibliographystyle{plainnat}\n"
+                "\\bibliography{bib/refs}\n"
+                "\\end{document}\n"
+            ),
+            "macros.tex": "\\newcommand{\\method}{ResNet}\n",
+            "sections/intro.tex": (
+                "\\section{Introduction}\n"
+                "Deep learning learns representations at several levels of abstraction\n"
+                "\\citep{lecun2015}. It needs a good optimiser.\n"
+                "\n"
+                "Adam adapts the step size of each parameter \\cite{kingma2014}.\n"
+            ),
+            "sections/method.tex": (
+                "\\section{Method}\n"
+                "We train with Adam \\citep{kingma2014} as others did \\cite{smith2099}.\n"
+            ),
+            "sections/old-draft.tex": "Old text \\cite{lecun2015}.\n",
+            "figures/arch.tex": (
+                "\\documentclass{standalone}\n\\begin{document}\n"
+                "\\begin{tikzpicture}\\end{tikzpicture}\n\\end{document}\n"
+            ),
+            "bib/refs.bib": BIB,
+        },
+    )
+
+
+def test_parts_are_read_where_named_and_sentences_name_their_file(tmp_path: Path) -> None:
+    _project(tmp_path)
+    doc = read_document(tmp_path / "main.tex")
+    assert [r.key for r in doc.references] == ["lecun2015", "kingma2014", "he2016"]
+    assert doc.warnings == []  # the commented and \iffalse'd parts are not looked for
+    got = [(s.source, s.line, s.entries, s.claim) for s in doc.sentences]
+    intro, method = str(tmp_path / "sections/intro.tex"), str(tmp_path / "sections/method.tex")
+    assert got == [
+        (intro, 3, [1], "Deep learning learns representations at several levels of abstraction."),
+        (intro, 5, [2], "Adam adapts the step size of each parameter."),
+        (method, 2, [2], "We train with Adam as others did."),
+        (None, 12, [3], "Residual connections ease optimisation."),  # main.tex, after the parts
+    ]
+    items, _ = citejudge.documents.load_documents([tmp_path / "main.tex"])
+    errors = [i for i in items if isinstance(i, ItemError)]
+    assert [(e.file, e.line, e.field) for e in errors] == [(method, 2, "marker")]
+    rows = [i.data["document"] for i in items if not isinstance(i, ItemError)]
+    assert [(d.get("source"), d.get("line")) for d in rows] == [
+        (intro, 3),
+        (intro, 5),
+        (method, 2),
+        (None, 12),
+    ]
+
+
+def test_a_project_folder_is_one_document(tmp_path: Path) -> None:
+    _project(tmp_path)
+    # parts, the figure compiled apart and the bib in its own folder are not documents
+    assert document_files([tmp_path]) == [tmp_path / "main.tex"]
+    # a .bib no .tex names stays a document of its own (a reference list alone)
+    _write(tmp_path, {"other/list.bib": BIB})
+    assert document_files([tmp_path]) == [tmp_path / "main.tex", tmp_path / "other/list.bib"]
+
+
+def test_subfiles_imports_and_tex_input_without_braces(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "paper.tex": (
+                "\\documentclass{article}\n\\usepackage{subfiles,import}\n\\begin{document}\n"
+                "\\subfile{sections/a}\n"
+                "\\import{sections/}{b}\n"
+                "\\input sections/c\n"
+                "\\bibliography{refs}\n\\end{document}\n"
+            ),
+            # a subfile compiles alone: its preamble and document environment are not text
+            "sections/a.tex": (
+                "\\documentclass[../paper.tex]{subfiles}\n\\begin{document}\n"
+                "Deep networks \\cite{lecun2015}.\n\\end{document}\n"
+            ),
+            # \subimport is relative to the file that names it
+            "sections/b.tex": "\\subimport{parts/}{d}\n",
+            "sections/parts/d.tex": "Residual networks \\cite{he2016}.\n",
+            "sections/c.tex": "Adam \\cite{kingma2014}.\n",
+            "refs.bib": BIB,
+        },
+    )
+    doc = read_document(tmp_path / "paper.tex")
+    assert [(Path(s.source or "").name, s.line, s.entries) for s in doc.sentences] == [
+        ("a.tex", 3, [1]),
+        ("d.tex", 1, [2]),
+        ("c.tex", 1, [3]),
+    ]
+    assert document_files([tmp_path]) == [tmp_path / "paper.tex"]
+
+
+def test_missing_and_circular_parts_are_warnings(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "main.tex": (
+                "\\documentclass{article}\\begin{document}\n"
+                "\\input{sections/missing}\n\\input{loop}\n"
+                "Deep learning \\cite{lecun2015}.\n\\bibliography{refs}\n\\end{document}\n"
+            ),
+            "loop.tex": "\\input{loop}\nAdam \\cite{kingma2014}.\n",
+            "refs.bib": BIB,
+        },
+    )
+    doc = read_document(tmp_path / "main.tex")
+    assert [s.entries for s in doc.sentences] == [[1], [2]]  # in order of first citation
+    assert doc.sentences[0].source == str(tmp_path / "loop.tex")
+    assert doc.sentences[1].source is None and doc.sentences[1].line == 4
+    assert len(doc.warnings) == 2
+    assert (
+        "main.tex, line 2: \\input{sections/missing} names a file that was not found"
+        in (doc.warnings[0])
+    )
+    assert "loop.tex, line 1" in doc.warnings[1] and "itself" in doc.warnings[1]
+
+
+def test_a_single_file_keeps_its_lines(tmp_path: Path) -> None:
+    """Without parts, each sentence is on its cite command's line of the file itself."""
+    (tmp_path / "refs.bib").write_text(BIB)
+    tex = tmp_path / "one.tex"
+    tex.write_text(
+        "\\documentclass{article}\n\\begin{document}\n"
+        "Deep learning works\n\\citep{lecun2015}. Adam too \\cite{kingma2014}.\n"
+        "\\bibliography{refs}\n\\end{document}\n"
+    )
+    doc = read_document(tex)
+    assert [(s.source, s.line) for s in doc.sentences] == [(None, 4), (None, 4)]
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from citejudge.index import build_index
+
+    out = tmp_path_factory.mktemp("w") / "world.index"
+    build_index([ROOT / "demo" / "world" / "works.jsonl"], out)
+    return out
+
+
+def test_check_a_project_folder_and_its_manifest(tmp_path: Path, world: Path) -> None:
+    """The CLI checks the folder as one document; the manifest hashes every file it read."""
+    from citejudge.cli import main
+
+    proj = tmp_path / "paper"
+    _project(proj)
+    out = tmp_path / "res.jsonl"
+    argv = ["check", "document", str(proj), "--index", str(world), "--out", str(out), "--no-llm"]
+    assert main([*argv, "-q"]) == 0
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    intro, method = str(proj / "sections/intro.tex"), str(proj / "sections/method.tex")
+    where = [ln["details"]["input_extra"]["document"].get("source") for ln in lines[:-1]]
+    assert where == [intro, intro, method, None]
+    assert all(ln["result"]["reference_grounding"].startswith("Yes") for ln in lines[:-1])
+    assert lines[-1]["error"]["file"] == method and lines[-1]["error"]["line"] == 2
+    manifest = json.loads(Path(str(out) + ".manifest.json").read_text())
+    files = {Path(f["path"]).relative_to(proj).as_posix(): f for f in manifest["input"]["files"]}
+    assert list(files) == [
+        "main.tex",
+        "macros.tex",
+        "sections/intro.tex",
+        "sections/method.tex",
+        "figures/arch.tex",
+        "bib/refs.bib",
+    ]
+    assert all(f["sha256"] for f in files.values())
+    assert files["main.tex"]["items"] + files["sections/method.tex"]["items"] == len(lines)
+
+
+def test_a_resumed_run_sees_a_changed_part(tmp_path: Path, world: Path) -> None:
+    """A part edited between a run and its resume is a changed input, like the document."""
+    from citejudge.errors import CitejudgeError
+
+    proj = tmp_path / "paper"
+    _project(proj)
+    cfg = tmp_path / "run.yaml"
+    cfg.write_text(
+        f"task: references\ndocument: {proj}\nindex: {world}\nout: {tmp_path / 'run'}\n"
+        "model: none\n"
+    )
+    assert citejudge.api.run(cfg).items == 5
+    assert citejudge.api.run(cfg, resume=True).items == 5  # nothing changed: nothing redone
+    part = proj / "sections/intro.tex"
+    part.write_text(part.read_text().replace("Adam adapts", "Adam scales"))
+    with pytest.raises(CitejudgeError, match=r"changed .*sections/intro\.tex"):
+        citejudge.api.run(cfg, resume=True)
+
+
+def _tar(src: Path, out: Path, *, prefix: str = "") -> Path:
+    with tarfile.open(out, "w:gz") as tf:
+        for f in sorted(src.rglob("*")):
+            if f.is_file():
+                tf.add(f, arcname=prefix + f.relative_to(src).as_posix())
+    return out
+
+
+def test_an_arxiv_source_archive_is_read_as_its_main_document(tmp_path: Path) -> None:
+    """The source bundle arXiv hands out: the main file is the document, named inside the archive."""
+    proj = tmp_path / "src"
+    _project(proj)
+    (proj / "figures/loss.pdf").write_bytes(b"%PDF-1.5 figure\n")  # a figure, not a document
+    archive = _tar(proj, tmp_path / "arXiv-2301.00001v1.tar.gz")
+    items, docs = citejudge.documents.load_documents([archive])
+    assert [d.path for d in docs if not isinstance(d, Exception)] == [f"{archive}/main.tex"]
+    ids = [i.id for i in items]
+    assert ids[0] == f"{archive}/main.tex#ref1/s1" and len(ids) == 5
+    method = f"{archive}/sections/method.tex"
+    errors = [i for i in items if isinstance(i, ItemError)]
+    assert [(e.file, e.line) for e in errors] == [(method, 2)]
+    sources = [i.data["document"].get("source") for i in items if not isinstance(i, ItemError)]
+    assert sources == [f"{archive}/sections/intro.tex"] * 2 + [method, None]
+    assert not any("citejudge-archive-" in json.dumps(i.data) for i in items if isinstance(i, Item))
+    # the same archive read again gives the same ids (a run over it can be resumed)
+    again, _ = citejudge.documents.load_documents([archive])
+    assert [i.id for i in again] == ids
+
+
+def test_a_folder_of_archives_and_bad_archives(tmp_path: Path) -> None:
+    proj = tmp_path / "src"
+    _project(proj)
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    _tar(proj, batch / "a.tgz")
+    with zipfile.ZipFile(batch / "b.zip", "w") as zf:
+        for f in sorted(proj.rglob("*")):
+            if f.is_file():
+                zf.write(f, "paper/" + f.relative_to(proj).as_posix())
+    (batch / "broken.tar.gz").write_bytes(b"not a tar")
+    with tarfile.open(batch / "empty.tar", "w") as tf:
+        data = b"just a readme"
+        info = tarfile.TarInfo("README")
+        info.size = len(data)
+        tf.addfile(info, io.BytesIO(data))
+    evil = batch / "evil.tar"
+    with tarfile.open(evil, "w") as tf:
+        info = tarfile.TarInfo("../escape.tex")
+        info.size = 3
+        tf.addfile(info, io.BytesIO(b"abc"))
+    assert document_files([batch]) == sorted(batch.iterdir())
+    items, docs = citejudge.documents.load_documents([batch])
+    names = [d.path if not isinstance(d, Exception) else d.message.split(":")[0] for d in docs]
+    assert names == [
+        f"{batch}/a.tgz/main.tex",
+        f"{batch}/b.zip/paper/main.tex",
+        f"{batch}/broken.tar.gz",
+        f"{batch}/empty.tar",
+        f"{batch}/evil.tar",
+    ]
+    errors = {e.file: e.message for e in items if isinstance(e, ItemError) and e.field is None}
+    assert "cannot be unpacked" in errors[f"{batch}/broken.tar.gz"]
+    assert "holds no document" in errors[f"{batch}/empty.tar"]
+    assert "cannot be unpacked" in errors[f"{batch}/evil.tar"]  # refused, nothing written outside
+    assert not (tmp_path / "escape.tex").exists()
