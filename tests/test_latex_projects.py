@@ -303,3 +303,142 @@ def test_a_folder_of_archives_and_bad_archives(tmp_path: Path) -> None:
     assert "holds no document" in errors[f"{batch}/empty.tar"]
     assert "cannot be unpacked" in errors[f"{batch}/evil.tar"]  # refused, nothing written outside
     assert not (tmp_path / "escape.tex").exists()
+
+
+# biber's .bbl for biblatex (the shape arXiv asks biblatex users to upload beside the .tex):
+# structured entries, names in parts, LaTeX macros for initials and ranges, and the same entry
+# listed again under a second sorting scheme.
+BIBER_BBL = r"""% $ biblatex auxiliary file $
+\begingroup
+\makeatletter
+\refsection{0}
+  \datalist[entry]{nyt/global//global/global/global}
+    \entry{lecun2015}{article}{}{}
+      \name{author}{3}{}{%
+        {{un=0,uniquepart=base,hash=4c5d}{%
+           family={LeCun},
+           familyi={L\bibinitperiod},
+           given={Yann},
+           giveni={Y\bibinitperiod},
+           givenun=0}}%
+        {{un=0,uniquepart=base,hash=9a1e}{%
+           family={Bengio},
+           familyi={B\bibinitperiod},
+           given={Yoshua},
+           giveni={Y\bibinitperiod},
+           givenun=0}}%
+        {{un=0,uniquepart=base,hash=77f0}{%
+           family={Hinton},
+           familyi={H\bibinitperiod},
+           given={Geoffrey\bibnamedelima E.},
+           giveni={G\bibinitperiod\bibinitdelim E\bibinitperiod},
+           givenun=0}}%
+      }
+      \strng{namehash}{3b4e}
+      \strng{fullhash}{3b4e}
+      \field{sortinit}{L}
+      \field{sortinithash}{7c47}
+      \field{labelnamesource}{author}
+      \field{labeltitlesource}{title}
+      \field{journaltitle}{Nature}
+      \field{number}{7553}
+      \field{title}{Deep learning}
+      \field{volume}{521}
+      \field{year}{2015}
+      \field{pages}{436\bibrangedash 444}
+      \range{pages}{9}
+      \verb{doi}
+      \verb 10.1038/nature14539
+      \endverb
+    \endentry
+    \entry{kingma2014}{misc}{}{}
+      \name[default][en-us]{author}{2}{}{%
+        {{hash=aa01}{%
+           family={Kingma},
+           familyi={K\bibinitperiod},
+           given={Diederik\bibnamedelima P.},
+           giveni={D\bibinitperiod\bibinitdelim P\bibinitperiod}}}%
+        {{hash=bb02}{%
+           family={Ba},
+           familyi={B\bibinitperiod},
+           given={Jimmy},
+           giveni={J\bibinitperiod}}}%
+      }
+      \field{title}{Adam: {A} Method for Stochastic Optimization}
+      \field{eprinttype}{arXiv}
+      \field{year}{2014}
+      \verb{eprint}
+      \verb 1412.6980
+      \endverb
+    \endentry
+  \enddatalist
+  \datalist[entry]{ynt/global//global/global/global}
+    \entry{lecun2015}{article}{}{}
+      \field{title}{Deep learning}
+    \endentry
+  \enddatalist
+\endrefsection
+\endgroup
+"""
+
+# biber 1.x (older arXiv sources): a name's parts by position after its hash group.
+BIBER1_BBL = r"""\entry{he2016}{inproceedings}{}
+  \name{author}{2}{}{%
+    {{uniquename=0,hash=1d2e}{He}{H\bibinitperiod}{Kaiming}{K\bibinitperiod}{}{}{}{}}%
+    {{uniquename=0,hash=2e3f}{Zhang}{Z\bibinitperiod}{Xiangyu}{X\bibinitperiod}{}{}{}{}}%
+  }
+  \list{location}{1}{%
+    {Las Vegas}%
+  }
+  \field{booktitle}{Proceedings of the {IEEE} Conference on Computer Vision and Pattern Recognition}
+  \field{title}{Deep Residual Learning for Image Recognition}
+  \field{year}{2016}
+\endentry
+"""
+
+
+def test_a_biblatex_bbl_is_read_as_the_bibtex_it_stands_for(tmp_path: Path) -> None:
+    (tmp_path / "paper.bbl").write_text(BIBER_BBL)
+    tex = tmp_path / "paper.tex"
+    tex.write_text(
+        "\\documentclass{article}\\usepackage[backend=biber]{biblatex}\n"
+        "\\addbibresource{refs.bib}\n\\begin{document}\n"
+        "Deep learning learns layered representations \\autocite{lecun2015}.\n"
+        "Adam adapts each step \\parencite{kingma2014}.\n\\printbibliography\n\\end{document}\n"
+    )
+    doc = read_document(tex)
+    assert [r.key for r in doc.references] == ["lecun2015", "kingma2014"]  # listed once
+    lecun, adam = doc.references
+    assert lecun.authors == ["LeCun, Yann", "Bengio, Yoshua", "Hinton, Geoffrey E."]
+    assert (lecun.year, lecun.title) == (2015, "Deep learning")
+    assert "journal = {Nature}" in lecun.text and "pages = {436--444}" in lecun.text
+    assert "doi = {10.1038/nature14539}" in lecun.text
+    assert "sortinit" not in lecun.text and "hash" not in lecun.text  # biber's own fields
+    assert adam.authors == ["Kingma, Diederik P.", "Ba, Jimmy"] and adam.year == 2014
+    assert "eprint = {1412.6980}" in adam.text
+    assert [s.entries for s in doc.sentences] == [[1], [2]]
+
+    from citejudge.readers.bibtex import parse_bibtex_entry
+
+    assert parse_bibtex_entry(lecun.text).doi == ["10.1038/nature14539"]
+    assert parse_bibtex_entry(adam.text).arxiv == "1412.6980"
+
+
+def test_biber1_names_and_an_empty_bbl(tmp_path: Path) -> None:
+    from citejudge.documents._bib import bbl_entries
+
+    (he,) = bbl_entries(BIBER1_BBL)
+    assert he.authors == ["He, Kaiming", "Zhang, Xiangyu"] and he.year == 2016
+    assert he.title == "Deep Residual Learning for Image Recognition"
+    assert "address = {Las Vegas}" not in he.text and "location = {Las Vegas}" in he.text
+    # a .bbl with no entry (a stale or aborted run) does not hide the .bib
+    (tmp_path / "refs.bib").write_text(BIB)
+    (tmp_path / "p.bbl").write_text("\\begingroup\n\\refsection{0}\n\\endrefsection\n\\endgroup\n")
+    tex = tmp_path / "p.tex"
+    tex.write_text(
+        "\\documentclass{article}\\begin{document}\nDeep learning \\cite{lecun2015}.\n"
+        "\\bibliography{refs}\n\\end{document}\n"
+    )
+    doc = read_document(tex)
+    assert [r.key for r in doc.references] == ["lecun2015"]
+    assert doc.warnings == ["p.bbl lists no entry; the reference list is read without it"]

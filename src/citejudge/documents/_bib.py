@@ -8,15 +8,23 @@ from pathlib import Path
 from citejudge.documents._build import DocumentError, Entry, assemble, read_text_file
 from citejudge.documents._model import Document
 
-__all__ = ["bib_file_entries", "read_bib_document"]
+__all__ = ["bbl_entries", "bib_file_entries", "read_bib_document"]
 
 _BLOCK_START = re.compile(r"(?m)^[ \t]*@[A-Za-z]+\s*[{(]")
 
 
-def bib_file_entries(bib: Path) -> list[Entry]:
-    """Every entry of a ``.bib`` file, its text as found (``@type{key, …}``) and what it states."""
+def _entry(block: str, key: str, line: int) -> Entry:
+    """The entry of one BibTeX block, with what the BibTeX reader reads in it."""
     from citejudge.readers.bibtex import parse_bibtex_entry
 
+    cw = parse_bibtex_entry(block)
+    return Entry(
+        block, None, key, None, line, authors=list(cw.authors), year=cw.year, title=cw.title
+    )
+
+
+def bib_file_entries(bib: Path) -> list[Entry]:
+    """Every entry of a ``.bib`` file, its text as found (``@type{key, …}``) and what it states."""
     text = read_text_file(bib)
     starts = [m.start() for m in _BLOCK_START.finditer(text)]
     out: list[Entry] = []
@@ -25,19 +33,169 @@ def bib_file_entries(bib: Path) -> list[Entry]:
         head = re.match(r"\s*@([A-Za-z]+)\s*[{(]\s*([^,\s]*)", block)
         if head is None or head.group(1).lower() in ("comment", "string", "preamble"):
             continue
-        cw = parse_bibtex_entry(block)
-        out.append(
-            Entry(
-                block,
-                None,
-                head.group(2),
-                None,
-                text.count("\n", 0, s) + 1,
-                authors=list(cw.authors),
-                year=cw.year,
-                title=cw.title,
-            )
+        out.append(_entry(block, head.group(2), text.count("\n", 0, s) + 1))
+    return out
+
+
+# biber's .bbl (biblatex): \entry{key}{type}{options} … \endentry, its fields already parsed:
+# \name{author}{n}{}{{{hash=…}{family={LeCun}, given={Yann}, …}}…} (biber 1: positional
+# {family}{familyi}{given}{giveni}{prefix}{prefixi}{suffix}{suffixi}), \list{publisher}{n}{{…}},
+# \field{title}{…}, \verb{doi} \verb 10.… \endverb. Newer biber puts [default][en-us] options
+# after the command name.
+_OPTS = r"(?:\[[^\]]*\])*"
+_BBL_ENTRY = re.compile(r"\\entry\{([^{}]*)\}\{([^{}]*)\}(.*?)\\endentry", re.S)
+_BBL_COMMAND = re.compile(r"\\(name|list|field)" + _OPTS + r"\{([^{}]*)\}")
+_BBL_VERB = re.compile(r"\\verb\{([^{}]*)\}\s*\\verb (.*?)\s*\\endverb", re.S)
+_BBL_MACROS = (
+    (re.compile(r"\\bibinitperiod\b\s*"), "."),
+    (re.compile(r"\\bibinit(?:hyphen)?delim\b\s*"), " "),
+    (re.compile(r"\\bibinithyphendelim\b\s*"), "-"),
+    (re.compile(r"\\bibnamedelim[a-di]\b\s*"), " "),
+    (re.compile(r"\\bibrangedash\b\s*"), "--"),
+    (re.compile(r"\\bibdatedash\b\s*"), "/"),
+)
+#: biber's own fields (labels, hashes, sorting) are not the work's.
+_BBL_FIELDS = frozenset(
+    {
+        "title",
+        "subtitle",
+        "titleaddon",
+        "journal",
+        "journalsubtitle",
+        "booktitle",
+        "booksubtitle",
+        "maintitle",
+        "eventtitle",
+        "series",
+        "volume",
+        "number",
+        "issue",
+        "pages",
+        "year",
+        "month",
+        "date",
+        "edition",
+        "publisher",
+        "location",
+        "address",
+        "institution",
+        "organization",
+        "school",
+        "howpublished",
+        "note",
+        "doi",
+        "url",
+        "eprint",
+        "eprinttype",
+        "eprintclass",
+        "archiveprefix",
+        "primaryclass",
+        "isbn",
+        "issn",
+        "pmid",
+        "pmcid",
+        "editor",
+        "author",
+        "type",
+        "chapter",
+        "version",
+    }
+)
+
+
+def _groups(s: str) -> list[str]:
+    """The top-level ``{…}`` groups of ``s``, in order."""
+    out: list[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(s):
+        if ch == "{":
+            if depth == 0:
+                start = i + 1
+            depth += 1
+        elif ch == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                out.append(s[start:i])
+    return out
+
+
+def _braced(s: str, at: int) -> tuple[str, int]:
+    """The group opening at ``s[at]`` (``{``) and the index after it."""
+    depth = 0
+    for i in range(at, len(s)):
+        if s[i] == "{":
+            depth += 1
+        elif s[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return s[at + 1 : i], i + 1
+    return s[at + 1 :], len(s)
+
+
+def _bbl_text(s: str) -> str:
+    for pattern, repl in _BBL_MACROS:
+        s = pattern.sub(repl, s)
+    return " ".join(s.replace("%", " ").split())
+
+
+def _bbl_person(group: str) -> str:
+    r"""One name of a ``\name`` list as BibTeX writes it: "von Last, Jr, First"."""
+    parts = _groups(group)
+    body = parts[-1] if parts else group
+    kv = dict(re.findall(r"([a-z]+)=\{((?:[^{}]|\{[^{}]*\})*)\}", body))
+    if "family" in kv:
+        family, given = kv["family"], " ".join(x for x in (kv.get("given"), kv.get("middle")) if x)
+        prefix, suffix = kv.get("prefix", ""), kv.get("suffix", "")
+    else:  # biber 1: positional parts after the hash group
+        pos = [*parts[1:], *[""] * 8] if len(parts) > 8 else [*parts, *[""] * 8]
+        family, given, prefix, suffix = pos[0], pos[2], pos[4], pos[6]
+    name = " ".join(x for x in (_bbl_text(prefix), _bbl_text(family)) if x)
+    for extra in (suffix, given):
+        if _bbl_text(extra):
+            name += ", " + _bbl_text(extra)
+    return name
+
+
+def bbl_entries(text: str) -> list[Entry]:
+    """The entries of a biblatex ``.bbl`` (biber's output), each as the BibTeX it stands for.
+
+    Each entry's ``full_citation`` is a ``@type{key, …}`` block of the fields biber wrote
+    (its own labels, hashes and sort keys left out; ``journaltitle`` written ``journal``), read
+    by the BibTeX reader like an entry of a ``.bib``. An entry listed again (another sorting of
+    the same section) is read once.
+    """
+    out: list[Entry] = []
+    seen: set[str] = set()
+    for m in _BBL_ENTRY.finditer(text):
+        key, kind, body = m.group(1).strip(), m.group(2).strip(), m.group(3)
+        if key in seen:
+            continue
+        seen.add(key)
+        fields: dict[str, str] = {}
+        for c in _BBL_COMMAND.finditer(body):
+            what, name = c.group(1), c.group(2).lower()
+            name = "journal" if name == "journaltitle" else name
+            rest = body[c.end() :]
+            if what == "field":
+                value, _ = _braced(rest, rest.index("{")) if "{" in rest else ("", 0)
+                fields.setdefault(name, _bbl_text(value))
+                continue
+            # \name{author}{3}{}{…} / \list{publisher}{1}{…}: the last group holds the items
+            groups = re.match(r"\s*\{[^{}]*\}\s*(?:\{[^{}]*\}\s*)?", rest)
+            if groups is None or groups.end() >= len(rest) or rest[groups.end()] != "{":
+                continue
+            items, _ = _braced(rest, groups.end())
+            people = [_bbl_person(g) if what == "name" else _bbl_text(g) for g in _groups(items)]
+            fields.setdefault(name, " and ".join(p for p in people if p))
+        for v in _BBL_VERB.finditer(body):
+            fields.setdefault(v.group(1).lower(), v.group(2).strip())
+        kept = [(k, v) for k, v in fields.items() if k in _BBL_FIELDS and v]
+        block = "@%s{%s,\n%s\n}" % (  # noqa: UP031 (the braces of BibTeX)
+            kind or "misc",
+            key,
+            ",\n".join(f"  {k} = {{{v}}}" for k, v in kept),
         )
+        out.append(_entry(block, key, text.count("\n", 0, m.start()) + 1))
     return out
 
 

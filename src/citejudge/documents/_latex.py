@@ -1,7 +1,8 @@
 r"""LaTeX: ``.tex`` with ``\\cite{…}``, ``\\citep``, ``\\citet`` and friends; the ``.bib`` or a ``.bbl``.
 
 The reference list is, in this order of preference: the ``.bbl`` beside the ``.tex`` (what
-BibTeX/biber printed), a ``thebibliography`` environment in the ``.tex``, or the entries of the
+BibTeX printed, ``\\bibitem`` by ``\\bibitem``, or biber for biblatex: structured entries,
+read as the BibTeX they stand for), a ``thebibliography`` environment in the ``.tex``, or the entries of the
 ``.bib`` files named by ``\\bibliography{…}`` / ``\\addbibresource{…}`` that the text cites
 (all of them after ``\\nocite{*}``), in order of first citation. A ``.bib`` entry's
 ``full_citation`` is its BibTeX text as found, read by the project's BibTeX reader; a
@@ -25,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from citejudge.documents._bib import bib_file_entries
+from citejudge.documents._bib import bbl_entries, bib_file_entries
 from citejudge.documents._build import DocumentError, Entry, Paragraph, assemble, read_text_file
 from citejudge.documents._markers import RawMarker
 from citejudge.documents._model import Document
@@ -229,7 +230,7 @@ def latex_read_files(path: Path) -> list[Path]:
     out = list(dict.fromkeys(f for f, _ in expanded.lines if f != path))
     bbl = path.with_suffix(".bbl")
     if bbl.is_file():
-        return [*out, bbl]
+        out.append(bbl)
     for m in _BIBLIO.finditer(expanded.text):
         for n in m.group(1).split(","):
             bib = path.parent / (n.strip() if n.strip().endswith(".bib") else n.strip() + ".bib")
@@ -252,42 +253,46 @@ def read_latex(path: Path) -> Document:
     entries: list[Entry] = []
     in_text = False  # the entries' lines are lines of ``text`` (a thebibliography)
     bbl = path.with_suffix(".bbl")
+    thebib = _THEBIB.search(text)
     if bbl.is_file():
-        entries = _bibitems(read_text_file(bbl))
-    elif _THEBIB.search(text):
-        m = _THEBIB.search(text)
-        assert m is not None
-        entries = _bibitems(m.group(0), text.count("\n", 0, m.start()) + 1)
+        bbl_text = read_text_file(bbl)
+        entries = bbl_entries(bbl_text) if "\\entry{" in bbl_text else _bibitems(bbl_text)
+        if not entries:
+            warnings.append(f"{bbl.name} lists no entry; the reference list is read without it")
+    if not entries and thebib:
+        entries = _bibitems(thebib.group(0), text.count("\n", 0, thebib.start()) + 1)
         in_text = True
-    else:
-        names = [
-            n.strip() for m in _BIBLIO.finditer(text) for n in m.group(1).split(",") if n.strip()
-        ]
-        all_entries: list[Entry] = []
-        for n in names:
-            bib = path.parent / (n if n.endswith(".bib") else n + ".bib")
-            if bib.is_file():
-                all_entries.extend(bib_file_entries(bib))
-            else:
-                warnings.append(f"bibliography {bib.name} named in the document was not found")
-        if not names:
-            raise DocumentError(
-                f"{path}: no reference list found (no \\bibliography, .bbl or thebibliography)",
-                hint="put the .bib named by \\bibliography{...} or the .bbl beside the .tex",
-            )
-        cited: list[str] = []
-        for m in _CITE.finditer(text):
-            cited.extend(
-                k.strip() for k in m.group(2).split(",") if k.strip() and k.strip() not in cited
-            )
-        nocite = [k.strip() for m in _NOCITE.finditer(text) for k in m.group(1).split(",")]
-        by_key = {e.key: e for e in all_entries}
-        keys = list(by_key) if "*" in nocite else [*cited, *(k for k in nocite if k not in cited)]
-        entries = [by_key[k] for k in keys if k in by_key]
-        if not entries and all_entries:
-            entries = all_entries
+    elif not entries:
+        entries = _bib_entries(path, text, warnings)
     doc = _with_body(path, text, entries, warnings)
     return _located(doc, expanded, path, in_text)
+
+
+def _bib_entries(path: Path, text: str, warnings: list[str]) -> list[Entry]:
+    """The entries of the ``.bib`` files ``text`` names that it cites, in order of first citation."""
+    names = [n.strip() for m in _BIBLIO.finditer(text) for n in m.group(1).split(",") if n.strip()]
+    all_entries: list[Entry] = []
+    for n in names:
+        bib = path.parent / (n if n.endswith(".bib") else n + ".bib")
+        if bib.is_file():
+            all_entries.extend(bib_file_entries(bib))
+        else:
+            warnings.append(f"bibliography {bib.name} named in the document was not found")
+    if not names:
+        raise DocumentError(
+            f"{path}: no reference list found (no \\bibliography, .bbl or thebibliography)",
+            hint="put the .bib named by \\bibliography{...} or the .bbl beside the .tex",
+        )
+    cited: list[str] = []
+    for m in _CITE.finditer(text):
+        cited.extend(
+            k.strip() for k in m.group(2).split(",") if k.strip() and k.strip() not in cited
+        )
+    nocite = [k.strip() for m in _NOCITE.finditer(text) for k in m.group(1).split(",")]
+    by_key = {e.key: e for e in all_entries}
+    keys = list(by_key) if "*" in nocite else [*cited, *(k for k in nocite if k not in cited)]
+    entries = [by_key[k] for k in keys if k in by_key]
+    return entries if entries or not all_entries else all_entries
 
 
 def _located(doc: Document, expanded: _Expanded, path: Path, in_text: bool) -> Document:
