@@ -442,3 +442,39 @@ def test_biber1_names_and_an_empty_bbl(tmp_path: Path) -> None:
     doc = read_document(tex)
     assert [r.key for r in doc.references] == ["lecun2015"]
     assert doc.warnings == ["p.bbl lists no entry; the reference list is read without it"]
+
+
+def test_every_natbib_and_biblatex_cite_command_is_a_marker(tmp_path: Path) -> None:
+    """Capitalised natbib commands, biblatex's multicites and full cites were dropped silently."""
+    (tmp_path / "refs.bib").write_text(BIB)
+    tex = tmp_path / "p.tex"
+    tex.write_text(
+        "\\documentclass{article}\\begin{document}\n"
+        "\\Citet{lecun2015} showed that deep learning works.\n"
+        "Adam is popular \\cites{kingma2014}{he2016}.\n"
+        "Residual nets \\parencites(see)()[][p.~3]{he2016}[also]{lecun2015} help.\n"
+        "\\Citeauthor{he2016} proposed residual learning.\n"
+        "\\Textcites{he2016}{kingma2014} came later.\n"
+        "The Adam paper \\fullcite{kingma2014} is cited in full.\n"
+        "Deep nets are everywhere \\Parencite[ch.~2]{lecun2015}.\n"
+        "A macro of our own \\mycite{lecun2015} and \\mycite{he2016} is not read.\n"
+        "\\bibliography{refs}\n\\end{document}\n"
+    )
+    doc = read_document(tex)
+    got = [(s.line, s.entries, s.claim) for s in doc.sentences]
+    assert got == [
+        (2, [1], "LeCun et al. showed that deep learning works."),
+        (3, [2, 3], "Adam is popular."),
+        (4, [3, 1], "Residual nets help."),
+        (5, [3], "He et al. proposed residual learning."),
+        (6, [3, 2], "He et al. came later."),
+        (7, [2], "The Adam paper is cited in full."),
+        (8, [1], "Deep nets are everywhere."),
+    ]
+    assert doc.sentences[2].markers[0].text == (
+        "\\parencites(see)()[][p.~3]{he2016}[also]{lecun2015}"
+    )
+    assert doc.warnings == [
+        "2 citation commands of a kind not read: \\mycite (2); the sentences they cite in "
+        "are not checked for them"
+    ]

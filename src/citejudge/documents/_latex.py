@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,10 +36,21 @@ from citejudge.text.normalize import delatex
 __all__ = ["latex_parts", "latex_read_files", "read_latex"]
 
 _COMMENT = re.compile(r"(?<!\\)%.*$", re.M)
+#: A cite command of natbib or biblatex, capitalised or not (``\\citep``, ``\\Citet``,
+#: ``\\parencite``, ``\\footfullcite``…), with its optional notes, then its keys (group 2); or a
+#: biblatex multicite (``\\cites``, ``\\parencites(pre)(post)[see]{a}[p. 3]{b}``): its key groups
+#: are group 4.
+_CITE_PREFIX = r"(?:[Pp]aren|[Tt]ext|[Aa]uto|[Ff]oot|[Ss]mart|[Ss]uper|[Ff]ull|[Ff]ootfull)?"
 _CITE = re.compile(
-    r"\\((?:[Pp]aren|[Tt]ext|[Aa]uto|[Ff]oot|[Ss]mart|[Ss]uper)?cite(?:[pt]|alp|alt|author|year|yearpar|num|A|NP)?\*?)"
+    r"\\("
+    + _CITE_PREFIX
+    + r"[Cc]ite(?:[pt]|alp|alt|author|year|yearpar|num|title|date|url|A|NP)?\*?)"
     r"\s*(?:\[[^\]]*\]\s*){0,2}\{([^{}]*)\}"
+    r"|\\(" + _CITE_PREFIX + r"[Cc]ites)\s*(?:\([^()]*\)\s*){0,2}"
+    r"((?:(?:\[[^\]]*\]\s*){0,2}\{[^{}]*\}(?:[ \t]*(?=[\[{]))?)+)"
 )
+#: What looks like a cite command (a macro of the document's own, a package's rare one).
+_CITE_LIKE = re.compile(r"\\([A-Za-z]*[Cc]ite[A-Za-z]*)\*?\s*(?:\[[^\]]*\]\s*)*\{")
 _NOCITE = re.compile(r"\\nocite\s*\{([^{}]*)\}")
 _BIBLIO = re.compile(r"\\(?:bibliography|addbibresource)\s*(?:\[[^\]]*\])?\s*\{([^{}]*)\}")
 _BIBITEM = re.compile(r"\\bibitem\s*(?:\[((?:[^\[\]{}]|\{[^{}]*\})*)\])?\s*\{([^{}]*)\}")
@@ -65,7 +77,23 @@ _IFFALSE = re.compile(r"\\iffalse\b.*?\\fi\b", re.S)
 #: compiled apart (``standalone``).
 _PART_CLASS = re.compile(r"\\documentclass\s*(?:\[[^\]]*\])?\s*\{(?:subfiles|standalone)\}")
 _MAX_DEPTH = 16
-_NARRATIVE = ("citet", "textcite", "Textcite", "citeauthor", "citealt", "citeA", "citeNP")
+_NARRATIVE = frozenset(
+    {"citet", "citeauthor", "citealt", "citeA", "citeNP", "textcite", "textcites"}
+)
+
+
+def _cite(m: re.Match[str]) -> tuple[str, list[str]]:
+    """The command (``citep``, ``Textcite``…) and the keys of a :data:`_CITE` match."""
+    if m.group(1) is not None:
+        return m.group(1), [k.strip() for k in m.group(2).split(",") if k.strip()]
+    groups = re.findall(r"\{([^{}]*)\}", m.group(4))
+    return m.group(3), [k.strip() for g in groups for k in g.split(",") if k.strip()]
+
+
+def _narrative(command: str) -> bool:
+    r"""Whether the command prints the authors' names in the sentence (``\citet``, ``\Textcite``)."""
+    name = command.rstrip("*")
+    return name in _NARRATIVE or name[:1].lower() + name[1:] in _NARRATIVE
 
 
 def _bibitems(text: str, source_line: int = 1) -> list[Entry]:
@@ -285,9 +313,7 @@ def _bib_entries(path: Path, text: str, warnings: list[str]) -> list[Entry]:
         )
     cited: list[str] = []
     for m in _CITE.finditer(text):
-        cited.extend(
-            k.strip() for k in m.group(2).split(",") if k.strip() and k.strip() not in cited
-        )
+        cited.extend(k for k in _cite(m)[1] if k not in cited)
     nocite = [k.strip() for m in _NOCITE.finditer(text) for k in m.group(1).split(",")]
     by_key = {e.key: e for e in all_entries}
     keys = list(by_key) if "*" in nocite else [*cited, *(k for k in nocite if k not in cited)]
@@ -325,8 +351,8 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
     families = {e.key: e for e in entries if e.key}
 
     def token(mm: re.Match[str]) -> str:
-        keys = [k.strip() for k in mm.group(2).split(",") if k.strip()]
-        cites.append((mm.group(0), mm.group(1), keys))
+        command, keys = _cite(mm)
+        cites.append((mm.group(0), command, keys))
         counted[1] += body.count("\n", counted[0], mm.start())
         counted[0] = mm.start()
         cite_lines.append(counted[1])
@@ -334,6 +360,14 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
 
     body = _CITE.sub(token, body)
     body = _NOCITE.sub("", body)
+    unread = Counter(mm.group(1) for mm in _CITE_LIKE.finditer(body))
+    if unread:
+        names = ", ".join(f"\\{c} ({n})" for c, n in sorted(unread.items()))
+        warnings = [
+            *warnings,
+            f"{sum(unread.values())} citation commands of a kind not read: {names}; "
+            "the sentences they cite in are not checked for them",
+        ]
     body = re.sub(
         r"\\(?:section|subsection|subsubsection|paragraph|chapter|caption|title|label|ref|eqref|autoref|cref|Cref|url|footnote"
         r"|bibliographystyle|bibliography|addbibresource|printbibliography|author|date|thanks|keywords"
@@ -389,7 +423,7 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
     def claim(sentence: str, raw: list[RawMarker]) -> str:
         def repl(mm: re.Match[str]) -> str:
             _, cmd, keys = cites[int(mm.group(1))]
-            return narrative(keys) if cmd.rstrip("*") in _NARRATIVE else ""
+            return narrative(keys) if _narrative(cmd) else ""
 
         s = _TOKEN.sub(repl, sentence)
         s = re.sub(r"\s+([.,;:!?])", r"\1", s)
