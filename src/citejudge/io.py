@@ -175,14 +175,20 @@ _BIB_START = re.compile(r"^\s*@\s*([A-Za-z]+)\s*[{(]\s*([^,\s]*)", re.M)
 
 def _read_bib(path: Path, text: str) -> Iterator[Item | ItemError]:
     """Each BibTeX entry becomes a ``references`` item whose ``full_citation`` is the entry text."""
-    starts = [
-        m
-        for m in _BIB_START.finditer(text)
+    from citejudge.text.bibtex_library import bibtex_strings, resolve_bibtex_blocks
+
+    heads = list(_BIB_START.finditer(text))
+    ends = [h.start() for h in heads[1:]] + [len(text)]
+    kept = [
+        (m, end)
+        for m, end in zip(heads, ends, strict=True)
         if m.group(1).lower() not in {"comment", "preamble", "string"}
     ]
-    for i, m in enumerate(starts):
-        end = starts[i + 1].start() if i + 1 < len(starts) else len(text)
-        chunk = text[m.start() : end].strip()
+    starts = [m for m, _ in kept]
+    chunks = [text[m.start() : end].strip() for m, end in kept]
+    # each entry stands alone: @string abbreviations expanded, crossref fields inherited
+    chunks = resolve_bibtex_blocks(chunks, bibtex_strings(text))
+    for m, chunk in zip(starts, chunks, strict=True):
         line = text.count("\n", 0, m.start()) + 1
         key = m.group(2) or f"line-{line}"
         yield Item(key, {"id": key, "full_citation": chunk}, str(path), line)

@@ -23,18 +23,29 @@ def _entry(block: str, key: str, line: int) -> Entry:
     )
 
 
-def bib_file_entries(bib: Path) -> list[Entry]:
-    """Every entry of a ``.bib`` file, its text as found (``@type{key, …}``) and what it states."""
-    text = read_text_file(bib)
-    starts = [m.start() for m in _BLOCK_START.finditer(text)]
-    out: list[Entry] = []
-    for k, s in enumerate(starts):
-        block = text[s : starts[k + 1] if k + 1 < len(starts) else len(text)].strip()
-        head = re.match(r"\s*@([A-Za-z]+)\s*[{(]\s*([^,\s]*)", block)
-        if head is None or head.group(1).lower() in ("comment", "string", "preamble"):
-            continue
-        out.append(_entry(block, head.group(2), text.count("\n", 0, s) + 1))
-    return out
+def bib_file_entries(*bibs: Path) -> list[Entry]:
+    """Every entry of the ``.bib`` files, its text as found (``@type{key, …}``) and what it states.
+
+    The files are one library: an entry that uses an ``@string`` abbreviation (defined in any of
+    them: an ``IEEEabrv.bib`` beside the references) or inherits fields through ``crossref``
+    is written again to stand alone (:func:`~citejudge.text.bibtex_library.resolve_bibtex_blocks`).
+    """
+    from citejudge.text.bibtex_library import bibtex_strings, resolve_bibtex_blocks
+
+    found: list[tuple[str, str, int]] = []  # (block, key, line)
+    strings: dict[str, str] = {}
+    for bib in bibs:
+        text = read_text_file(bib)
+        strings = bibtex_strings(text, strings)
+        starts = [m.start() for m in _BLOCK_START.finditer(text)]
+        for k, s in enumerate(starts):
+            block = text[s : starts[k + 1] if k + 1 < len(starts) else len(text)].strip()
+            head = re.match(r"\s*@([A-Za-z]+)\s*[{(]\s*([^,\s]*)", block)
+            if head is None or head.group(1).lower() in ("comment", "string", "preamble"):
+                continue
+            found.append((block, head.group(2), text.count("\n", 0, s) + 1))
+    blocks = resolve_bibtex_blocks([b for b, _, _ in found], strings)
+    return [_entry(b, key, line) for b, (_, key, line) in zip(blocks, found, strict=True)]
 
 
 # biber's .bbl (biblatex): \entry{key}{type}{options} … \endentry, its fields already parsed:

@@ -299,13 +299,14 @@ def read_latex(path: Path) -> Document:
 def _bib_entries(path: Path, text: str, warnings: list[str]) -> list[Entry]:
     """The entries of the ``.bib`` files ``text`` names that it cites, in order of first citation."""
     names = [n.strip() for m in _BIBLIO.finditer(text) for n in m.group(1).split(",") if n.strip()]
-    all_entries: list[Entry] = []
+    bibs: list[Path] = []
     for n in names:
         bib = path.parent / (n if n.endswith(".bib") else n + ".bib")
         if bib.is_file():
-            all_entries.extend(bib_file_entries(bib))
+            bibs.append(bib)
         else:
             warnings.append(f"bibliography {bib.name} named in the document was not found")
+    all_entries = bib_file_entries(*bibs)
     if not names:
         raise DocumentError(
             f"{path}: no reference list found (no \\bibliography, .bbl or thebibliography)",
