@@ -161,7 +161,8 @@ def assemble(
         )
     resolver = Resolver(refs, notes)
     numeric = any(r.label and r.label.isdigit() for r in refs) or all(r.label is None for r in refs)
-    find = markers or (lambda s: find_markers(s, numeric=numeric))
+    keyed = any(r.key for r in refs)
+    find = markers or (lambda s: find_markers(s, numeric=numeric, keyed=keyed))
     sentences: list[CitingSentence] = []
     for para in paragraphs:
         pos = 0

@@ -44,6 +44,11 @@ _FOOTNOTE = re.compile(r"\[\^([^\]\s]{1,40})\](?!:)")
 _PANDOC_GROUP = re.compile(r"\[([^\[\]]*?-?@[\w:.#$%&+?<>~/-]+[^\[\]]*)\]")
 _PANDOC_KEY = re.compile(r"-?@([\w][\w:.#$%&+?<>~/-]*[\w])")
 _PANDOC_NARRATIVE = re.compile(r"(?<![\w@.\[])@([A-Za-z][\w:.#$%&+?<>~/-]*[\w])(?![\w@])")
+#: Quarto's and pandoc-crossref's cross-references (``@fig-loss``, ``@sec:method``, ``[@tbl-a;
+#: @tbl-b]``) look like citations but name a figure, a table, a section, an equation.
+_CROSSREF = re.compile(
+    r"(?:fig|tbl|sec|eq|lst|thm|lem|cor|prp|cnj|def|exm|exr|sol|rem|ch|app|tab)[-:]", re.I
+)
 _LABEL = re.compile(r"\[([A-Z][^\[\]\n]{1,40}?)\](?!\s*[(:])")
 _YEAR = r"(?:1[5-9]\d\d|20\d\d)[a-z]?"
 _NAME = r"(?:(?:van|von|de|der|den|da|di|du|del|la|le)\s+)*[A-Z][\w'’`-]*[a-zà-ÿ][\w'’`-]*"
@@ -96,8 +101,13 @@ def _author_year_targets(names: str, years: str) -> list[str]:
     return [f"{names} {y.strip()}" for y in years.split(",") if y.strip()]
 
 
-def find_markers(text: str, *, numeric: bool = True) -> list[RawMarker]:
-    """Every marker in ``text``, in order, none overlapping (earlier kinds in the docstring win)."""
+def find_markers(text: str, *, numeric: bool = True, keyed: bool = True) -> list[RawMarker]:
+    """Every marker in ``text``, in order, none overlapping (earlier kinds in the docstring win).
+
+    ``keyed``: the reference list has keys (a pandoc bibliography), so a bare ``@key`` is a
+    citation; in a list without keys it is a handle ("follow @karpathy"), not a marker. A
+    cross-reference (``@fig-loss``, ``@sec:intro``) is never a marker.
+    """
     found: list[RawMarker] = []
     taken: list[tuple[int, int]] = []
 
@@ -117,9 +127,12 @@ def find_markers(text: str, *, numeric: bool = True) -> list[RawMarker]:
     for m in _FOOTNOTE.finditer(text):
         add(m.start(), m.end(), "footnote", [m.group(1)])
     for m in _PANDOC_GROUP.finditer(text):
-        add(m.start(), m.end(), "key", _PANDOC_KEY.findall(m.group(1)))
-    for m in _PANDOC_NARRATIVE.finditer(text):
-        add(m.start(), m.end(), "key", [m.group(1)])
+        keys = [k for k in _PANDOC_KEY.findall(m.group(1)) if not _CROSSREF.match(k)]
+        add(m.start(), m.end(), "key", keys)
+    if keyed:
+        for m in _PANDOC_NARRATIVE.finditer(text):
+            if not _CROSSREF.match(m.group(1)):
+                add(m.start(), m.end(), "key", [m.group(1)])
     for m in _PAREN.finditer(text):
         parts = [p.strip() for p in m.group(1).split(";")]
         targets: list[str] = []

@@ -37,7 +37,7 @@ from citejudge.ids import (
     strip_tracking,
 )
 
-__all__ = ["document_from_lines", "read_markdown"]
+__all__ = ["document_from_lines", "markdown_bibliographies", "read_markdown"]
 
 _FRONT = re.compile(r"\A---\s*\n(.*?)\n(?:---|\.\.\.)\s*\n", re.S)
 _FOOTNOTE_DEF = re.compile(r"^\[\^([^\]\s]{1,40})\]:\s*(.*)$")
@@ -318,6 +318,22 @@ def _front_matter(text: str) -> tuple[dict[str, object], int]:
     return (data if isinstance(data, dict) else {}), m.group(0).count("\n")
 
 
+def _bibliographies(meta: dict[str, object], path: Path) -> list[Path]:
+    """The ``.bib`` files a front matter's ``bibliography:`` names (one, or a list)."""
+    bib = meta.get("bibliography")
+    names = [bib] if isinstance(bib, str) else bib if isinstance(bib, list) else []
+    return [path.parent / b for b in names if isinstance(b, str) and b.strip()]
+
+
+def markdown_bibliographies(path: Path) -> list[Path]:
+    """The ``.bib`` files the Markdown document ``path`` names in its front matter, found or not."""
+    try:
+        head = path.read_text(encoding="utf-8-sig", errors="replace")[:20_000]
+    except OSError:
+        return []
+    return _bibliographies(_front_matter(head)[0], path)
+
+
 def read_markdown(path: Path, *, markdown: bool = True) -> Document:
     """A Markdown (``markdown=True``) or plain-text document."""
     text = read_text_file(path)
@@ -361,22 +377,14 @@ def read_markdown(path: Path, *, markdown: bool = True) -> Document:
                 text = f"“{title.rstrip('.')}.” {url}" if title else url
                 entries.append(Entry(text, m.group(1), None, None, ln.number))
                 skip.add(i)
-        bib = meta.get("bibliography")
-        bibs = (
-            [bib]
-            if isinstance(bib, str)
-            else [b for b in bib if isinstance(b, str)]
-            if isinstance(bib, list)
-            else []
-        )
+        bibs = _bibliographies(meta, path)
         for b in bibs:
-            p = (path.parent / b) if not Path(b).is_absolute() else Path(b)
-            if p.is_file():
-                entries.extend(
-                    e for e in bib_file_entries(p) if e.key not in {x.key for x in entries}
-                )
-            else:
-                warnings.append(f"bibliography {b} named in the front matter was not found")
+            if not b.is_file():
+                warnings.append(f"bibliography {b.name} named in the front matter was not found")
+        keys = {x.key for x in entries}
+        entries.extend(
+            e for e in bib_file_entries(*(b for b in bibs if b.is_file())) if e.key not in keys
+        )
         if bibs and entries:
             # pandoc prints only what is cited: keep the cited keys, in order of first citation
             entries = _cited_only(text, entries)

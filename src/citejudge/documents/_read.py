@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,6 +21,8 @@ SUFFIXES = {
     ".jats": "jats",
     ".md": "markdown",
     ".markdown": "markdown",
+    ".qmd": "markdown",  # Quarto
+    ".rmd": "markdown",  # R Markdown
     ".txt": "text",
     ".text": "text",
     ".bib": "bibtex",
@@ -64,6 +67,12 @@ def document_files(paths: Sequence[Path], *, source_only: bool = False) -> list[
             from citejudge.documents._latex import latex_parts
 
             parts = latex_parts(tex, p)
+        parts.update(
+            Path(os.path.normpath(b))
+            for f in found
+            if SUFFIXES.get(f.suffix.lower()) == "markdown"
+            for b in _markdown_bibliographies(f)
+        )
         docs = [
             f
             for f in found
@@ -77,16 +86,27 @@ def document_files(paths: Sequence[Path], *, source_only: bool = False) -> list[
 def read_along(paths: Sequence[Path]) -> list[Path]:
     """The files that reading the documents ``paths`` also reads, each once.
 
-    A LaTeX document's parts, its ``.bib`` or ``.bbl``: a run's manifest records their sha256
-    beside the documents'.
+    A LaTeX document's parts, its ``.bib`` or ``.bbl``; the ``.bib`` a Markdown front matter
+    names: a run's manifest records their sha256 beside the documents'.
     """
     from citejudge.documents._latex import latex_read_files
 
     out: list[Path] = []
     for p in paths:
-        if p.suffix.lower() in (".tex", ".ltx") and p.is_file():
+        if not p.is_file():
+            continue
+        if p.suffix.lower() in (".tex", ".ltx"):
             out.extend(f for f in latex_read_files(p) if f not in out and f not in paths)
+        elif SUFFIXES.get(p.suffix.lower()) == "markdown":
+            bibs = _markdown_bibliographies(p)
+            out.extend(f for f in bibs if f.is_file() and f not in out and f not in paths)
     return out
+
+
+def _markdown_bibliographies(path: Path) -> list[Path]:
+    from citejudge.documents._plain import markdown_bibliographies
+
+    return markdown_bibliographies(path)
 
 
 def detect_format(path: Path) -> str:
