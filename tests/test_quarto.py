@@ -50,7 +50,7 @@ def test_a_quarto_report_cites_and_cross_references(tmp_path: Path, name: str) -
     assert got == [
         ("Deep learning learns layered representations.", [1], ["[@lecun2015]"]),
         ("Residual connections ease optimisation.", [2], ["[see @he2016, p. 3]"]),
-        ("review the field.", [1], ["@lecun2015"]),
+        ("LeCun et al. review the field.", [1], ["@lecun2015"]),
     ]
     assert doc.unresolved == []  # no cross-reference is taken for a citation
 

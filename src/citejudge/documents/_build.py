@@ -18,6 +18,7 @@ from citejudge.documents._markers import (
     RawMarker,
     Resolver,
     find_markers,
+    short_authors,
     short_note_targets,
     strip_markers,
 )
@@ -162,6 +163,15 @@ def assemble(
     resolver = Resolver(refs, notes)
     numeric = any(r.label and r.label.isdigit() for r in refs) or all(r.label is None for r in refs)
     keyed = any(r.key for r in refs)
+    by_number = {r.number: r for r in refs}
+
+    def narrative(m: RawMarker) -> str:
+        """A pandoc narrative citation ("@doe99 shows …") leaves its authors in the claim."""
+        if m.kind != "key" or not m.text.startswith("@"):
+            return ""
+        found = [by_number[n] for n in resolver.resolve(m).entries if n in by_number]
+        return short_authors(found[0].authors) if found else ""
+
     find = markers or (lambda s: find_markers(s, numeric=numeric, keyed=keyed))
     sentences: list[CitingSentence] = []
     for para in paragraphs:
@@ -179,7 +189,7 @@ def assemble(
                 CitingSentence(
                     number=len(sentences) + 1,
                     text=sent,
-                    claim=(claim or strip_markers)(sent, raw),
+                    claim=claim(sent, raw) if claim else strip_markers(sent, raw, narrative),
                     markers=[resolver.resolve(r) for r in raw],
                     page=page,
                     line=line,

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from citejudge.documents._bib import bbl_entries, bib_file_entries
 from citejudge.documents._build import DocumentError, Entry, Paragraph, assemble, read_text_file
-from citejudge.documents._markers import RawMarker
+from citejudge.documents._markers import RawMarker, short_authors
 from citejudge.documents._model import Document
 from citejudge.text.normalize import delatex
 
@@ -407,12 +407,7 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
             if e.text not in parsed:
                 parsed[e.text] = list(parse_citation_string(e.text).authors)
             authors = parsed[e.text]
-        if not authors:
-            return ""
-        names = [a.split(",")[0].strip() if "," in a else a.split()[-1] for a in authors[:2]]
-        if len(authors) >= 3:
-            return f"{names[0]} et al."
-        return " and ".join(names)
+        return short_authors(authors)
 
     def markers(sentence: str) -> list[RawMarker]:
         out = []

@@ -18,7 +18,7 @@ reported.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from citejudge.documents._model import Marker, Reference
@@ -31,6 +31,7 @@ __all__ = [
     "family_name",
     "find_markers",
     "label_targets",
+    "short_authors",
     "short_note_targets",
     "strip_markers",
 ]
@@ -183,12 +184,19 @@ def short_note_targets(text: str) -> list[str] | None:
     return targets or None
 
 
-def strip_markers(text: str, markers: Iterable[RawMarker]) -> str:
-    """``text`` without the markers' spans, spaces before punctuation tidied."""
+def strip_markers(
+    text: str, markers: Iterable[RawMarker], names: Callable[[RawMarker], str] | None = None
+) -> str:
+    """``text`` without the markers' spans, spaces before punctuation tidied.
+
+    ``names``: what a marker leaves in the sentence (a narrative citation's authors), if anything.
+    """
     out: list[str] = []
     pos = 0
     for m in sorted(markers, key=lambda r: r.start):
         out.append(text[pos : m.start])
+        if names is not None:
+            out.append(names(m))
         pos = m.end
     out.append(text[pos:])
     s = "".join(out)
@@ -199,6 +207,18 @@ def strip_markers(text: str, markers: Iterable[RawMarker]) -> str:
 
 _PARTICLES = frozenset({"van", "von", "de", "der", "den", "da", "di", "du", "del", "la", "le"})
 _INITIALS = re.compile(r"^(?:[A-Z]\.?-?){1,4}$|^[A-Z]{1,3}$")
+
+
+def short_authors(authors: Sequence[str]) -> str:
+    """How a narrative citation names the authors: "LeCun et al.", "Kingma and Ba", "Lowe"."""
+    names = [
+        a.split(",")[0].strip() if "," in a else a.split()[-1] for a in authors[:2] if a.split()
+    ]
+    if not names:
+        return ""
+    if len(authors) >= 3:
+        return f"{names[0]} et al."
+    return " and ".join(names)
 
 
 def family_name(name: str) -> str:
