@@ -478,3 +478,30 @@ def test_every_natbib_and_biblatex_cite_command_is_a_marker(tmp_path: Path) -> N
         "2 citation commands of a kind not read: \\mycite (2); the sentences they cite in "
         "are not checked for them"
     ]
+
+
+def test_the_documents_own_cite_macros_are_markers(tmp_path: Path) -> None:
+    """One-argument macros that wrap a cite command, as papers define them in the preamble."""
+    (tmp_path / "refs.bib").write_text(BIB)
+    tex = tmp_path / "p.tex"
+    tex.write_text(
+        "\\documentclass{article}\n"
+        "\\newcommand{\\mycite}[1]{\\citep{#1}}\n"
+        "\\newcommand*\\citeboth[1]{\\citeauthor{#1}~\\citep{#1}}\n"
+        "\\def\\rcite#1{~\\cite{#1}}\n"
+        "\\newcommand{\\seecite}[2]{see \\cite[#2]{#1}}\n"
+        "\\begin{document}\n"
+        "Deep learning works \\mycite{lecun2015}.\n"
+        "\\citeboth{he2016} proposed residual learning.\n"
+        "Adam adapts steps\\rcite{kingma2014}.\n"
+        "Two arguments are not read \\seecite{lecun2015}{p. 4}.\n"
+        "\\bibliography{refs}\n\\end{document}\n"
+    )
+    doc = read_document(tex)
+    got = [(s.claim, s.entries, s.markers[0].text) for s in doc.sentences]
+    assert got == [
+        ("Deep learning works.", [1], "\\mycite{lecun2015}"),
+        ("He et al. proposed residual learning.", [2], "\\citeboth{he2016}"),
+        ("Adam adapts steps.", [3], "\\rcite{kingma2014}"),
+    ]
+    assert len(doc.warnings) == 1 and "\\seecite (1)" in doc.warnings[0]

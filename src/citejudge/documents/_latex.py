@@ -82,12 +82,50 @@ _NARRATIVE = frozenset(
 )
 
 
-def _cite(m: re.Match[str]) -> tuple[str, list[str]]:
-    """The command (``citep``, ``Textcite``…) and the keys of a :data:`_CITE` match."""
+#: A one-argument macro of the document's own: ``\\newcommand{\\mycite}[1]{\\citep{#1}}``,
+#: ``\\def\\mycite#1{…}`` (its name, then the rest of the text from its body's opening brace).
+_MACRO_DEF = re.compile(
+    r"\\(?:re)?(?:newcommand|providecommand|DeclareRobustCommand)\*?\s*\{?\s*\\([A-Za-z]+)\s*\}?"
+    r"\s*\[1\]\s*(?=\{)"
+    r"|\\def\s*\\([A-Za-z]+)\s*#1\s*(?=\{)"
+)
+
+
+def _cite_macros(text: str) -> dict[str, str]:
+    """The document's own cite macros: name → the cite command its body calls on its argument."""
+    out: dict[str, str] = {}
+    for m in _MACRO_DEF.finditer(text):
+        depth, end = 0, m.end()
+        for end in range(m.end(), min(len(text), m.end() + 2000)):
+            depth += (text[end] == "{") - (text[end] == "}")
+            if depth == 0:
+                break
+        for c in _CITE.finditer(text[m.end() : end + 1]):
+            if c.group(2) is not None and c.group(2).strip() == "#1":
+                out[m.group(1) or m.group(2)] = c.group(1)
+                break
+    return out
+
+
+def _cite_pattern(macros: dict[str, str]) -> re.Pattern[str]:
+    """:data:`_CITE`, and the document's own cite macros (groups 5 and 6) when it has some."""
+    if not macros:
+        return _CITE
+    names = "|".join(sorted(map(re.escape, macros), key=len, reverse=True))
+    return re.compile(
+        _CITE.pattern + r"|\\(" + names + r")(?![A-Za-z])\*?\s*(?:\[[^\]]*\]\s*){0,2}\{([^{}]*)\}"
+    )
+
+
+def _cite(m: re.Match[str], macros: dict[str, str] | None = None) -> tuple[str, list[str]]:
+    """The command (``citep``, ``Textcite``…) and the keys of a :func:`_cite_pattern` match."""
     if m.group(1) is not None:
         return m.group(1), [k.strip() for k in m.group(2).split(",") if k.strip()]
-    groups = re.findall(r"\{([^{}]*)\}", m.group(4))
-    return m.group(3), [k.strip() for g in groups for k in g.split(",") if k.strip()]
+    if m.group(3) is not None:
+        groups = re.findall(r"\{([^{}]*)\}", m.group(4))
+        return m.group(3), [k.strip() for g in groups for k in g.split(",") if k.strip()]
+    command = (macros or {}).get(m.group(5), "cite")
+    return command, [k.strip() for k in m.group(6).split(",") if k.strip()]
 
 
 def _narrative(command: str) -> bool:
@@ -313,8 +351,9 @@ def _bib_entries(path: Path, text: str, warnings: list[str]) -> list[Entry]:
             hint="put the .bib named by \\bibliography{...} or the .bbl beside the .tex",
         )
     cited: list[str] = []
-    for m in _CITE.finditer(text):
-        cited.extend(k for k in _cite(m)[1] if k not in cited)
+    macros = _cite_macros(text)
+    for m in _cite_pattern(macros).finditer(text):
+        cited.extend(k for k in _cite(m, macros)[1] if k not in cited)
     nocite = [k.strip() for m in _NOCITE.finditer(text) for k in m.group(1).split(",")]
     by_key = {e.key: e for e in all_entries}
     keys = list(by_key) if "*" in nocite else [*cited, *(k for k in nocite if k not in cited)]
@@ -350,16 +389,17 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
     cite_lines: list[int] = []  # the line of each cite command
     counted = [0, offset_line]  # (offset, its line): lines are counted once, in order
     families = {e.key: e for e in entries if e.key}
+    macros = _cite_macros(text)  # defined in the preamble, used in the body
 
     def token(mm: re.Match[str]) -> str:
-        command, keys = _cite(mm)
+        command, keys = _cite(mm, macros)
         cites.append((mm.group(0), command, keys))
         counted[1] += body.count("\n", counted[0], mm.start())
         counted[0] = mm.start()
         cite_lines.append(counted[1])
         return f"⟦{len(cites) - 1}⟧"
 
-    body = _CITE.sub(token, body)
+    body = _cite_pattern(macros).sub(token, body)
     body = _NOCITE.sub("", body)
     unread = Counter(mm.group(1) for mm in _CITE_LIKE.finditer(body))
     if unread:
