@@ -39,6 +39,7 @@ import numpy as np
 import numpy.typing as npt
 
 from citejudge.text import split_units
+from citejudge.text.normalize import MONTHS
 from citejudge.text.numwords import word_numbers
 
 __all__ = [
@@ -195,23 +196,7 @@ STOPWORDS = frozenset(
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_MONTHS = {
-    m[:3]: m
-    for m in [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ]
-}
+_MONTHS = {m[:3]: m for m in MONTHS}
 _MONTH_FORMS = frozenset([*_MONTHS.values(), *_MONTHS, "sept"])
 
 #: Texts -> one L2-normalised vector each (rows), in order.

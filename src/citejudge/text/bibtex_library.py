@@ -10,28 +10,14 @@ from __future__ import annotations
 
 import re
 
+from citejudge.text.normalize import MONTHS
+
 __all__ = ["bibtex_strings", "resolve_bibtex_blocks"]
 
 _HEAD = re.compile(r"@\s*([A-Za-z]+)\s*[{(]\s*([^,\s]*)\s*,?")
 
 #: BibTeX's predefined month abbreviations.
-_MONTHS = {
-    m[:3]: m.capitalize()
-    for m in [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ]
-}
+_MONTHS = {m[:3]: m.capitalize() for m in MONTHS}
 _STRING_HEAD = re.compile(r"@\s*string\s*[{(]", re.IGNORECASE)
 _IDENT = re.compile(r"[A-Za-z_][\w:.+/'-]*")
 _NUMBER = re.compile(r"\d+")

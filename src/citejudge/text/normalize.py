@@ -70,7 +70,31 @@ def _fold_confusables(text: str) -> str:
     return out.translate(_CONFUSABLES) if _CONFUSABLE_RE.search(out) else out
 
 
-__all__ = ["case_exotic", "delatex", "fold", "fold_confusables", "may_match_ci", "strip_markup"]
+__all__ = [
+    "MONTHS",
+    "case_exotic",
+    "delatex",
+    "fold",
+    "fold_confusables",
+    "may_match_ci",
+    "strip_markup",
+]
+
+#: English month names, lower case, in calendar order.
+MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
 
 _HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*(?:\s[^<>]*)?/?>")
 _MATHML = re.compile(r"<mml:math.*?</mml:math>", re.S)
