@@ -505,3 +505,30 @@ def test_the_documents_own_cite_macros_are_markers(tmp_path: Path) -> None:
         ("Adam adapts steps.", [3], "\\rcite{kingma2014}"),
     ]
     assert len(doc.warnings) == 1 and "\\seecite (1)" in doc.warnings[0]
+
+
+def test_captions_cite_and_table_cells_are_counted(tmp_path: Path) -> None:
+    """A figure's caption that credits a work was dropped with the figure; now it is a sentence."""
+    (tmp_path / "refs.bib").write_text(BIB)
+    tex = tmp_path / "p.tex"
+    tex.write_text(
+        "\\documentclass{article}\\begin{document}\n"
+        "\\begin{figure}[t]\n\\centering\n\\includegraphics[width=\\linewidth]{arch}\n"
+        "\\caption{The residual block, adapted from \\citet{he2016}.}\n\\label{fig:arch}\n"
+        "\\end{figure}\n\n"
+        "\\begin{table}[h]\n\\caption[Baselines]{Results of the baselines \\citep{kingma2014}.}\n"
+        "\\begin{tabular}{lc}\nResNet \\cite{he2016} & 76.1 \\\\\n"
+        "Adam \\cite{kingma2014} & 70.2 \\\\\n\\end{tabular}\n\\end{table}\n"
+        "\\begin{equation} x = 1 \\end{equation}\n"
+        "Adam is common \\cite{kingma2014}.\n\\bibliography{refs}\n\\end{document}\n"
+    )
+    doc = read_document(tex)
+    assert [(s.line, s.entries, s.claim) for s in doc.sentences] == [
+        (5, [1], "The residual block, adapted from He et al."),
+        (10, [2], "Results of the baselines."),
+        (17, [2], "Adam is common."),
+    ]
+    assert doc.warnings == [
+        "2 citation commands in figures, tables, equations or listings outside their captions "
+        "(a table's cells) are not checked"
+    ]

@@ -60,6 +60,7 @@ _DROP_ENVS = re.compile(
     re.S,
 )
 _TOKEN = re.compile(r"⟦(\d+)⟧")
+_CAPTION_SHORT = re.compile(r"^\\caption\*?\s*\[[^\]\n]*\]")
 #: A natbib ``\\bibitem`` label: "LeCun et al.(2015)LeCun, Bengio, and Hinton" (the short
 #: author form, the year, the long form).
 _NATBIB_LABEL = re.compile(r"^([^()]+?)\s*\((?:1[5-9]|20)\d\d[a-z]?\)")
@@ -379,17 +380,54 @@ def _located(doc: Document, expanded: _Expanded, path: Path, in_text: bool) -> D
     return doc.model_copy(update={"sentences": sentences, "references": refs})
 
 
+def _captions(env: str) -> list[tuple[int, int]]:
+    r"""Spans of the ``\caption{…}`` commands in ``env`` (a figure or a table), braces balanced."""
+    spans: list[tuple[int, int]] = []
+    for m in re.finditer(r"\\caption\*?\s*(?:\[[^\]]*\]\s*)?\{", env):
+        depth = 0
+        for end in range(m.end() - 1, len(env)):
+            depth += (env[end] == "{") - (env[end] == "}")
+            if depth == 0:
+                spans.append((m.start(), end + 1))
+                break
+    return [s for k, s in enumerate(spans) if k == 0 or s[0] >= spans[k - 1][1]]
+
+
 def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str]) -> Document:
     m = re.search(r"\\begin\{document\}(.*?)(?:\\end\{document\}|$)", text, re.S)
     body = m.group(1) if m else text
     offset_line = text.count("\n", 0, m.start(1)) + 1 if m else 1
     body = _THEBIB.sub("", body)
-    body = _DROP_ENVS.sub(lambda mm: "\n" * mm.group(0).count("\n"), body)
+    macros = _cite_macros(text)  # defined in the preamble, used in the body
+    pattern = _cite_pattern(macros)
+    dropped = [0]  # cite commands of figures and tables outside their captions
+
+    def drop(mm: re.Match[str]) -> str:
+        """A figure or a table keeps its captions, other blocks only their line breaks."""
+        env = mm.group(0)
+        kept = _captions(env) if mm.group(1) in ("figure", "table") else []
+        out: list[str] = []
+        rest: list[str] = []
+        pos = 0
+        for a, b in [*kept, (len(env), len(env))]:
+            rest.append(env[pos:a])
+            caption = _CAPTION_SHORT.sub(r"\\caption", env[a:b])  # its short form goes
+            out += ["\n" * env.count("\n", pos, a), caption]
+            pos = b
+        dropped[0] += sum(1 for _ in pattern.finditer("".join(rest)))
+        return "".join(out)
+
+    body = _DROP_ENVS.sub(drop, body)
+    if dropped[0]:
+        warnings = [
+            *warnings,
+            f"{dropped[0]} citation commands in figures, tables, equations or listings outside "
+            "their captions (a table's cells) are not checked",
+        ]
     cites: list[tuple[str, str, list[str]]] = []
     cite_lines: list[int] = []  # the line of each cite command
     counted = [0, offset_line]  # (offset, its line): lines are counted once, in order
     families = {e.key: e for e in entries if e.key}
-    macros = _cite_macros(text)  # defined in the preamble, used in the body
 
     def token(mm: re.Match[str]) -> str:
         command, keys = _cite(mm, macros)
@@ -399,7 +437,7 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
         cite_lines.append(counted[1])
         return f"⟦{len(cites) - 1}⟧"
 
-    body = _cite_pattern(macros).sub(token, body)
+    body = pattern.sub(token, body)
     body = _NOCITE.sub("", body)
     unread = Counter(mm.group(1) for mm in _CITE_LIKE.finditer(body))
     if unread:
@@ -462,7 +500,7 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
             return narrative(keys) if _narrative(cmd) else ""
 
         s = _TOKEN.sub(repl, sentence)
-        s = re.sub(r"\s+([.,;:!?])", r"\1", s)
+        s = re.sub(r"\s+([.,;:!?])", r"\1", s).replace("al..", "al.")
         s = re.sub(r"\(\s*\)|\[\s*\]", "", s)
         return " ".join(s.split())
 

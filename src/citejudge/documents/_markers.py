@@ -200,7 +200,7 @@ def strip_markers(
         pos = m.end
     out.append(text[pos:])
     s = "".join(out)
-    s = re.sub(r"\s+([.,;:!?])", r"\1", s)
+    s = re.sub(r"\s+([.,;:!?])", r"\1", s).replace("al..", "al.")
     s = re.sub(r"\(\s*\)|\[\s*\]", "", s)
     return " ".join(s.split())
 
