@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import tarfile
@@ -13,6 +14,7 @@ import pytest
 import citejudge.api
 import citejudge.documents
 from citejudge.documents import document_files, read_document
+from citejudge.documents._archive import is_archive
 from citejudge.documents._items import ItemError
 from citejudge.io import Item
 
@@ -532,3 +534,32 @@ def test_captions_cite_and_table_cells_are_counted(tmp_path: Path) -> None:
         "2 citation commands in figures, tables, equations or listings outside their captions "
         "(a table's cells) are not checked"
     ]
+
+
+def test_arxiv_e_print_downloads_without_a_suffix(tmp_path: Path) -> None:
+    """arXiv's e-print file is named by the identifier: a gzipped tar, or one gzipped .tex."""
+    proj = tmp_path / "src"
+    _project(proj)
+    bundle = _tar(proj, tmp_path / "2301.00001v1")
+    single = tmp_path / "2302.00002"
+    (tmp_path / "refs.bib").write_text(BIB)
+    tex = (
+        "\\documentclass{article}\\begin{document}\nDeep learning \\cite{lecun2015}.\n"
+        "\\begin{thebibliography}{1}\n\\bibitem{lecun2015} Y. LeCun, Y. Bengio, and G. Hinton. "
+        "Deep learning. Nature, 521:436--444, 2015.\n\\end{thebibliography}\n\\end{document}\n"
+    )
+    single.write_bytes(gzip.compress(tex.encode()))
+    not_archive = tmp_path / "NOTES"
+    not_archive.write_text("plain notes, no document")
+    assert [is_archive(p) for p in (bundle, single, not_archive, tmp_path / "refs.bib")] == [
+        True,
+        True,
+        False,
+        False,
+    ]
+    _, docs = citejudge.documents.load_documents([bundle, single])
+    assert [d.path for d in docs if not isinstance(d, Exception)] == [
+        f"{bundle}/main.tex",
+        f"{single}/main.tex",
+    ]
+    assert [len(d.sentences) for d in docs if not isinstance(d, Exception)] == [4, 1]
