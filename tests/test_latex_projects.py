@@ -563,3 +563,25 @@ def test_arxiv_e_print_downloads_without_a_suffix(tmp_path: Path) -> None:
         f"{single}/main.tex",
     ]
     assert [len(d.sentences) for d in docs if not isinstance(d, Exception)] == [4, 1]
+
+
+def test_a_bbl_alone_is_a_reference_list(tmp_path: Path) -> None:
+    """A .bbl handed over on its own (BibTeX's or biber's) is a list with no text, like a .bib."""
+    (tmp_path / "biber.bbl").write_text(BIBER_BBL)
+    (tmp_path / "plain.bbl").write_text(
+        "\\begin{thebibliography}{1}\n\\bibitem{he2016} K. He, X. Zhang, S. Ren, and J. Sun.\n"
+        "\\newblock Deep residual learning for image recognition.\n\\newblock In CVPR, 2016.\n"
+        "\\end{thebibliography}\n"
+    )
+    (tmp_path / "empty.bbl").write_text("% nothing\n")
+    assert [r.key for r in read_document(tmp_path / "biber.bbl").references] == [
+        "lecun2015",
+        "kingma2014",
+    ]
+    (he,) = read_document(tmp_path / "plain.bbl").references
+    assert he.year == 2016 and he.title == "Deep residual learning for image recognition"
+    with pytest.raises(citejudge.documents.DocumentError, match="no \\\\bibitem or \\\\entry"):
+        read_document(tmp_path / "empty.bbl")
+    # beside its .tex, a .bbl is the document's, not a document of its own
+    (tmp_path / "biber.tex").write_text("\\documentclass{article}\\begin{document}\\end{document}")
+    assert tmp_path / "biber.bbl" not in document_files([tmp_path])

@@ -211,10 +211,20 @@ def bbl_entries(text: str) -> list[Entry]:
 
 
 def read_bib_document(path: Path) -> Document:
-    """A ``.bib`` file alone: a reference list with no text citing it.
+    r"""A ``.bib`` file alone (or a ``.bbl``): a reference list with no text citing it.
 
-    Every entry is checked; none is "uncited" (there is no text to cite it).
+    Every entry is checked; none is "uncited" (there is no text to cite it). A ``.bbl`` is
+    what BibTeX (``\bibitem``) or biber (biblatex's ``\entry``) printed for a document.
     """
+    if path.suffix.lower() == ".bbl":
+        from citejudge.documents._latex import bbl_file_entries
+
+        entries = bbl_file_entries(path)
+        if not entries:
+            raise DocumentError(
+                f"{path}: no \\bibitem or \\entry found", hint="a .bbl BibTeX or biber wrote"
+            )
+        return assemble(str(path), "bibtex", entries, [])
     entries = bib_file_entries(path)
     if not entries:
         raise DocumentError(

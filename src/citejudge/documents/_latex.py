@@ -33,7 +33,7 @@ from citejudge.documents._markers import RawMarker, short_authors
 from citejudge.documents._model import Document
 from citejudge.text.normalize import delatex
 
-__all__ = ["latex_parts", "latex_read_files", "read_latex"]
+__all__ = ["bbl_file_entries", "latex_parts", "latex_read_files", "read_latex"]
 
 _COMMENT = re.compile(r"(?<!\\)%.*$", re.M)
 #: A cite command of natbib or biblatex, capitalised or not (``\\citep``, ``\\Citet``,
@@ -306,6 +306,12 @@ def latex_read_files(path: Path) -> list[Path]:
     return out
 
 
+def bbl_file_entries(bbl: Path) -> list[Entry]:
+    r"""The entries of a ``.bbl``: BibTeX's ``\bibitem``s or biber's ``\entry``s (biblatex)."""
+    text = read_text_file(bbl)
+    return bbl_entries(text) if "\\entry{" in text else _bibitems(text)
+
+
 def read_latex(path: Path) -> Document:
     r"""A LaTeX document, with its ``.bbl``, ``thebibliography`` or ``.bib`` as the reference list.
 
@@ -322,8 +328,7 @@ def read_latex(path: Path) -> Document:
     bbl = path.with_suffix(".bbl")
     thebib = _THEBIB.search(text)
     if bbl.is_file():
-        bbl_text = read_text_file(bbl)
-        entries = bbl_entries(bbl_text) if "\\entry{" in bbl_text else _bibitems(bbl_text)
+        entries = bbl_file_entries(bbl)
         if not entries:
             warnings.append(f"{bbl.name} lists no entry; the reference list is read without it")
     if not entries and thebib:

@@ -26,6 +26,7 @@ SUFFIXES = {
     ".txt": "text",
     ".text": "text",
     ".bib": "bibtex",
+    ".bbl": "bibtex",
     ".html": "html",
     ".htm": "html",
     ".xhtml": "html",
@@ -38,7 +39,8 @@ def document_files(paths: Sequence[Path], *, source_only: bool = False) -> list[
 
     A folder gives every file with a document suffix (:data:`SUFFIXES`) and every archive
     (``.tar.gz``, ``.zip``…) under it, at any depth, sorted, hidden files and folders left out,
-    and a ``.bib`` left out where a ``.tex`` sits beside it (the LaTeX document reads it); so
+    and a ``.bib`` or ``.bbl`` left out where a ``.tex`` sits beside it (the LaTeX document
+    reads it); so
     are the parts of a LaTeX project (what its ``\input``, ``\include``, ``\bibliography`` or
     ``\includegraphics`` names, ``subfiles``/``standalone`` files, and ``.tex`` files without a
     ``\documentclass`` beside one that has it: see
@@ -76,7 +78,8 @@ def document_files(paths: Sequence[Path], *, source_only: bool = False) -> list[
         docs = [
             f
             for f in found
-            if f not in parts and not (f.suffix.lower() == ".bib" and f.parent in tex_dirs)
+            if f not in parts
+            and not (f.suffix.lower() in (".bib", ".bbl") and f.parent in tex_dirs)
         ]
         mains = [f for f in docs if f in tex]
         out.extend(mains if source_only and mains else docs)
