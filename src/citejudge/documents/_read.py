@@ -118,8 +118,9 @@ def detect_format(path: Path) -> str:
     if fmt is None:
         raise DocumentError(
             f"{path}: unknown document type {path.suffix or '(no suffix)'}",
-            hint="documents are .pdf, .tex, .xml (JATS), .html, .docx, .md, .txt or a .bib (a reference list "
-            "alone); a list of items (.jsonl, .csv, CSL-JSON .json, .ris) goes to "
+            hint="documents are .pdf, .tex, .xml (JATS), .html, .docx, .md (.qmd, .Rmd), .txt, a .bib or "
+            ".bbl (a reference list alone) or an archive of them (.tar.gz, .zip); a list of items "
+            "(.jsonl, .csv, CSL-JSON .json, .ris) goes to "
             "'citejudge check references'",
         )
     return fmt
