@@ -585,3 +585,44 @@ def test_a_bbl_alone_is_a_reference_list(tmp_path: Path) -> None:
     # beside its .tex, a .bbl is the document's, not a document of its own
     (tmp_path / "biber.tex").write_text("\\documentclass{article}\\begin{document}\\end{document}")
     assert tmp_path / "biber.bbl" not in document_files([tmp_path])
+
+
+def test_notes_that_cite_and_notes_that_are_the_references(tmp_path: Path) -> None:
+    """Humanities and law write references in footnotes; others cite inside a note."""
+    tex = tmp_path / "essay.tex"
+    tex.write_text(
+        "\\documentclass{article}\n\\begin{document}\n"
+        "Deep learning changed the field.\\footnote{Y. LeCun, Y. Bengio and G. Hinton, "
+        "``Deep learning,'' \\emph{Nature} 521 (2015): 436--444.}\n"
+        "Residual networks went deeper\\footnote{K. He et al., Deep Residual Learning for Image "
+        "Recognition, CVPR 2016, pp. 770--778.} than before.\n"
+        "The survey says so again.\\footnote{Ibid., 440.}\n"
+        "We thank the reviewers.\\footnote{All errors are ours.}\n\\end{document}\n"
+    )
+    doc = read_document(tex)
+    assert [(r.label, r.year) for r in doc.references] == [("fn1", 2015), ("fn2", 2016)]
+    assert [(s.line, s.entries, s.claim) for s in doc.sentences] == [
+        (3, [1], "Deep learning changed the field."),
+        (4, [2], "Residual networks went deeper than before."),
+        (5, [2], "The survey says so again."),  # "Ibid." is the note before
+    ]
+    # with a .bib, a note's own citation is a sentence apart, and the text keeps no note
+    (tmp_path / "refs.bib").write_text(BIB)
+    paper = tmp_path / "paper.tex"
+    paper.write_text(
+        "\\documentclass{article}\\begin{document}\n"
+        "Results hold.\\footnote{See also \\citet{he2016} for a deeper net.} Adam helps "
+        "\\cite{kingma2014}.\n\\bibliography{refs}\n\\end{document}\n"
+    )
+    doc = read_document(paper)
+    assert [(s.entries, s.claim) for s in doc.sentences] == [
+        ([2], "Adam helps."),
+        ([1], "See also He et al. for a deeper net."),
+    ]
+    # a document with neither a list nor notes that read as references
+    bare = tmp_path / "bare.tex"
+    bare.write_text(
+        "\\documentclass{article}\\begin{document}\nText.\\footnote{A remark.}\n\\end{document}\n"
+    )
+    with pytest.raises(citejudge.documents.DocumentError, match="no reference list found"):
+        read_document(bare)

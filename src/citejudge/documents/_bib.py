@@ -7,9 +7,11 @@ from pathlib import Path
 
 from citejudge.documents._build import DocumentError, Entry, assemble, read_text_file
 from citejudge.documents._model import Document
+from citejudge.text.normalize import delatex
 
-__all__ = ["bbl_entries", "bib_file_entries", "read_bib_document"]
+__all__ = ["bbl_entries", "bbl_file_entries", "bib_file_entries", "bibitems", "read_bib_document"]
 
+_BIBITEM = re.compile(r"\\bibitem\s*(?:\[((?:[^\[\]{}]|\{[^{}]*\})*)\])?\s*\{([^{}]*)\}")
 _BLOCK_START = re.compile(r"(?m)^[ \t]*@[A-Za-z]+\s*[{(]")
 
 
@@ -210,6 +212,34 @@ def bbl_entries(text: str) -> list[Entry]:
     return out
 
 
+def bibitems(text: str, source_line: int = 1) -> list[Entry]:
+    r"""The ``\bibitem`` entries of ``text`` (a ``.bbl`` or a ``thebibliography``), LaTeX decoded."""
+    body = re.sub(r"\\(?:begin|end)\{thebibliography\}(?:\{[^{}]*\})?", "", text)
+    items = list(_BIBITEM.finditer(body))
+    out: list[Entry] = []
+    for k, m in enumerate(items):
+        raw = body[m.end() : items[k + 1].start() if k + 1 < len(items) else len(body)]
+        raw = re.sub(r"\\newblock\s*", " ", raw)
+        plain = " ".join(delatex(raw).split())
+        label = m.group(1)
+        out.append(
+            Entry(
+                plain,
+                " ".join(delatex(label).replace("~", " ").split()) if label else str(k + 1),
+                m.group(2).strip(),
+                None,
+                source_line + body.count("\n", 0, m.start()),
+            )
+        )
+    return out
+
+
+def bbl_file_entries(bbl: Path) -> list[Entry]:
+    r"""The entries of a ``.bbl``: BibTeX's ``\bibitem``s or biber's ``\entry``s (biblatex)."""
+    text = read_text_file(bbl)
+    return bbl_entries(text) if "\\entry{" in text else bibitems(text)
+
+
 def read_bib_document(path: Path) -> Document:
     r"""A ``.bib`` file alone (or a ``.bbl``): a reference list with no text citing it.
 
@@ -217,8 +247,6 @@ def read_bib_document(path: Path) -> Document:
     what BibTeX (``\bibitem``) or biber (biblatex's ``\entry``) printed for a document.
     """
     if path.suffix.lower() == ".bbl":
-        from citejudge.documents._latex import bbl_file_entries
-
         entries = bbl_file_entries(path)
         if not entries:
             raise DocumentError(

@@ -27,13 +27,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from citejudge.documents._bib import bbl_entries, bib_file_entries
+from citejudge.documents._bib import bbl_file_entries, bib_file_entries, bibitems
 from citejudge.documents._build import DocumentError, Entry, Paragraph, assemble, read_text_file
 from citejudge.documents._markers import RawMarker, short_authors
 from citejudge.documents._model import Document
 from citejudge.text.normalize import delatex
 
-__all__ = ["bbl_file_entries", "latex_parts", "latex_read_files", "read_latex"]
+__all__ = ["latex_parts", "latex_read_files", "read_latex"]
 
 _COMMENT = re.compile(r"(?<!\\)%.*$", re.M)
 #: A cite command of natbib or biblatex, capitalised or not (``\\citep``, ``\\Citet``,
@@ -53,13 +53,14 @@ _CITE = re.compile(
 _CITE_LIKE = re.compile(r"\\([A-Za-z]*[Cc]ite[A-Za-z]*)\*?\s*(?:\[[^\]]*\]\s*)*\{")
 _NOCITE = re.compile(r"\\nocite\s*\{([^{}]*)\}")
 _BIBLIO = re.compile(r"\\(?:bibliography|addbibresource)\s*(?:\[[^\]]*\])?\s*\{([^{}]*)\}")
-_BIBITEM = re.compile(r"\\bibitem\s*(?:\[((?:[^\[\]{}]|\{[^{}]*\})*)\])?\s*\{([^{}]*)\}")
 _THEBIB = re.compile(r"\\begin\{thebibliography\}.*?\\end\{thebibliography\}", re.S)
 _DROP_ENVS = re.compile(
     r"\\begin\{(equation|align|eqnarray|figure|table|tabular|verbatim|lstlisting|tikzpicture|algorithm)(\*?)\}.*?\\end\{\1\2\}",
     re.S,
 )
 _TOKEN = re.compile(r"⟦(\d+)⟧")
+_FOOTNOTE = re.compile(r"\\footnote\s*(?:\[[^\]]*\]\s*)?\{")
+_NOTE_MARK = re.compile(r"⟪(\d+)⟫")
 _CAPTION_SHORT = re.compile(r"^\\caption\*?\s*\[[^\]\n]*\]")
 #: A natbib ``\\bibitem`` label: "LeCun et al.(2015)LeCun, Bengio, and Hinton" (the short
 #: author form, the year, the long form).
@@ -92,16 +93,25 @@ _MACRO_DEF = re.compile(
 )
 
 
+def _group_end(text: str, at: int, limit: int = 1 << 30) -> int:
+    """The index after the ``{…}`` group opening at ``text[at]``, braces balanced.
+
+    The text's end (or ``at + limit``) when the group never closes.
+    """
+    depth = 0
+    for i in range(at, min(len(text), at + limit)):
+        depth += (text[i] == "{") - (text[i] == "}")
+        if depth == 0:
+            return i + 1
+    return min(len(text), at + limit)
+
+
 def _cite_macros(text: str) -> dict[str, str]:
     """The document's own cite macros: name → the cite command its body calls on its argument."""
     out: dict[str, str] = {}
     for m in _MACRO_DEF.finditer(text):
-        depth, end = 0, m.end()
-        for end in range(m.end(), min(len(text), m.end() + 2000)):
-            depth += (text[end] == "{") - (text[end] == "}")
-            if depth == 0:
-                break
-        for c in _CITE.finditer(text[m.end() : end + 1]):
+        end = _group_end(text, m.end(), 2000)
+        for c in _CITE.finditer(text[m.end() : end]):
             if c.group(2) is not None and c.group(2).strip() == "#1":
                 out[m.group(1) or m.group(2)] = c.group(1)
                 break
@@ -133,27 +143,6 @@ def _narrative(command: str) -> bool:
     r"""Whether the command prints the authors' names in the sentence (``\citet``, ``\Textcite``)."""
     name = command.rstrip("*")
     return name in _NARRATIVE or name[:1].lower() + name[1:] in _NARRATIVE
-
-
-def _bibitems(text: str, source_line: int = 1) -> list[Entry]:
-    body = re.sub(r"\\(?:begin|end)\{thebibliography\}(?:\{[^{}]*\})?", "", text)
-    items = list(_BIBITEM.finditer(body))
-    out: list[Entry] = []
-    for k, m in enumerate(items):
-        raw = body[m.end() : items[k + 1].start() if k + 1 < len(items) else len(body)]
-        raw = re.sub(r"\\newblock\s*", " ", raw)
-        plain = " ".join(delatex(raw).split())
-        label = m.group(1)
-        out.append(
-            Entry(
-                plain,
-                " ".join(delatex(label).replace("~", " ").split()) if label else str(k + 1),
-                m.group(2).strip(),
-                None,
-                source_line + body.count("\n", 0, m.start()),
-            )
-        )
-    return out
 
 
 @dataclass
@@ -306,12 +295,6 @@ def latex_read_files(path: Path) -> list[Path]:
     return out
 
 
-def bbl_file_entries(bbl: Path) -> list[Entry]:
-    r"""The entries of a ``.bbl``: BibTeX's ``\bibitem``s or biber's ``\entry``s (biblatex)."""
-    text = read_text_file(bbl)
-    return bbl_entries(text) if "\\entry{" in text else _bibitems(text)
-
-
 def read_latex(path: Path) -> Document:
     r"""A LaTeX document, with its ``.bbl``, ``thebibliography`` or ``.bib`` as the reference list.
 
@@ -332,7 +315,7 @@ def read_latex(path: Path) -> Document:
         if not entries:
             warnings.append(f"{bbl.name} lists no entry; the reference list is read without it")
     if not entries and thebib:
-        entries = _bibitems(thebib.group(0), text.count("\n", 0, thebib.start()) + 1)
+        entries = bibitems(thebib.group(0), text.count("\n", 0, thebib.start()) + 1)
         in_text = True
     elif not entries:
         entries = _bib_entries(path, text, warnings)
@@ -352,10 +335,7 @@ def _bib_entries(path: Path, text: str, warnings: list[str]) -> list[Entry]:
             warnings.append(f"bibliography {bib.name} named in the document was not found")
     all_entries = bib_file_entries(*bibs)
     if not names:
-        raise DocumentError(
-            f"{path}: no reference list found (no \\bibliography, .bbl or thebibliography)",
-            hint="put the .bib named by \\bibliography{...} or the .bbl beside the .tex",
-        )
+        return []  # perhaps notes that read as references (see _footnotes)
     cited: list[str] = []
     macros = _cite_macros(text)
     for m in _cite_pattern(macros).finditer(text):
@@ -389,13 +369,56 @@ def _captions(env: str) -> list[tuple[int, int]]:
     r"""Spans of the ``\caption{…}`` commands in ``env`` (a figure or a table), braces balanced."""
     spans: list[tuple[int, int]] = []
     for m in re.finditer(r"\\caption\*?\s*(?:\[[^\]]*\]\s*)?\{", env):
-        depth = 0
-        for end in range(m.end() - 1, len(env)):
-            depth += (env[end] == "{") - (env[end] == "}")
-            if depth == 0:
-                spans.append((m.start(), end + 1))
-                break
+        spans.append((m.start(), _group_end(env, m.end() - 1)))
     return [s for k, s in enumerate(spans) if k == 0 or s[0] >= spans[k - 1][1]]
+
+
+def _footnotes(
+    body: str,
+    offset_line: int,
+    cites: list[tuple[str, str, list[str]]],
+    cite_lines: list[int],
+    as_entries: bool,
+) -> tuple[str, list[tuple[str, int]], list[Entry]]:
+    r"""``body`` with its ``\footnote{…}`` notes taken out of the sentences they sit in.
+
+    Notes are numbered as LaTeX numbers them. A note that cites (it holds a cite token) is read
+    as a paragraph of its own, after the one it sits in: replaced by a mark ``⟪j⟫`` (``j``: its
+    place in the notes returned, with its line). With ``as_entries`` (the document has no
+    other reference list: humanities and law write their references in notes), a note that
+    reads as a reference, or "Ibid.", is an entry ``fnK`` and its place a cite token pointing
+    to it. Any other note (a remark) leaves the sentence. Line breaks stay where they were.
+    """
+    from citejudge.documents._finder import reads_as_reference
+    from citejudge.documents._markers import IBID
+
+    out: list[str] = []
+    notes: list[tuple[str, int]] = []
+    entries: list[Entry] = []
+    pos = 0
+    for k, m in enumerate(_FOOTNOTE.finditer(body), start=1):
+        if m.start() < pos:  # a note inside a note
+            continue
+        end = _group_end(body, m.end() - 1)
+        content = body[m.end() : end - 1]
+        line = offset_line + body.count("\n", 0, m.start())
+        out.append(body[pos : m.start()])
+        keep = "\n" * body.count("\n", m.start(), end)
+        plain = " ".join(delatex(_TOKEN.sub("", content)).replace("~", " ").split())
+        if _TOKEN.search(content):
+            out.append(f"⟪{len(notes)}⟫{keep}")
+            notes.append((content, line))
+        elif as_entries and plain and (IBID.match(plain) or reads_as_reference(plain)):
+            label = f"fn{k}"
+            entries.append(Entry(plain, label, label, None, line))
+            cites.append((body[m.start() : end], "footnote", [label]))
+            cite_lines.append(line)
+            out.append(f"⟦{len(cites) - 1}⟧{keep}")
+        else:
+            out.append(keep)
+        pos = end
+    out.append(body[pos:])
+    return "".join(out), notes, entries
 
 
 def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str]) -> Document:
@@ -452,6 +475,14 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
             f"{sum(unread.values())} citation commands of a kind not read: {names}; "
             "the sentences they cite in are not checked for them",
         ]
+    body, notes, note_entries = _footnotes(body, offset_line, cites, cite_lines, not entries)
+    entries = entries or note_entries  # a document that cites in its notes alone
+    if not entries:
+        raise DocumentError(
+            f"{path}: no reference list found (no \\bibliography, .bbl, thebibliography or "
+            "notes that read as references)",
+            hint="put the .bib named by \\bibliography{...} or the .bbl beside the .tex",
+        )
     body = re.sub(
         r"\\(?:section|subsection|subsubsection|paragraph|chapter|caption|title|label|ref|eqref|autoref|cref|Cref|url|footnote"
         r"|bibliographystyle|bibliography|addbibresource|printbibliography|author|date|thanks|keywords"
@@ -463,6 +494,8 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
     line = offset_line
     for chunk in re.split(r"\n[ \t]*\n", body):
         n_lines = chunk.count("\n") + 2
+        in_notes = [notes[int(k)] for k in _NOTE_MARK.findall(chunk)]
+        chunk = _NOTE_MARK.sub("", chunk)
         plain = (
             " ".join(delatex(chunk).replace("~", " ").split())  # a tie before a cite token stays
             if "\\" in chunk or "{" in chunk
@@ -471,6 +504,10 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
         if plain:
             paragraphs.append(
                 Paragraph(plain, [(0, None, line + (len(chunk) - len(chunk.lstrip("\n"))))])
+            )
+        for note, note_line in in_notes:  # a note that cites: its sentences after the text's
+            paragraphs.append(
+                Paragraph(" ".join(delatex(note).replace("~", " ").split()), [(0, None, note_line)])
             )
         line += n_lines - 1
 

@@ -34,10 +34,11 @@ __all__ = ["evidence_units", "evidence_windows", "is_boilerplate", "split_senten
 # letter, a digit, or an opening quote or bracket (⟦ opens the LaTeX reader's cite token: "…
 # gradients. \citet{lecun2015deep} survey…"), or a pandoc narrative citation ("… field. @doe99
 # shows …"); Czech capitals included. Citation markers glued
-# after the stop (Wikipedia's "problem.[1][2] Its …", a Markdown footnote's "time.[^1] They …") end
-# the sentence too and stay with it.
+# after the stop (Wikipedia's "problem.[1][2] Its …", a Markdown footnote's "time.[^1] They …", a
+# LaTeX note's "field.\footnote{…} Residual …" as the reader's token ⟦3⟧) end the sentence too and
+# stay with it.
 _SENT_END = re.compile(
-    r"(?<=[.!?])(?P<marks>(?:\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\]|\[\^[^\]\s]{1,40}\])*)"
+    r"(?<=[.!?])(?P<marks>(?:\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\]|\[\^[^\]\s]{1,40}\]|⟦\d+⟧)*)"
     r"[\"'”’)\]]*\s+(?=[A-Z0-9ÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ\"'“(\[⟦@])"
 )
 # ... unless the piece before it ends with one of these abbreviations (English and Czech): titles,
