@@ -13,23 +13,64 @@ library's parser), ``_docx`` (the standard library's zip and XML), ``_plain`` (M
 plain text, and the line-based path the PDF, HTML and Word readers share).
 """
 
-from citejudge.documents._build import DocumentError
-from citejudge.documents._finder import Line, load_finder, reference_blocks, split_entries
-from citejudge.documents._items import (
-    DocumentSummary,
-    document_items,
-    load_documents,
-    summarize_documents,
-)
-from citejudge.documents._markers import find_markers
-from citejudge.documents._model import (
-    DOCUMENT_FORMATS,
-    CitingSentence,
-    Document,
-    Marker,
-    Reference,
-)
-from citejudge.documents._read import SUFFIXES, detect_format, document_files, read_document
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from citejudge.documents._build import DocumentError
+    from citejudge.documents._finder import Line, load_finder, reference_blocks, split_entries
+    from citejudge.documents._items import document_items, load_documents, summarize_documents
+    from citejudge.documents._markers import find_markers
+    from citejudge.documents._model import (
+        DOCUMENT_FORMATS,
+        CitingSentence,
+        Document,
+        DocumentSummary,
+        Marker,
+        Reference,
+    )
+    from citejudge.documents._read import (
+        SUFFIXES,
+        detect_format,
+        document_files,
+        read_document,
+    )
+
+#: exported name -> its module, imported on first access: the run manifest needs only the
+#: models (``_model``), and a run over item files never loads the readers, the reference
+#: finder or the marker rules
+_LAZY = {
+    "DocumentError": "_build",
+    "Line": "_finder",
+    "load_finder": "_finder",
+    "reference_blocks": "_finder",
+    "split_entries": "_finder",
+    "document_items": "_items",
+    "load_documents": "_items",
+    "summarize_documents": "_items",
+    "find_markers": "_markers",
+    "DOCUMENT_FORMATS": "_model",
+    "CitingSentence": "_model",
+    "Document": "_model",
+    "DocumentSummary": "_model",
+    "Marker": "_model",
+    "Reference": "_model",
+    "SUFFIXES": "_read",
+    "detect_format": "_read",
+    "document_files": "_read",
+    "read_document": "_read",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """An exported name (:data:`_LAZY`), imported from its module on first access."""
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f"citejudge.documents.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'citejudge.documents' has no attribute {name!r}")
+
 
 __all__ = [
     "DOCUMENT_FORMATS",
