@@ -26,13 +26,18 @@ rewrite the file answers through Tantivy alone.
 from __future__ import annotations
 
 import itertools
+import mmap
 import os
+import sys
 import zlib
+from bisect import bisect_left
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # (numpy loads when a vocabulary is written or first searched)
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = ["PREFIXES", "VOCAB_FILE", "Vocabulary", "write_vocabulary"]
 
@@ -49,6 +54,8 @@ def write_vocabulary(searcher: Any, field: str, path: Path) -> int:
     holds one chunk of it, and replaces ``path`` at the end (written beside, then moved).
     Returns the number of entries written.
     """
+    import numpy as np
+
     tmp = path.with_name(path.name + ".tmp")
     n = 0
     letters: set[str] = set()
@@ -80,20 +87,43 @@ class Vocabulary:
         size = path.stat().st_size
         if size % 8:
             raise ValueError(f"{path}: {size} bytes, not a whole number of entries")
-        a = np.memmap(path, dtype="<u8", mode="r") if size else np.zeros(0, "<u8")
+        self._mm: mmap.mmap | None = None
+        data: Any = b""
+        if size:
+            with path.open("rb") as f:
+                self._mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            data = self._mm
+        # (read with bisect here, with numpy's vectorised search in maybe_words: opening an
+        # index does not import numpy)
+        entries: Sequence[int] = memoryview(data).cast("Q")
+        if sys.byteorder != "little":  # the file is little-endian
+            entries = [int.from_bytes(data[i : i + 8], "little") for i in range(0, size, 8)]
         #: every entry of the file (words, then the alphabet)
-        self.entries = len(a)
-        split = int(np.searchsorted(a, np.uint64(len(PREFIXES) << 32)))
-        self._a = a[:split]
+        self.entries = len(entries)
+        self._split = bisect_left(entries, len(PREFIXES) << 32)
+        self._words: npt.NDArray[np.uint64] | None = None
         #: the letters other than ASCII that listed words contain, in code point order
-        self.alphabet = "".join(chr(int(e) & 0xFFFFFFFF) for e in a[split:])
+        self.alphabet = "".join(chr(e & 0xFFFFFFFF) for e in entries[self._split :])
 
     def __len__(self) -> int:
         """Number of words listed."""
-        return len(self._a)
+        return self._split
+
+    def _listed(self) -> npt.NDArray[np.uint64]:
+        """The word entries, as a numpy array over the map (made on first use)."""
+        if self._words is None:
+            import numpy as np
+
+            if self._mm is None:
+                self._words = np.zeros(0, np.uint64)
+            else:
+                self._words = np.frombuffer(self._mm, dtype="<u8", count=self._split)
+        return self._words
 
     def maybe_words(self, strings: Sequence[str]) -> list[str]:
         """Those of ``strings`` that may be title words (in order): all but proven non-words."""
+        import numpy as np
+
         n = len(strings)
         chunks = np.fromiter(
             map(_CHUNK.get, [s[:1] for s in strings], itertools.repeat(-1)), np.int64, n
@@ -101,7 +131,7 @@ class Vocabulary:
         crcs = np.fromiter(map(zlib.crc32, map(str.encode, strings)), np.uint64, n)
         listed = chunks >= 0
         keep = ~listed
-        a = self._a
+        a = self._listed()
         if len(a):
             keys = (chunks.astype(np.uint64) << np.uint64(32)) | crcs
             at = np.minimum(np.searchsorted(a, keys), len(a) - 1)

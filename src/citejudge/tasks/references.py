@@ -41,7 +41,6 @@ from citejudge.match.venues import compare_venue
 from citejudge.readers.metadata import parse_item_citation
 from citejudge.records import Work
 from citejudge.tasks.abstention import detect_abstention
-from citejudge.tasks.content import ContentCase, Evidence, find_evidence, judge_content
 from citejudge.tasks.protocol import Checker, JudgeFactory, TaskOptions
 from citejudge.text.sentences import evidence_units
 
@@ -539,6 +538,10 @@ class ContentStage:
 
     def apply(self, pairs: list[tuple[Item, OutputLine]]) -> None:
         """Fill in ``content_grounding`` (and abstention for unclear cases) in place."""
+        # (here, once a batch: a run without a model never loads the passage code and numpy's
+        # share of it)
+        from citejudge.tasks.content import ContentCase, Evidence, find_evidence, judge_content
+
         unclear = [
             (it, ln)
             for it, ln in pairs
