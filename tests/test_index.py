@@ -824,7 +824,7 @@ def test_incremental_update_reads_only_newer_partitions_and_retires_merged_ids(
         # retired works, whose terms Tantivy keeps until a merge: a superset of the full build's)
         assert ix._vocab is not None and fx._vocab is not None
         assert ix._vocab.maybe_words(["tabular", "anomaly", "tabulra"]) == ["tabular", "anomaly"]
-        assert set(fx._vocab._listed().tolist()) <= set(ix._vocab._listed().tolist())
+        assert set(fx._vocab._a.tolist()) <= set(ix._vocab._a.tolist())
         assert ix._respellings("attention for tabulra anomaly") == ["attention for tabular anomaly"]
     assert full.works == 3
 
