@@ -23,16 +23,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from bench_references import DEFAULT_SHARED, REPO, Tree, _export, write_workload
+from bench_references import DEFAULT_SHARED, REPO, Tree, _export, _run, write_workload
 
 #: ``python -c`` body: the tree's CLI, counting the modules loaded and the distinct regular
 #: expressions compiled (at import: while a module body runs; at run: later), printed as JSON on
@@ -64,22 +62,10 @@ from citejudge.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 
-_CLI = "import sys; from citejudge.cli import main; sys.exit(main(sys.argv[1:]))"
-
 
 def _timed(tree: Tree, args: list[str]) -> tuple[float, float]:
     """(wall ms, CPU ms of the process and its children) of the tree's CLI with ``args``."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-c", _CLI, *args], env=tree.env, capture_output=True, text=True
-    )
-    wall = time.perf_counter() - t
-    if done.returncode:
-        tail = "\n".join(done.stderr.strip().splitlines()[-10:])
-        raise SystemExit(f"{tree.name}: citejudge {' '.join(args[:2])} failed:\n{tail}")
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    wall, cpu = _run(tree, args)
     return 1000 * wall, 1000 * cpu
 
 

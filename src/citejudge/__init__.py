@@ -6,7 +6,7 @@ re-exported here; the implementation lives in the subpackages. The Python API
 :func:`check_documents`, :class:`Result`.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from citejudge.api import (
     Result,
@@ -17,6 +17,7 @@ from citejudge.api import (
     read_document,
 )
 from citejudge.errors import CitejudgeError, ConfigError, InputError, MissingDependencyError
+from citejudge.lazy import lazy_exports
 from citejudge.records import Author, ReadIssue, Redirect, Version, Work
 
 if TYPE_CHECKING:
@@ -25,22 +26,14 @@ if TYPE_CHECKING:
 #: names loaded on first use: the document readers (their finder model, regexes and parsers)
 #: cost start-up time that ``check references`` and ``index build`` do not need
 _LAZY = {
-    name: "citejudge.documents"
+    name: ".documents"
     for name in ("CitingSentence", "Document", "DocumentError", "Marker", "Reference")
 }
 
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str) -> Any:
-    """A lazily exported name (:data:`_LAZY`), imported on first access."""
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'citejudge' has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [

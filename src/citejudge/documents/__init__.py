@@ -13,7 +13,9 @@ library's parser), ``_docx`` (the standard library's zip and XML), ``_plain`` (M
 plain text, and the line-based path the PDF, HTML and Word readers share).
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from citejudge.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from citejudge.documents._build import DocumentError
@@ -39,37 +41,29 @@ if TYPE_CHECKING:
 #: models (``_model``), and a run over item files never loads the readers, the reference
 #: finder or the marker rules
 _LAZY = {
-    "DocumentError": "_build",
-    "Line": "_finder",
-    "load_finder": "_finder",
-    "reference_blocks": "_finder",
-    "split_entries": "_finder",
-    "document_items": "_items",
-    "load_documents": "_items",
-    "summarize_documents": "_items",
-    "find_markers": "_markers",
-    "DOCUMENT_FORMATS": "_model",
-    "CitingSentence": "_model",
-    "Document": "_model",
-    "DocumentSummary": "_model",
-    "Marker": "_model",
-    "Reference": "_model",
-    "SUFFIXES": "_read",
-    "detect_format": "_read",
-    "document_files": "_read",
-    "read_document": "_read",
+    "DocumentError": "._build",
+    "Line": "._finder",
+    "load_finder": "._finder",
+    "reference_blocks": "._finder",
+    "split_entries": "._finder",
+    "document_items": "._items",
+    "load_documents": "._items",
+    "summarize_documents": "._items",
+    "find_markers": "._markers",
+    "DOCUMENT_FORMATS": "._model",
+    "CitingSentence": "._model",
+    "Document": "._model",
+    "DocumentSummary": "._model",
+    "Marker": "._model",
+    "Reference": "._model",
+    "SUFFIXES": "._read",
+    "detect_format": "._read",
+    "document_files": "._read",
+    "read_document": "._read",
 }
 
 
-def __getattr__(name: str) -> Any:
-    """An exported name (:data:`_LAZY`), imported from its module on first access."""
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(f"citejudge.documents.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'citejudge.documents' has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [

@@ -5,7 +5,9 @@ registry, the support-decision protocol and its deciders, answer schemas and pro
 Importing it imports no backend: heavy dependencies load inside a backend's factory.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from citejudge.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from citejudge.judge.cards import ModelCard, load_card
@@ -19,33 +21,25 @@ if TYPE_CHECKING:
 #: exported name -> its module, imported on first access: a run without a model (``--no-llm``)
 #: imports only the modules it uses (the passage selection and its numpy stay out)
 _LAZY = {
-    "ModelCard": "cards",
-    "load_card": "cards",
-    "Judge": "core",
-    "JudgeBackend": "core",
-    "Sampling": "core",
-    "SupportDecider": "decide",
-    "SupportDecision": "decide",
-    "SupportQuestion": "decide",
-    "SupportForm": "deciders",
-    "card_support_decider": "deciders",
-    "support_decider": "deciders",
-    "render": "prompts",
-    "make_backend": "registry",
-    "JudgeAnswer": "schemas",
-    "schema_of": "schemas",
+    "ModelCard": ".cards",
+    "load_card": ".cards",
+    "Judge": ".core",
+    "JudgeBackend": ".core",
+    "Sampling": ".core",
+    "SupportDecider": ".decide",
+    "SupportDecision": ".decide",
+    "SupportQuestion": ".decide",
+    "SupportForm": ".deciders",
+    "card_support_decider": ".deciders",
+    "support_decider": ".deciders",
+    "render": ".prompts",
+    "make_backend": ".registry",
+    "JudgeAnswer": ".schemas",
+    "schema_of": ".schemas",
 }
 
 
-def __getattr__(name: str) -> Any:
-    """An exported name (:data:`_LAZY`), imported from its module on first access."""
-    if name in _LAZY:
-        import importlib
-
-        value = getattr(importlib.import_module(f"citejudge.judge.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'citejudge.judge' has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [
