@@ -26,7 +26,6 @@ if TYPE_CHECKING:
         DOCUMENT_FORMATS,
         CitingSentence,
         Document,
-        DocumentSummary,
         Marker,
         Reference,
     )
@@ -36,6 +35,7 @@ if TYPE_CHECKING:
         document_files,
         read_document,
     )
+    from citejudge.documents._summary import DocumentSummary
 
 #: exported name -> its module, imported on first access: the run manifest needs only the
 #: models (``_model``), and a run over item files never loads the readers, the reference
@@ -53,7 +53,7 @@ _LAZY = {
     "DOCUMENT_FORMATS": "._model",
     "CitingSentence": "._model",
     "Document": "._model",
-    "DocumentSummary": "._model",
+    "DocumentSummary": "._summary",
     "Marker": "._model",
     "Reference": "._model",
     "SUFFIXES": "._read",

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from citejudge.documents._build import DocumentError
-from citejudge.documents._model import Document, DocumentSummary, UnresolvedMarker, document_items
+from citejudge.documents._model import Document, document_items
+from citejudge.documents._summary import DocumentSummary, UnresolvedMarker
 from citejudge.io import Item, ItemError
 
 __all__ = [
