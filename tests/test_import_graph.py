@@ -38,7 +38,8 @@ LAYERS: list[set[str]] = [
         "resources",
         "schemas",
         "native",
-    },  # leaves: import no other part (native: the C module's loader)
+        "lazy",
+    },  # leaves: import no other part (native: the C module's loader; lazy: lazy exports)
 ]
 
 

@@ -13,29 +13,60 @@ library's parser), ``_docx`` (the standard library's zip and XML), ``_plain`` (M
 plain text, and the line-based path the PDF, HTML and Word readers share).
 """
 
-from citejudge.documents._build import DocumentError
-from citejudge.documents._finder import Line, load_finder, reference_blocks, split_entries
-from citejudge.documents._items import (
-    DocumentSummary,
-    document_items,
-    load_documents,
-    summarize_documents,
-)
-from citejudge.documents._markers import find_markers
-from citejudge.documents._model import (
-    DOCUMENT_FORMATS,
-    CitingSentence,
-    Document,
-    Marker,
-    Reference,
-)
-from citejudge.documents._read import (
-    SUFFIXES,
-    detect_format,
-    document_files,
-    read_along,
-    read_document,
-)
+from typing import TYPE_CHECKING
+
+from citejudge.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from citejudge.documents._build import DocumentError
+    from citejudge.documents._finder import Line, load_finder, reference_blocks, split_entries
+    from citejudge.documents._items import document_items, load_documents, summarize_documents
+    from citejudge.documents._markers import find_markers
+    from citejudge.documents._model import (
+        DOCUMENT_FORMATS,
+        CitingSentence,
+        Document,
+        Marker,
+        Reference,
+    )
+    from citejudge.documents._read import (
+        SUFFIXES,
+        detect_format,
+        document_files,
+        read_along,
+        read_document,
+    )
+    from citejudge.documents._summary import DocumentSummary
+
+#: exported name -> its module, imported on first access: the run manifest needs only the
+#: models (``_model``), and a run over item files never loads the readers, the reference
+#: finder or the marker rules
+_LAZY = {
+    "DocumentError": "._build",
+    "Line": "._finder",
+    "load_finder": "._finder",
+    "reference_blocks": "._finder",
+    "split_entries": "._finder",
+    "document_items": "._items",
+    "load_documents": "._items",
+    "summarize_documents": "._items",
+    "find_markers": "._markers",
+    "DOCUMENT_FORMATS": "._model",
+    "CitingSentence": "._model",
+    "Document": "._model",
+    "DocumentSummary": "._summary",
+    "Marker": "._model",
+    "Reference": "._model",
+    "SUFFIXES": "._read",
+    "detect_format": "._read",
+    "document_files": "._read",
+    "read_along": "._read",
+    "read_document": "._read",
+}
+
+
+__getattr__ = lazy_exports(__name__, _LAZY)
+
 
 __all__ = [
     "DOCUMENT_FORMATS",

@@ -50,10 +50,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
-import numpy as np
 import tantivy
 
 from citejudge import native
@@ -61,17 +60,13 @@ from citejudge.errors import CitejudgeError, IndexError_
 from citejudge.ids import arxiv_from_doi
 from citejudge.index._malloc import allocate_large_from_os, return_freed_memory
 from citejudge.index.codec import LEVELS, TRAIN_SAMPLES, Fields, RecordCodec, train_dictionary
-from citejudge.index.lookup import (
-    FENCE_FILE,
-    LOOKUP_FILE,
-    U64,
-    LookupFile,
-    LookupWriter,
-    key_hash,
-)
+from citejudge.index.lookup import FENCE_FILE, LOOKUP_FILE, LookupFile, LookupWriter, key_hash
 from citejudge.index.vocab import VOCAB_FILE, write_vocabulary
 from citejudge.records import ReadIssue, Redirect, Work
 from citejudge.text.normalize import fold
+
+if TYPE_CHECKING:
+    from citejudge.index.lookup import U64
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -716,6 +711,8 @@ class _Writer:
 
     def add_batch(self, batch: Batch) -> None:
         """Insert rows numbered and laid out by :func:`_part_messages`."""
+        import numpy as np  # (here and below: opening an index for lookups needs no numpy)
+
         seqs, ids, blobs, titles, keys, counts = batch
         if not seqs:
             return
@@ -766,6 +763,8 @@ class _Writer:
 
         Returns the map from provisional to final rowids (for the lookup keys).
         """
+        import numpy as np
+
         parts = sorted(self.part_rows)
         firsts: list[int] = []  # final rowid before the first row of each part
         nxt = self.new_base - 1
@@ -794,6 +793,8 @@ class _Writer:
 
     def finish(self) -> tuple[int, int, int]:
         """Resolve upserts, create indexes, commit Tantivy; return (works, redirects, dups)."""
+        import numpy as np
+
         db = self.db
         # Tantivy writes out the titles its indexing heap holds while SQLite lays the rows out,
         # so that the flush's transient memory comes on top of what the build holds while

@@ -23,11 +23,15 @@ import zlib
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
+from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:  # (numpy loads in the build's functions: a reader of the file does without it)
+    import numpy as np
+    import numpy.typing as npt
+
+    U64 = npt.NDArray[np.uint64]
 
 __all__ = ["FENCE_FILE", "LOOKUP_FILE", "LookupFile", "LookupWriter", "key_hash"]
 
@@ -39,11 +43,9 @@ FENCE_STRIDE = 2048
 RUN_ENTRIES = 1 << 22  # pairs held in memory before a sorted run goes to disk (48 MiB)
 BUCKET_BITS = 12  # runs record where each 1/4096th of the hash space begins in them
 MERGE_ENTRIES = 1 << 20  # the merge reads consecutive buckets until it holds about this many pairs
-_LOW = np.uint64(0xFFFFFFFF)
+_LOW = 0xFFFFFFFF
 _CHUNK = 1 << 18  # pairs a step of the spill (positions packed, rowids gathered and written)
-_SHIFT = np.uint64(32)
-
-U64 = npt.NDArray[np.uint64]
+_SHIFT = 32
 
 
 def key_hash(key: str) -> int:
@@ -71,6 +73,8 @@ class LookupWriter:
 
     def add(self, hashes: Sequence[int], rows: Sequence[int] | U64) -> None:
         """Append pairs (``hashes[i]`` of row ``rows[i]``)."""
+        import numpy as np
+
         self._h.extend(hashes)
         if isinstance(rows, np.ndarray):  # (one copy of the buffer, not an int at a time)
             self._s.frombytes(rows.astype(np.uint64, copy=False).tobytes())
@@ -85,11 +89,13 @@ class LookupWriter:
         Sorted in place as packed ``hash << 32 | position`` and written in chunks: the spill
         needs 12 bytes a pair besides the buffers (a lexsort of copies needed 32).
         """
+        import numpy as np
+
         n = len(self._h)
         if not n:
             return
         packed = np.frombuffer(self._h, dtype=np.uint32).astype(np.uint64)
-        packed <<= _SHIFT
+        packed <<= np.uint64(_SHIFT)
         for i in range(0, n, _CHUNK):
             packed[i : i + _CHUNK] |= np.arange(i, min(i + _CHUNK, n), dtype=np.uint64)
         packed.sort()
@@ -98,14 +104,18 @@ class LookupWriter:
         rows = np.frombuffer(self._s, dtype=np.uint64)
         with sp.open("wb") as f:
             for i in range(0, n, _CHUNK):
-                f.write(rows[packed[i : i + _CHUNK] & _LOW].astype("<u8", copy=False).tobytes())
+                f.write(
+                    rows[packed[i : i + _CHUNK] & np.uint64(_LOW)]
+                    .astype("<u8", copy=False)
+                    .tobytes()
+                )
         del rows
         self._h, self._s = array("I"), array("Q")
-        packed >>= _SHIFT
+        packed >>= np.uint64(_SHIFT)
         h = packed.astype(np.uint32)
         del packed
         h.astype("<u4", copy=False).tofile(hp)
-        self._runs.append((hp, sp, _bounds(h, _STARTS.astype(np.uint32)).astype(np.uint32)))
+        self._runs.append((hp, sp, _bounds(h, _starts().astype(np.uint32)).astype(np.uint32)))
 
     def finish(
         self,
@@ -123,10 +133,12 @@ class LookupWriter:
         Slices are read into memory a stretch of buckets at a time (not memory-mapped), so the
         merge holds one stretch (:func:`_stretches`) whatever the size of the world.
         """
+        import numpy as np
+
         self.spill()
         if old is not None and not (old.exists() and old.stat().st_size):
             old = None  # nothing to carry over
-        old_at = _bounds(_read(old), _STARTS << _SHIFT) if old is not None else None
+        old_at = _bounds(_read(old), _starts() << np.uint64(_SHIFT)) if old is not None else None
         dropped = _DropSet(drop) if drop is not None and len(drop) else None
         tmp = out.with_name(out.name + ".tmp")
         total = 0
@@ -142,7 +154,7 @@ class LookupWriter:
                     if j > i:
                         ours = remap(_slice(sp, "<u8", i, j))
                         theirs = _slice(hp, "<u4", i, j).astype(np.uint64)
-                        pieces.append((theirs << _SHIFT) | ours)
+                        pieces.append((theirs << np.uint64(_SHIFT)) | ours)
                 if not pieces:
                     continue
                 chunk = np.concatenate(pieces)
@@ -164,7 +176,13 @@ class LookupWriter:
         return total
 
 
-_STARTS = np.arange(1 << BUCKET_BITS, dtype=np.uint64) << np.uint64(32 - BUCKET_BITS)
+@cache
+def _starts() -> U64:
+    """The first hash of each bucket (the top :data:`BUCKET_BITS` bits), shifted to 32 bits."""
+    import numpy as np
+
+    out: U64 = np.arange(1 << BUCKET_BITS, dtype=np.uint64) << np.uint64(32 - BUCKET_BITS)
+    return out
 
 
 def _sorted_set(a: U64) -> U64:
@@ -173,6 +191,8 @@ def _sorted_set(a: U64) -> U64:
     (numpy 2.3's ``np.unique`` took 1.0 s for a million uint64, against 0.04 s sorting and
     masking: it was 8 of the 13 s a 1M-work build spent after reading.)
     """
+    import numpy as np
+
     s = np.sort(a)
     if s.size < 2:
         return s
@@ -193,22 +213,28 @@ class _DropSet:
     Memory is 24 to 40 bytes a dropped rowid, whatever the size of the world.
     """
 
-    _MUL = np.uint64(0x9E3779B97F4A7C15)  # (Fibonacci hashing: 2^64 / golden ratio, odd)
+    _MUL = 0x9E3779B97F4A7C15  # (Fibonacci hashing: 2^64 / golden ratio, odd)
 
     def __init__(self, rowids: U64) -> None:
+        import numpy as np
+
         self.rowids = _sorted_set(rowids.astype(np.uint64, copy=False))
         self.bits = max(10, int(self.rowids.size * 16 - 1).bit_length())
         self.table = np.zeros(1 << self.bits, dtype=bool)
         self.table[self._slots(self.rowids)] = True
 
     def _slots(self, rowids: U64) -> U64:
+        import numpy as np
+
         with np.errstate(over="ignore"):  # (the product wraps around, as it should)
-            out: U64 = (rowids * self._MUL) >> np.uint64(64 - self.bits)
+            out: U64 = (rowids * np.uint64(self._MUL)) >> np.uint64(64 - self.bits)
         return out
 
     def without(self, entries: U64) -> U64:
         """``entries`` (``hash << 32 | rowid``) but those of the dropped rowids, in order."""
-        rowids = entries & _LOW
+        import numpy as np
+
+        rowids = entries & np.uint64(_LOW)
         maybe = np.flatnonzero(self.table[self._slots(rowids)])
         if not maybe.size:
             return entries
@@ -225,6 +251,8 @@ class _DropSet:
 
 def _slice(path: Path, dtype: str, i: int, j: int) -> U64:
     """Items ``i`` to ``j`` of the flat array file ``path`` (read, not mapped)."""
+    import numpy as np
+
     size = np.dtype(dtype).itemsize
     out: U64 = np.fromfile(path, dtype=dtype, count=j - i, offset=i * size)
     return out
@@ -232,6 +260,8 @@ def _slice(path: Path, dtype: str, i: int, j: int) -> U64:
 
 def _bounds(a: npt.NDArray[np.generic], starts: npt.NDArray[np.generic]) -> npt.NDArray[np.int64]:
     """Where each bucket of the sorted ``a`` begins (``starts``: first values), and its end."""
+    import numpy as np
+
     return np.append(np.searchsorted(a, starts), a.size).astype(np.int64)
 
 
@@ -241,7 +271,9 @@ def _stretches(bounds: list[npt.NDArray[np.int64 | np.uint32]]) -> list[tuple[in
     A stretch is at least one bucket, so its size is bounded by the largest of one bucket and
     ``MERGE_ENTRIES``.
     """
-    nb = _STARTS.size
+    import numpy as np
+
+    nb = _starts().size
     sizes = np.zeros(nb, dtype=np.int64)
     for at in bounds:
         sizes += np.diff(at.astype(np.int64))
@@ -257,6 +289,8 @@ def _stretches(bounds: list[npt.NDArray[np.int64 | np.uint32]]) -> list[tuple[in
 
 
 def _read(path: Path) -> U64:
+    import numpy as np
+
     if path.stat().st_size == 0:
         return np.empty(0, np.uint64)
     return np.memmap(path, dtype="<u8", mode="r")
@@ -280,16 +314,21 @@ class LookupFile:
         if sys.byteorder == "little":
             self._a: Sequence[int] = memoryview(data).cast("Q")
         else:  # the file is little-endian: a big-endian host reads a converted copy
-            self._a = array("Q", np.frombuffer(data, dtype="<u8").astype(np.uint64).tobytes())
+            swapped = array("Q", bytes(data))
+            swapped.byteswap()
+            self._a = swapped
         n = len(self._a)
         fence_path = path.with_name(FENCE_FILE)
+        # an array, not a list: 8 bytes an entry (~24 MiB for the whole OpenAlex, a list would
+        # take five times that) and faster to bisect once it outgrows the CPU caches
+        fence = array("Q")
         if fence_path.is_file() and fence_path.stat().st_size == -(-n // FENCE_STRIDE) * 8:
-            # an array, not a list: 8 bytes an entry (~24 MiB for the whole OpenAlex, a list
-            # would take five times that) and faster to bisect once it outgrows the CPU caches
-            fence = np.fromfile(fence_path, dtype="<u8").astype(np.uint64)
+            fence.frombytes(fence_path.read_bytes())
+            if sys.byteorder != "little":
+                fence.byteswap()
         else:  # (a file written without its fence)
-            fence = np.array(self._a[::FENCE_STRIDE], dtype=np.uint64)
-        self._fence: Sequence[int] = array("Q", fence.tobytes())
+            fence.extend(self._a[::FENCE_STRIDE])
+        self._fence: Sequence[int] = fence
 
     def __len__(self) -> int:
         return len(self._a)

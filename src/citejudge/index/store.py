@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-import numpy as np
 import tantivy
 from rapidfuzz import fuzz
 
@@ -602,18 +601,22 @@ class WorldIndex:
         itself, but the works two such blocks of the query share are few: they are taken too.
         """
         rowids: set[int] = set()
-        common: list[Any] = []
+        common: list[list[int]] = []
         for block in blocks:
             rows = self._lookup.rows(key_hash(block), BLOCK_PAIR_MAX + 1)
             if len(rows) <= BLOCK_MAX:
                 rowids.update(rows)
             elif len(rows) <= BLOCK_PAIR_MAX:
-                common.append(np.array(rows, dtype=np.uint64))
-        for i, a in enumerate(common):
-            for b in common[i + 1 :]:
-                both = np.intersect1d(a, b, assume_unique=True)
-                if len(both) <= BLOCK_MAX:
-                    rowids.update(both.tolist())
+                common.append(rows)
+        if len(common) > 1:
+            import numpy as np  # (loaded here, by the first query that has two such blocks)
+
+            arrays = [np.array(rows, dtype=np.uint64) for rows in common]
+            for i, a in enumerate(arrays):
+                for b in arrays[i + 1 :]:
+                    both = np.intersect1d(a, b, assume_unique=True)
+                    if len(both) <= BLOCK_MAX:
+                        rowids.update(both.tolist())
         return rowids
 
     def _any_close(self, hits: list[tuple[float, Any]], query: str) -> bool:

@@ -9,8 +9,8 @@ works, 12 at 8M, dozens at the whole OpenAlex): the cost of a typo grew with the
 ``vocab.u64`` lists the title words that begin with an ASCII letter or digit
 (:data:`PREFIXES`), as 64-bit entries ``chunk << 32 | crc32(word)`` sorted (``chunk``: the
 position of the first character in :data:`PREFIXES`, so that the file is written one first
-character at a time, in order, and memory holds one such chunk of the dictionary). One
-vectorised binary search over a memory map tells which strings may be words; only those go to
+character at a time, in order, and memory holds one such chunk of the dictionary). A binary
+search over a memory map tells which strings may be words; only those go to
 Tantivy, which still gives every frequency. A string whose entry is absent is no word (every
 word of those first characters is in the file), so answers are those of Tantivy alone.
 Strings of any other first character always go to Tantivy.
@@ -25,14 +25,15 @@ rewrite the file answers through Tantivy alone.
 
 from __future__ import annotations
 
-import itertools
+import mmap
 import os
+import sys
 import zlib
+from array import array
+from bisect import bisect_left
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 __all__ = ["PREFIXES", "VOCAB_FILE", "Vocabulary", "write_vocabulary"]
 
@@ -49,6 +50,8 @@ def write_vocabulary(searcher: Any, field: str, path: Path) -> int:
     holds one chunk of it, and replaces ``path`` at the end (written beside, then moved).
     Returns the number of entries written.
     """
+    import numpy as np
+
     tmp = path.with_name(path.name + ".tmp")
     n = 0
     letters: set[str] = set()
@@ -80,30 +83,41 @@ class Vocabulary:
         size = path.stat().st_size
         if size % 8:
             raise ValueError(f"{path}: {size} bytes, not a whole number of entries")
-        a = np.memmap(path, dtype="<u8", mode="r") if size else np.zeros(0, "<u8")
+        self._mm: mmap.mmap | None = None
+        data: Any = b""
+        if size:
+            with path.open("rb") as f:
+                self._mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            data = self._mm
+        # (searched with bisect: opening an index and checking a typo import no numpy, whose
+        # import cost more than a run of a few citations spends in this search)
+        entries: Sequence[int] = memoryview(data).cast("Q")
+        if sys.byteorder != "little":  # the file is little-endian: a big-endian host converts
+            swapped = array("Q", bytes(data))
+            swapped.byteswap()
+            entries = swapped
         #: every entry of the file (words, then the alphabet)
-        self.entries = len(a)
-        split = int(np.searchsorted(a, np.uint64(len(PREFIXES) << 32)))
-        self._a = a[:split]
+        self.entries = len(entries)
+        self._split = bisect_left(entries, len(PREFIXES) << 32)
+        self._a = entries[: self._split]
         #: the letters other than ASCII that listed words contain, in code point order
-        self.alphabet = "".join(chr(int(e) & 0xFFFFFFFF) for e in a[split:])
+        self.alphabet = "".join(chr(e & 0xFFFFFFFF) for e in entries[self._split :])
 
     def __len__(self) -> int:
         """Number of words listed."""
-        return len(self._a)
+        return self._split
 
     def maybe_words(self, strings: Sequence[str]) -> list[str]:
         """Those of ``strings`` that may be title words (in order): all but proven non-words."""
-        n = len(strings)
-        chunks = np.fromiter(
-            map(_CHUNK.get, [s[:1] for s in strings], itertools.repeat(-1)), np.int64, n
-        )
-        crcs = np.fromiter(map(zlib.crc32, map(str.encode, strings)), np.uint64, n)
-        listed = chunks >= 0
-        keep = ~listed
-        a = self._a
-        if len(a):
-            keys = (chunks.astype(np.uint64) << np.uint64(32)) | crcs
-            at = np.minimum(np.searchsorted(a, keys), len(a) - 1)
-            keep |= a[at] == keys
-        return [s for s, k in zip(strings, keep.tolist(), strict=True) if k]
+        a, n, chunk = self._a, self._split, _CHUNK.get
+        out: list[str] = []
+        for s in strings:
+            c = chunk(s[:1])
+            if c is None:  # (a first character the file does not list: Tantivy decides)
+                out.append(s)
+            elif n:
+                key = c << 32 | zlib.crc32(s.encode())
+                i = bisect_left(a, key, 0, n)
+                if i < n and a[i] == key:
+                    out.append(s)
+        return out

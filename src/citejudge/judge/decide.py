@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from citejudge.judge.passages import PassageSelection
+if TYPE_CHECKING:  # (annotations only: numpy loads with the passage code that makes one)
+    from citejudge.judge.passages import PassageSelection
 
 __all__ = ["DeciderKind", "SupportDecider", "SupportDecision", "SupportLabel", "SupportQuestion"]
 

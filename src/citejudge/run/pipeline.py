@@ -24,12 +24,11 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from pydantic import ValidationError
 
-from citejudge.documents import Document, DocumentError
 from citejudge.errors import ConfigError
 from citejudge.hashing import code_revision, package_versions
 from citejudge.io import Item, ItemError, OutputLine, dumps_line
@@ -61,6 +60,11 @@ from citejudge.run.store import (
 )
 from citejudge.schema import schema_hash
 from citejudge.tasks.protocol import TASKS, TaskSpec, load_task
+
+if TYPE_CHECKING:  # (documents load only when a run reads documents; rich when it shows progress)
+    from rich.progress import Progress
+
+    from citejudge.documents import Document, DocumentError
 
 __all__ = [
     "DOC_ITEMS",
@@ -285,6 +289,11 @@ class _Progress:
     """Progress on stderr: a bar on a terminal, a line every 10 s otherwise; redraws are throttled."""
 
     def __init__(self, task: str, total: int, done: int, quiet: bool) -> None:
+        self.task, self.total, self.done, self.quiet = task, total, done, quiet
+        self.last_log = self.last_update = time.perf_counter()
+        self.progress: Progress | None = None
+        if quiet:  # (nothing to show: rich is not even imported)
+            return
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -295,7 +304,6 @@ class _Progress:
         )
 
         self.console = Console(stderr=True, highlight=False)
-        self.task, self.total, self.done, self.quiet = task, total, done, quiet
         self.tty = sys.stderr.isatty()
         self.progress = Progress(
             TextColumn("[bold]{task.description}"),
@@ -306,23 +314,26 @@ class _Progress:
             TextColumn("errors: {task.fields[errors]}"),
             TimeRemainingColumn(),
             console=self.console,
-            disable=quiet or not self.tty,
+            disable=not self.tty,
             transient=False,
         )
         self.bar = self.progress.add_task(
             task, total=total, completed=done, rate="-", nomodel=0, errors=0
         )
-        self.last_log = self.last_update = time.perf_counter()
 
     def __enter__(self) -> _Progress:
-        self.progress.__enter__()
+        if self.progress is not None:
+            self.progress.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.progress.__exit__(None, None, None)
+        if self.progress is not None:
+            self.progress.__exit__(None, None, None)
 
     def update(self, summary: RunSummary, t0: float) -> None:
         """Show the counts after one more line (at most every 0.1 s, and at the last line)."""
+        if self.progress is None:
+            return
         n = summary.processed
         now = time.perf_counter()
         if now - self.last_update < 0.1 and self.done + n < self.total:

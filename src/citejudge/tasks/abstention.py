@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
 __all__ = ["AbstentionCheck", "detect_abstention"]
@@ -43,18 +44,28 @@ _CS = [
     r"\b(?:doporucuji|doporucuju) (?:si )?(?:to )?(?:overit|zkontrolovat|nahlednout)",
     r"\bbez (?:pristupu|overeni|nahlednuti)\b",
 ]
-_PATTERNS = [re.compile(p) for p in _EN + _CS]
 # Words that indicate an actual content claim about a work ("showed", "found", numbers...).
 # "what the paper reports", "co článek uvádí": references to the source's content, not claims.
-_INDIRECT = re.compile(
+_INDIRECT = (
     r"\b(?:what|whether|if|how|co|zda|jestli|jak)\b[^.,;]{0,40}?\b(?:it|they|the \w+|clanek|zdroj|studie|autori)?\s*"
     r"(?:\w+\s){0,2}\w+(?:s|ed|i|e|uje|uji)?\b[^.,;]*"
 )
-_CLAIM_MARKERS = re.compile(
+_CLAIM_MARKERS = (
     r"\b(?:show(?:s|ed|n)?|found|find(?:s|ing)?|report(?:s|ed)?|demonstrat\w*|conclud\w*|propos\w*|"
     r"introduc\w*|increas\w*|decreas\w*|reduc\w*|improv\w*|achiev\w*|outperform\w*|"
     r"ukazal\w*|zjistil\w*|prokazal\w*|uvad\w*|navrh\w*|zvys\w*|sniz\w*)\b|\d+(?:\.\d+)?\s?%"
 )
+
+
+@cache
+def _patterns() -> tuple[tuple[re.Pattern[str], ...], re.Pattern[str], re.Pattern[str]]:
+    """The abstention markers, the indirect question and the claim markers, compiled.
+
+    (On the first statement checked: an item without a claim, as most reference checks are,
+    never pays for these 22 patterns.)
+    """
+    markers = tuple(re.compile(p) for p in _EN + _CS)
+    return markers, re.compile(_INDIRECT), re.compile(_CLAIM_MARKERS)
 
 
 @dataclass(frozen=True)
@@ -77,16 +88,17 @@ def detect_abstention(text: str | None) -> AbstentionCheck:
     if not text or not text.strip():
         return AbstentionCheck("no")
     plain = _plain(text[:5000])
-    for pat in _PATTERNS:
+    markers, indirect, claim_markers = _patterns()
+    for pat in markers:
         m = pat.search(plain)
         if m is None:
             continue
         phrase = m.group(0)
         # Remove the abstention clause; if what remains still asserts something, it is unclear.
         rest = (plain[: m.start()] + " " + plain[m.end() :]).strip()
-        rest = _INDIRECT.sub(" ", rest)
+        rest = indirect.sub(" ", rest)
         words = re.findall(r"[a-z]{3,}", rest)
-        if _CLAIM_MARKERS.search(rest) and len(words) >= 6:
+        if claim_markers.search(rest) and len(words) >= 6:
             return AbstentionCheck("unclear", phrase)
         return AbstentionCheck("yes", phrase)
     return AbstentionCheck("no")

@@ -16,7 +16,7 @@ import datetime as _dt
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import (
     BaseModel,
@@ -40,11 +40,12 @@ from citejudge.match.resolve import FieldResult, WorldLookup, check_citation
 from citejudge.match.venues import compare_venue
 from citejudge.readers.metadata import parse_item_citation
 from citejudge.records import Work
-from citejudge.sources import SourceStore
 from citejudge.tasks.abstention import detect_abstention
-from citejudge.tasks.content import ContentCase, Evidence, find_evidence, judge_content
 from citejudge.tasks.protocol import Checker, JudgeFactory, TaskOptions
 from citejudge.text.sentences import evidence_units
+
+if TYPE_CHECKING:  # (the source store loads only with ``--fulltext``)
+    from citejudge.sources import SourceStore
 
 __all__ = [
     "CONTENT_NOT_JUDGED",
@@ -530,11 +531,17 @@ class ContentStage:
     def _store(self) -> SourceStore | None:
         """The source store of ``fulltext_dir`` (opened once), for web pages cited by address."""
         if self._source_store is None and self.fulltext_dir is not None:
+            from citejudge.sources import SourceStore
+
             self._source_store = SourceStore.open(self.fulltext_dir)
         return self._source_store
 
     def apply(self, pairs: list[tuple[Item, OutputLine]]) -> None:
         """Fill in ``content_grounding`` (and abstention for unclear cases) in place."""
+        # (here, once a batch: a run without a model never loads the passage code and numpy's
+        # share of it)
+        from citejudge.tasks.content import ContentCase, Evidence, find_evidence, judge_content
+
         unclear = [
             (it, ln)
             for it, ln in pairs
@@ -640,11 +647,16 @@ def make_checker(opts: TaskOptions) -> Checker:
 
     world = WorldIndex.open(_index_path(opts))
     fulltext = opts.fulltext_dir
+    store = None
+    if fulltext is not None and fulltext.is_dir():
+        from citejudge.sources import SourceStore
+
+        store = SourceStore.open(fulltext)
     task = ReferencesTask(
         world,
         strict_identifiers=bool(getattr(opts, "strict_identifiers", False)),
         strict_venues=bool(getattr(opts, "strict_venues", False)),
-        store=SourceStore.open(fulltext) if fulltext is not None and fulltext.is_dir() else None,
+        store=store,
     )
     if opts.today_year is not None:
         task.today_year = opts.today_year

@@ -18,16 +18,16 @@ backward array gives, per id, the offset of its record (id, key size, key with i
 from __future__ import annotations
 
 import struct
+from array import array
 from dataclasses import dataclass
-
-import numpy as np
 
 __all__ = ["Weights", "read_weights"]
 
 _HEADER = struct.Struct("<4sI4sIIIIIIIII")
 _CQDB_HEADER = struct.Struct("<4sIIIII")
 _CQDB_BYTEORDER = 0x62445371
-_FEATURE = np.dtype([("type", "<u4"), ("src", "<u4"), ("dst", "<u4"), ("weight", "<f8")])
+_RECORD = struct.Struct("<II")
+_FEATURE = struct.Struct("<IIId")
 
 
 @dataclass(frozen=True)
@@ -51,16 +51,22 @@ def _names(data: bytes, base: int, count: int) -> list[bytes]:
         raise ValueError("not a CRFsuite dictionary")
     if count == 0:
         return []
-    offs = np.frombuffer(data, "<u4", count, base + bwd_offset).astype(np.int64) + base
-    if int(offs.max()) + 8 > base + size:
-        raise ValueError("a CRFsuite dictionary record is out of place")
+    end = base + size
+    try:
+        offsets = struct.unpack_from(f"<{count}I", data, base + bwd_offset)
+    except struct.error as exc:
+        raise ValueError("a CRFsuite dictionary is cut short") from exc
+    out = []
     # each record: its id, its key's size (with the NUL), its key (records are not aligned)
-    raw = np.frombuffer(data, np.uint8)[offs[:, None] + np.arange(8)]
-    rid, ksize = raw.view("<u4").reshape(count, 2).T.astype(np.int64)
-    ends = offs + 8 + ksize
-    if (rid != np.arange(count)).any() or (ksize < 1).any() or int(ends.max()) > base + size:
-        raise ValueError("a CRFsuite dictionary record is out of place")
-    out = [data[a:b] for a, b in zip((offs + 8).tolist(), ends.tolist(), strict=True)]
+    for i, off in enumerate(offsets):
+        off += base
+        if off + 8 > end:
+            raise ValueError("a CRFsuite dictionary record is out of place")
+        rid, ksize = _RECORD.unpack_from(data, off)
+        stop = off + 8 + ksize
+        if rid != i or ksize < 1 or stop > end:
+            raise ValueError("a CRFsuite dictionary record is out of place")
+        out.append(data[off + 8 : stop])
     if not all(key.endswith(b"\0") for key in out):
         raise ValueError("a CRFsuite dictionary key is not ended by NUL")
     return [key[:-1] for key in out]
@@ -80,25 +86,17 @@ def read_weights(data: bytes) -> Weights:
     attrs = {name: i for i, name in enumerate(_names(data, off_attrs, n_attrs))}
     chunk, chunk_size, count = struct.unpack_from("<4sII", data, off_feat)
     start = off_feat + 12
-    if (
-        chunk != b"FEAT"
-        or chunk_size != 12 + _FEATURE.itemsize * count
-        or off_feat + chunk_size > size
-    ):
+    if chunk != b"FEAT" or chunk_size != 12 + _FEATURE.size * count or off_feat + chunk_size > size:
         raise ValueError("the CRFsuite features chunk is out of place")
     n = n_labels
-    feats = np.frombuffer(data, _FEATURE, count, start)
-    kind_, src, dst = feats["type"], feats["src"].astype(np.int64), feats["dst"].astype(np.int64)
-    state_f, trans_f = kind_ == 0, kind_ == 1
-    if (
-        (kind_ > 1).any()
-        or (dst >= n).any()
-        or (src[state_f] >= n_attrs).any()
-        or (src[trans_f] >= n).any()
+    # (a struct loop, not numpy: the parser's first citation would otherwise import numpy,
+    # ~50 ms of every process's start-up; the weights are the same doubles)
+    state = array("d", bytes(8 * n_attrs * n))
+    trans = array("d", bytes(8 * n * n))
+    for kind_, src, dst, weight in _FEATURE.iter_unpack(
+        data[start : start + _FEATURE.size * count]
     ):
-        raise ValueError("a CRFsuite feature is out of range")
-    state = np.zeros(n_attrs * n, np.float64)
-    state[src[state_f] * n + dst[state_f]] = feats["weight"][state_f]
-    trans = np.zeros(n * n, np.float64)
-    trans[src[trans_f] * n + dst[trans_f]] = feats["weight"][trans_f]
+        if dst >= n or kind_ > 1 or src >= (n_attrs if kind_ == 0 else n):
+            raise ValueError("a CRFsuite feature is out of range")
+        (state if kind_ == 0 else trans)[src * n + dst] = weight
     return Weights(labels, attrs, state.tobytes(), trans.tobytes())
