@@ -837,14 +837,30 @@ def add_noise(
             m = rng.choice(words)
             cut = m.start() + rng.randint(2, len(m.group(0)) - 2)
             sub(cut, cut, " ", c[cut])
-    # a dash between the title and the container ("Long Short-Term Memory — Neural Computation")
-    if DASH_SEPARATOR and rng.random() < DASH_SEPARATOR:
+    # a dash between the title and the container ("Long Short-Term Memory — Neural Computation"),
+    # drawn from a generator of its own seeded by the string: the other noise, and every other
+    # string, stay what they are without it (``rng`` drawn here reshuffled all that followed)
+    if DASH_SEPARATOR:
         s = "".join(t)
-        for m in re.finditer(r"[”\"’»]?[.,:]?\s+(?:In:?\s+)?", s):
-            a, b = m.span()
-            if a and c[a - 1] == "title" and b < len(c) and c[b] == "container":
-                sub(a, b, rng.choice([" — ", " – ", " - ", ". — ", " -- "]), None)
-                break
+        own = random.Random("dash:" + s)
+        if own.random() < DASH_SEPARATOR:
+            for m in re.finditer(r"[”\"’»]?[.,:]?\s+(?:In:?\s+)?", s):
+                a, b = m.span()
+                if a and c[a - 1] == "title" and b < len(c) and c[b] == "container":
+                    sub(a, b, own.choice([" — ", " – ", " - ", ". — ", " -- "]), None)
+                    break
+    # and its counterpart: a title whose subtitle follows a dash ("Looking Ahead to the 5th World
+    # Water Forum — Istanbul 2009", "Faculty Opinions – Post-Publication Peer Review"), where a
+    # dash ends nothing (:data:`TITLE_DASH` of the strings, from the same own generator)
+    if TITLE_DASH:
+        s = "".join(t)
+        own = random.Random("title-dash:" + s)
+        if own.random() < TITLE_DASH:
+            for m in re.finditer(r"\s*:\s+", s):
+                a, b = m.span()
+                if a and c[a - 1] == "title" and b < len(c) and c[b] == "title":
+                    sub(a, b, own.choice([" — ", " – ", " - "]), "title")
+                    break
     return "".join(t), c
 
 
@@ -852,6 +868,9 @@ def add_noise(
 #: the shipped model was trained on and ``eval_parser.py --noisy`` scores; ``train_parser.py
 #: --dash-separator`` sets it for training
 DASH_SEPARATOR = 0.0
+#: how often :func:`add_noise` turns a title's subtitle colon into a spaced dash (0 for the
+#: shipped model; ``train_parser.py --title-dash``)
+TITLE_DASH = 0.0
 
 
 def dashes_for_authors(
