@@ -8,7 +8,9 @@ false-positive rate on faithful items, accuracy per style and per fault, the ite
 "Yes" with an unverified field (by fault and field), refs/s.
 ``--errors FILE`` writes the misclassified items with their verdicts and details.
 
-    python scripts/bench_rendered.py [--works PATH] [--sample N] [--per-work N] [--seed S] [--errors errs.jsonl]
+``--model-dir DIR`` parses with a candidate parser model (``train_parser.py --out DIR``).
+
+    python scripts/bench_rendered.py [--works PATH] [--sample N] [--per-work N] [--seed S] [--errors errs.jsonl] [--model-dir DIR]
 """
 
 from __future__ import annotations
@@ -176,7 +178,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--per-work", type=int, default=None, help="at most N items per work")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--errors", type=Path, help="write misclassified items here (JSONL)")
+    ap.add_argument(
+        "--model-dir",
+        type=Path,
+        default=None,
+        help="parse with the reference parser model written by train_parser.py --out DIR "
+        "(a candidate, before it is shipped) instead of the package's",
+    )
     args = ap.parse_args(argv)
+    if args.model_dir is not None:
+        from citejudge.readers.freetext import _crf
+
+        model = _crf.read_model(args.model_dir)
+        _crf.load_model = lambda: model  # type: ignore[assignment]
     logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)
     if not args.works.is_file():
         sys.stderr.write(f"works file not found at {args.works}\n")
