@@ -40,6 +40,11 @@ from citejudge.readers.freetext._crf import (
 )
 from citejudge.readers.freetext._fields import _best_year
 from citejudge.readers.freetext._ids import _scan_ids
+from citejudge.readers.freetext._repairs import (
+    names_before_title,
+    title_without_lead,
+    unglue_venue,
+)
 from citejudge.readers.freetext._rules import parse_by_rules
 from citejudge.readers.freetext._structure import _parse_markdown
 from citejudge.readers.freetext._vocab import (
@@ -105,6 +110,7 @@ def parse_citation_string(text: str) -> CitedWork:
             # "Knoll 2023IRNeXt: …", "(2022)MSDN: …", "…aggregation”2023": a year glued to
             # the title or its closing quote, in the shapes the tokenizer leaves whole
             md = _GLUED_YEAR_TITLE_RE.sub(" ", md)
+        md = unglue_venue(md, _crf.load_model().featurizer.lexicon.venue)
         if not _parse_markdown(md, work):
             work = _learned_or_rules(md, work)
     except ModelError as exc:
@@ -1108,6 +1114,7 @@ def _title_head_in_names(tokens: list[str], labels: list[str]) -> list[str]:
 def fill_from_labels(tokens: list[str], labels: list[str], work: CitedWork) -> None:
     """Set ``work``'s fields from the labelled tokens (the first span of each field decides)."""
     labels = _title_head_in_names(tokens, _family_after_initials(tokens, labels))
+    labels = names_before_title(tokens, labels)
     labels = _dated_title(_venue_after_names(tokens, _title_after_initials(tokens, labels)))
     if "title" in labels:
         labels = _year_at_title_edge(tokens, labels)
@@ -1127,7 +1134,7 @@ def fill_from_labels(tokens: list[str], labels: list[str], work: CitedWork) -> N
         work.warnings.append("no author list recognised")
     container = first.get("container") or first.get("collection")
     if "title" in first:
-        title, after = _split_quoted(first["title"])
+        title, after = _split_quoted(title_without_lead(first["title"]))
         if not after and not container:
             after = _container_after_title(runs)
             if after:

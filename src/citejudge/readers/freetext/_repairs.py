@@ -1,0 +1,135 @@
+"""Deterministic repairs around the reference parser's CRF (the fourth round, issue 27).
+
+Each repair was chosen on the dev slice of the training part (a model trained with
+``scripts/train_parser.py --dev``, scored by ``scripts/eval_parser.py --dev``) and kept only
+where it made dev strings right and none wrong; the counts are in each docstring. They are
+cheap: a plain substring test runs before any pattern.
+
+- text repairs, before the string is tokenized: a venue's acronym glued to the title's last
+  word, a title and venue glued by ".in." (:func:`unglue_venue`);
+- title repairs, on the title span: an unpunctuated "In:" left at its end, a name before a
+  quoted title (:func:`title_without_lead`);
+- label repairs: names the model read as the title's start after a list conjunction of another
+  language ("a", "e", "y", "und", …; :func:`names_before_title`).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["names_before_title", "title_without_lead", "unglue_venue"]
+
+#: a venue's acronym glued to the last word of a title, as some ABNT and German styles print
+#: "…for Few-Shot Images ClassificationAAAI. Anais" / "…Manipulation AttacksICML, 2021": four
+#: lower-case letters or more, then three capitals or more, then punctuation or the end (or
+#: "DOI:": "… in bacteria. biorxivDOI: 10.…"). Never in a URL, e-mail or identifier (only
+#: letters and hyphens before it in its token).
+_GLUED_ACRONYM_RE = re.compile(
+    r"(?<![^\s(\[“\"'‘«-])((?:[A-Za-z]+-)*[A-Z]?[a-z]{4,})"
+    r"([A-Z]{3,}(?=[.,;]?(?:\s|$))|DOI(?=:))"
+)
+#: a cheap test before :data:`_GLUED_ACRONYM_RE`
+_SMALL_THEN_CAPS_RE = re.compile(r"[a-z][A-Z]{3}|[a-z]DOI:")
+#: a title and a venue glued by ".in.": "…can guide deep learning.in.NeurIPS. s. n."
+_GLUED_IN_RE = re.compile(r"(?<=[a-z?!)])\.in\.(?=[A-Z])")
+
+
+def unglue_venue(text: str, venues: frozenset[str]) -> str:
+    """``text`` with a venue glued to the end of the title set off by a full stop.
+
+    The acronym must be a venue word of the model's lexicon (``venues``, lower case): "AAAI",
+    "ICML", "KDD"; a title word such as "LightCTS:" or "OrdinalCLIP:" stays whole.
+    eval_parser.py --dev, CSL styles: 4 title misses of the acronym shape (two styles), 2
+    containers of "biorxivDOI:" and 4 titles of ".in." (one style), none lost.
+    """
+    if ".in." in text:
+        text = _GLUED_IN_RE.sub(". in ", text)
+    if _SMALL_THEN_CAPS_RE.search(text):
+
+        def split(m: re.Match[str]) -> str:
+            acronym = m.group(2)
+            if acronym != "DOI" and acronym.lower() not in venues:
+                return m.group(0)
+            return f"{m.group(1)}. {acronym}"
+
+        text = _GLUED_ACRONYM_RE.sub(split, text)
+    return text
+
+
+#: "In:" ending a title span with no punctuation before it: "…for circadian chromatin control
+#: In: biorxiv" (a German author-date style prints no full stop after the title)
+_IN_COLON_END_RE = re.compile(r"\s+In:\s*$")
+#: a name, then a comma, then the whole title in quotes: "Hainline, “Development of …”"
+_NAME_THEN_QUOTE_RE = re.compile(
+    r"^(?:[A-Z][\w'’\-]*\.?\s){0,2}[A-Z][\w'’\-]*,\s*([“\"«‘])(.{3,})$", re.S
+)
+_CLOSES = {"“": "”", '"': '"', "«": "»", "‘": "’"}
+
+
+def title_without_lead(text: str) -> str:
+    """The title span without what a style printed before or after the title itself.
+
+    An "In:" at its end with no punctuation before it ("… chromatin control In:") and a name
+    before a quoted title, a label style's author after its label ("Hainline 1992 Hainline,
+    “Development of accommodation …”"). eval_parser.py --dev, CSL styles: 1 and 1 title
+    misses, none lost.
+    """
+    if text.endswith(":") and _IN_COLON_END_RE.search(text):
+        text = _IN_COLON_END_RE.sub("", text)
+    if "," in text[:60]:
+        m = _NAME_THEN_QUOTE_RE.match(text)
+        if m:
+            body = m.group(2).rstrip(" ,.;:")
+            close = _CLOSES[m.group(1)]
+            if body.endswith(close) and close not in body[:-1] and m.group(1) not in body:
+                return m.group(1) + body
+    return text
+
+
+#: the words that join the last two names of a list in other languages' styles
+_NAME_CONJUNCTIONS = frozenset(("a", "e", "y", "i", "und", "et", "och", "og", "en", "ve", "és"))
+_NAME_WORD_RE = re.compile(r"^[A-Z][A-Za-z\u00c0-\u024f'’\-]*[,.]?$")
+_CAPS_FAMILY_RE = re.compile(r"^[A-Z\u00c0-\u00de][A-Z\u00c0-\u00de'’\-]+[,.]?$")
+
+
+def names_before_title(tokens: list[str], labels: list[str]) -> list[str]:
+    """Names after a list's conjunction that the model took for the title's first words.
+
+    ISO 690's Czech "ALIMISIS, Foivos, Peter DAVIES, Bart VANDEREYCKEN a Dan ALISTARH.
+    Distributed …": the title span opens with names (family names in capitals) joined by a
+    conjunction the model did not know, up to the full stop that ends the list. Only after an
+    author span ending with a comma, with a family name in capitals among the words, and a
+    title going on after the stop. eval_parser.py --dev, CSL styles: 1 title miss, none lost.
+    """
+    if "author" not in labels or "title" not in labels:
+        return labels
+    start = labels.index("title")
+    if start == 0 or labels[start - 1] != "author" or not tokens[start - 1].endswith(","):
+        return labels
+    end = start
+    while end < len(labels) and labels[end] == "title" and not tokens[end].endswith("."):
+        end += 1
+    if end >= len(labels) - 1 or labels[end] != "title" or labels[end + 1] != "title":
+        return labels
+    words = tokens[start : end + 1]
+    if not 3 <= len(words) <= 8 or not any(w in _NAME_CONJUNCTIONS for w in words):
+        return labels
+    if not all(w in _NAME_CONJUNCTIONS or _NAME_WORD_RE.match(w) for w in words):
+        return labels
+    chunks: list[list[str]] = [[]]
+    for w in words:
+        if w in _NAME_CONJUNCTIONS:
+            chunks.append([])
+            continue
+        chunks[-1].append(w)
+        if w.endswith(","):
+            chunks.append([])
+    # every name a given name and a family name in capitals: "Bart VANDEREYCKEN"
+    for chunk in chunks:
+        if not (
+            2 <= len(chunk) <= 3
+            and _CAPS_FAMILY_RE.match(chunk[-1])
+            and any(not _CAPS_FAMILY_RE.match(w) for w in chunk[:-1])
+        ):
+            return labels
+    return [*labels[:start], *(["author"] * len(words)), *labels[end + 1 :]]
