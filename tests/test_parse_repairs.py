@@ -10,11 +10,15 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from citejudge.readers.freetext._parser import _rules_win
 from citejudge.readers.freetext._repairs import (
     names_before_title,
+    title_tail_in_container,
     title_without_lead,
     unglue_venue,
+    vancouver_names_before_colon,
 )
+from citejudge.records import CitedWork
 
 VENUES = frozenset({"aaai", "icml", "iclr", "kdd"})
 
@@ -91,6 +95,56 @@ def test_names_after_another_languages_conjunction_leave_the_title() -> None:
         "Novak,/author Petr,/author Rise/title a/title Fall./title Of/title Empires./title"
     )
     assert names_before_title(tokens, labels) == labels
+
+
+def test_vancouver_names_up_to_a_colon_leave_the_title() -> None:
+    tokens, labels = _pairs(
+        "1/number Okafor/author B,/author Lindqvist/author M,/author Tanaka/title H/title "
+        "and/title Moreau/title PJ:/title Gut/title flora/title in/title ageing/title mice./title "
+        "Cell/container Rep/container 4:/volume 1-9,/pages 2019./date"
+    )
+    fixed = vancouver_names_before_colon(tokens, labels)
+    assert fixed[5:10] == ["author"] * 5 and fixed[10] == "title"
+    # the negative: an acronym with a colon opens a title ("Hybrid RL: Using …")
+    tokens, labels = _pairs(
+        "1./number Okafor/author B,/author Lindqvist/author M./author Hybrid/title RL:/title "
+        "Using/title offline/title data./title In:/container ICLR./container 2023/date"
+    )
+    assert vancouver_names_before_colon(tokens, labels) == labels
+
+
+PLACES = frozenset({"australia", "sydney", "canada"})
+
+
+def test_a_place_ending_the_title_leaves_the_container() -> None:
+    tokens, labels = _pairs(
+        "Moss./author Sleep/title habits/title of/title night-shift/title nurses/title in/title "
+        "Toronto,/title Canada./container Nurs/container Res/container 2001;50:12./volume"
+    )
+    fixed = title_tail_in_container(tokens, labels, PLACES)
+    assert fixed[8] == "title" and fixed[9] == "container"
+    # the negative: an abbreviated journal after the comma is the container
+    tokens, labels = _pairs(
+        "Moss,/author A.:/author Sleep/title of/title nurses,/title Clim./container "
+        "Dynam.,/container 33,/volume 2009./date"
+    )
+    assert title_tail_in_container(tokens, labels, PLACES) == labels
+
+
+def _work(raw: str, title: str, venue: str | None) -> CitedWork:
+    return CitedWork(raw=raw, form="string", title=title, venue=venue, authors=["Rao, K."])
+
+
+def test_a_question_and_its_subtitle_stay_one_title() -> None:
+    raw = "RAO, K. et al. Is Attention Enough? Probing Limits of Sparse Transformers. 2021."
+    learned = _work(raw, "Is Attention Enough? Probing Limits of Sparse Transformers", None)
+    ruled = _work(raw, "Is Attention Enough?", "Probing Limits of Sparse Transformers")
+    assert not _rules_win(learned, ruled)
+    # the negative: a periodical after the question is the container
+    raw = "Rao, K. (2014, May 2). Who reads the fine print? The Daily Herald."
+    learned = _work(raw, "Who reads the fine print? The Daily Herald", None)
+    ruled = _work(raw, "Who reads the fine print?", "The Daily Herald")
+    assert _rules_win(learned, ruled)
 
 
 _TEXT = st.text(alphabet=st.sampled_from("abcdeABCDE .,:;-“”\"/in"), max_size=60)
