@@ -143,8 +143,12 @@ def names_before_title(tokens: list[str], labels: list[str]) -> list[str]:
     return [*labels[:start], *(["author"] * len(words)), *labels[end + 1 :]]
 
 
-#: a Vancouver name: a family name and its undotted initials ("Thorpe RJ"), or a conjunction
-_VANCOUVER_NAME_TOKEN_RE = re.compile(r"^(?:[A-Z][A-Za-z\u00c0-\u024f'’\-]+|[A-Z]{1,3},?|and|&)$")
+_FAMILY = r"[A-Z][a-z\u00c0-\u024f'’\-]*[a-z][a-z\u00c0-\u024f'’\-]*"
+#: two names or more in Vancouver's form up to a colon: "Dharmapuri A and Thorpe RJ:", "Roe
+#: B, Doe AC:" (a family name of one or two words, its undotted initials, "," / "and" / "&")
+_VANCOUVER_LIST_RE = re.compile(
+    rf"^(?:{_FAMILY}(?: {_FAMILY})? [A-Z]{{1,3}}(?:, | and | & ))+{_FAMILY}(?: {_FAMILY})? [A-Z]{{1,3}}:$"
+)
 
 
 def vancouver_names_before_colon(tokens: list[str], labels: list[str]) -> list[str]:
@@ -170,16 +174,7 @@ def vancouver_names_before_colon(tokens: list[str], labels: list[str]) -> list[s
         return labels
     if end - start < 3 or end + 1 >= len(labels) or labels[end + 1] != "title":
         return labels
-    last = tokens[end][:-1]
-    if not (1 <= len(last) <= 3 and last.isupper() and last.isalpha()):
-        return labels
-    words = tokens[start:end]
-    if not all(_VANCOUVER_NAME_TOKEN_RE.match(w) for w in words):
-        return labels
-    if not any(w in ("and", "&") or w.endswith(",") for w in words):
-        return labels  # one name only: "Hybrid RL: Using both …" is a title
-    # names alternate: a family name, then initials ("Dharmapuri A and Thorpe")
-    if not words[0][1:2].islower() or not words[-1][1:2].islower():
+    if not _VANCOUVER_LIST_RE.match(" ".join(tokens[start : end + 1])):
         return labels
     return [*labels[:start], *(["author"] * (end + 1 - start)), *labels[end + 1 :]]
 
