@@ -62,11 +62,42 @@ def test_an_unpunctuated_in_and_a_name_before_a_quoted_title_leave_the_title() -
     assert title_without_lead("Marlowe, “Binocular vision in early childhood”,") == (
         "“Binocular vision in early childhood”"
     )
-    # the negatives: "In" without its colon, a quote inside the title, a long lead
+    assert title_without_lead('Ilse [née Brandt]. "Letters from the Eastern Front, 1915."') == (
+        '"Letters from the Eastern Front, 1915."'
+    )
+    assert title_without_lead('Okoro "Timing Closure in Deep Submicron Design,"') == (
+        '"Timing Closure in Deep Submicron Design,"'
+    )
+    # the negatives: "In" without its colon, a quote inside the title, a long lead, a short
+    # quoted word after a bare word
     for title in (
         "Why Everyone Is All In",
         "Marlowe, “Vision” and “Touch” in early childhood",
         "The Discourse of the Novel in Victorian England, “the Real”",
+        "Asking ‘Why.’",
+        "Beyond “Nature and Nurture”",
+    ):
+        assert title_without_lead(title) == title
+
+
+def test_a_medium_an_edition_or_a_translator_after_the_title_leave_it() -> None:
+    assert title_without_lead("Spirited Away [DVD]") == "Spirited Away"
+    assert title_without_lead("Les halles de Bruges au XVe siècle [mémoire inédit]") == (
+        "Les halles de Bruges au XVe siècle"
+    )
+    assert title_without_lead("Applied Regression Analysis, 3rd edition") == (
+        "Applied Regression Analysis"
+    )
+    assert title_without_lead("Das Mietrecht, 4e éd., Zürich/Basel") == "Das Mietrecht"
+    assert title_without_lead("The Institutes of the Christian Religion. Translated by Thomas Norton") == (
+        "The Institutes of the Christian Religion"
+    )
+    # the negatives: an edition or bracket that is the title's own words
+    for title in (
+        "Notes on the 2nd Edition of the Encyclopaedia",
+        "The [Un]making of a Nation",
+        "Translated Lives: Exile and Memory",
+        "Revised Estimates of Stature, 1850",
     ):
         assert title_without_lead(title) == title
 
@@ -129,6 +160,19 @@ def test_a_place_ending_the_title_leaves_the_container() -> None:
         "Dynam.,/container 33,/volume 2009./date"
     )
     assert title_tail_in_container(tokens, labels, PLACES) == labels
+
+
+def test_a_french_catalogue_list_of_capitals_names_is_read_whole() -> None:
+    from citejudge.readers.freetext._parser import _authors
+
+    w = CitedWork(raw="x", form="string")
+    _authors("DUPONT-MOREL, Hélène. FAUCHER, Émile. LEGRAND, Odile.", w)
+    assert w.authors == ["DUPONT-MOREL, Hélène", "FAUCHER, Émile", "LEGRAND, Odile"]
+    # the negatives: the stop before an acronym and a lower-case word, or after an initial
+    from citejudge.readers.freetext._parser import _CAPS_LIST_STOP_RE
+
+    assert not _CAPS_LIST_STOP_RE.search("MARTIN, Paul. UNESCO, the Arts")
+    assert not _CAPS_LIST_STOP_RE.search("MARTIN, P. DUBOIS, Anne")
 
 
 def _work(raw: str, title: str, venue: str | None) -> CitedWork:
