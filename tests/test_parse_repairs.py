@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from citejudge.readers.freetext._parser import _rules_win
 from citejudge.readers.freetext._repairs import (
+    journal_head_back,
     names_before_title,
     title_tail_in_container,
     title_without_lead,
@@ -173,6 +174,32 @@ def test_a_french_catalogue_list_of_capitals_names_is_read_whole() -> None:
 
     assert not _CAPS_LIST_STOP_RE.search("MARTIN, Paul. UNESCO, the Arts")
     assert not _CAPS_LIST_STOP_RE.search("MARTIN, P. DUBOIS, Anne")
+
+
+def test_a_journal_abbreviation_left_on_the_span_before_goes_back_to_it() -> None:
+    tokens, labels = _pairs(
+        "Mercer,/author D.,/author 1998./date Crater/title counts/title on/title old/title "
+        "shields./title Can./title J./container Earth/container Sci./container "
+        "12,/volume 4–9./pages"
+    )
+    assert journal_head_back(tokens, labels)[8] == "container"
+    tokens, labels = _pairs(
+        "(4)/number Abadi,/author R.;/author Voss,/author K./author J./author "
+        "Med./container Chem./container 2011,/date 54,/volume 12–19./pages"
+    )
+    assert journal_head_back(tokens, labels)[5] == "container"
+    # the negatives: an initial ending the title ("… by Henry C. | Geol. Mag."), a "J." of
+    # a list written without semicolons
+    tokens, labels = _pairs(
+        "Mercer,/author D./author Notes/title on/title Henry/title C./title Geol./container "
+        "Mag./container 5./volume"
+    )
+    assert journal_head_back(tokens, labels) == labels
+    tokens, labels = _pairs(
+        "Abadi,/author R.,/author Voss,/author K./author J./author Med./container "
+        "Chem./container 54./volume"
+    )
+    assert journal_head_back(tokens, labels) == labels
 
 
 def _work(raw: str, title: str, venue: str | None) -> CitedWork:

@@ -41,6 +41,7 @@ from citejudge.readers.freetext._crf import (
 from citejudge.readers.freetext._fields import _best_year
 from citejudge.readers.freetext._ids import _scan_ids
 from citejudge.readers.freetext._repairs import (
+    journal_head_back,
     names_before_title,
     title_tail_in_container,
     title_without_lead,
@@ -1149,6 +1150,7 @@ def fill_from_labels(tokens: list[str], labels: list[str], work: CitedWork) -> N
     labels = names_before_title(tokens, labels)
     labels = vancouver_names_before_colon(tokens, labels)
     if "container" in labels:
+        labels = journal_head_back(tokens, labels)
         places = _crf.load_model().featurizer.lexicon.place
         labels = title_tail_in_container(tokens, labels, places)
     labels = _dated_title(_venue_after_names(tokens, _title_after_initials(tokens, labels)))

@@ -20,6 +20,7 @@ import re
 from citejudge.readers.freetext._vocab import _ABBREV_WORDS
 
 __all__ = [
+    "journal_head_back",
     "names_before_title",
     "title_tail_in_container",
     "title_without_lead",
@@ -253,3 +254,44 @@ def title_tail_in_container(
         if core.lower() in _ABBREV_WORDS or core.lower() not in places:
             return labels
     return [*labels[:start], *(["title"] * (end + 1 - start)), *labels[end + 1 :]]
+
+
+#: an abbreviated word of a journal's name: "Aust.", "Geol.", "J.", "Org."
+_ABBREV_TOKEN_RE = re.compile(r"^[A-Z][a-z]{0,5}\.$")
+_INITIAL_RE = re.compile(r"^(?:[A-Z]\.-?){1,3}$")
+
+
+def journal_head_back(tokens: list[str], labels: list[str]) -> list[str]:
+    """The first abbreviation of a journal's name, which the model left on the span before.
+
+    "… terrestrial impacts. Aust. | Geol. Geophys. J. 16": the title's last token an
+    abbreviation after a sentence's full stop; ACS without titles, "…; Len, C. J. | Org. Chem.
+    2014, 79": the "J." read as the last author's second initial. In both the container opens
+    with an abbreviation too. eval_parser.py --dev, AnyStyle: see the commit.
+    """
+    if "container" not in labels:
+        return labels
+    start = labels.index("container")
+    if start < 2 or not _ABBREV_TOKEN_RE.match(tokens[start]):
+        return labels
+    prev, before = labels[start - 1], tokens[start - 2]
+    tok = tokens[start - 1]
+    if (
+        prev == "title"
+        and _ABBREV_TOKEN_RE.match(tok)
+        and labels[start - 2] == "title"
+        and before.endswith(".")
+        and len(before.rstrip(".")) > 3
+    ):
+        return [*labels[: start - 1], "container", *labels[start:]]
+    if (
+        prev == "author"
+        and tok == "J."
+        and _INITIAL_RE.match(before)
+        and labels[start - 2] == "author"
+    ):
+        # (the author span's names written "Family, I." with semicolons between them)
+        run = [t for t, lab in zip(tokens[:start], labels[:start], strict=False) if lab == "author"]
+        if any(t.endswith(";") for t in run):
+            return [*labels[: start - 1], "container", *labels[start:]]
+    return labels
