@@ -14,6 +14,7 @@ from citejudge.readers.freetext._parser import _rules_win
 from citejudge.readers.freetext._repairs import (
     journal_head_back,
     names_before_title,
+    title_in_names,
     title_tail_in_container,
     title_without_lead,
     unglue_venue,
@@ -200,6 +201,28 @@ def test_a_journal_abbreviation_left_on_the_span_before_goes_back_to_it() -> Non
         "Chem./container 54./volume"
     )
     assert journal_head_back(tokens, labels) == labels
+
+
+def test_a_title_between_commas_after_the_name_is_no_name() -> None:
+    tokens, labels = _pairs(
+        "Otto/author Brunner,/author Landschaft/author und/author Herrschaft,/author "
+        "Zeitschrift/container für/container Geschichte,/container 12,/volume 1961./date"
+    )
+    fixed = title_in_names(tokens, labels)
+    assert fixed[:5] == ["author", "author", "title", "title", "title"]
+    tokens, labels = _pairs(
+        "Duval,/author L’Abbaye/author de/author Cluny,/author Revue/container "
+        "d'histoire,/container 3,/volume 1950./date"
+    )
+    assert title_in_names(tokens, labels)[1:4] == ["title"] * 3
+    # the negatives: a list of names, a family name with its given name
+    tokens, labels = _pairs(
+        "Otto/author Brunner,/author Karl/author Bosl,/author Walter/author Schlesinger,/author "
+        "Zeitschrift/container für/container Geschichte,/container 1961./date"
+    )
+    assert title_in_names(tokens, labels) == labels
+    tokens, labels = _pairs("Brunner,/author Otto,/author 1961./date")
+    assert title_in_names(tokens, labels) == labels
 
 
 def _work(raw: str, title: str, venue: str | None) -> CitedWork:

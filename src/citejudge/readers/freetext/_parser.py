@@ -43,6 +43,7 @@ from citejudge.readers.freetext._ids import _scan_ids
 from citejudge.readers.freetext._repairs import (
     journal_head_back,
     names_before_title,
+    title_in_names,
     title_tail_in_container,
     title_without_lead,
     unglue_venue,
@@ -1148,7 +1149,7 @@ def fill_from_labels(tokens: list[str], labels: list[str], work: CitedWork) -> N
     """Set ``work``'s fields from the labelled tokens (the first span of each field decides)."""
     labels = _title_head_in_names(tokens, _family_after_initials(tokens, labels))
     labels = names_before_title(tokens, labels)
-    labels = vancouver_names_before_colon(tokens, labels)
+    labels = title_in_names(tokens, vancouver_names_before_colon(tokens, labels))
     if "container" in labels:
         labels = journal_head_back(tokens, labels)
         places = _crf.load_model().featurizer.lexicon.place

@@ -22,6 +22,7 @@ from citejudge.readers.freetext._vocab import _ABBREV_WORDS
 __all__ = [
     "journal_head_back",
     "names_before_title",
+    "title_in_names",
     "title_tail_in_container",
     "title_without_lead",
     "unglue_venue",
@@ -295,3 +296,55 @@ def journal_head_back(tokens: list[str], labels: list[str]) -> list[str]:
         if any(t.endswith(";") for t in run):
             return [*labels[: start - 1], "container", *labels[start:]]
     return labels
+
+
+#: a word that shows a comma-separated chunk is a title, not a name: a lower-case word (not a
+#: name particle), an elided article ("L’Opéra", "d'une"), a slash ("S/Z")
+_PARTICLES = frozenset(("de", "da", "di", "du", "del", "della", "van", "von", "der", "den", "le", "la"))
+_ELIDED_RE = re.compile(r"^[LlDd][’']\w")
+
+
+def _title_like(chunk: list[str]) -> bool:
+    words = [w.strip(",.;:") for w in chunk]
+    if not words or not (words[0][:1].isupper() or _ELIDED_RE.match(words[0])):
+        return False
+    return (
+        any(w[:1].islower() and w not in _PARTICLES for w in words[1:])
+        or _ELIDED_RE.match(words[0]) is not None
+        or len(words) >= 4
+    )
+
+
+def title_in_names(tokens: list[str], labels: list[str]) -> list[str]:
+    """The title a humanities style prints between commas after the name, read as names.
+
+    "Karl Bosl, Reichsaristokratie und Uradel, Zeitschrift für …, 21, 1958", "Chernetov,
+    L’Opéra Pompidou, Tecniques et Architecture, Vol. xx": no title labelled, and the author
+    span goes on after the name with a comma-separated chunk that is no name (a lower-case
+    word in it, an elided article, four words or more); that chunk is the title. The name is
+    the first chunk, with a one-word given name after it ("Barthes, Roland,"). eval_parser.py
+    --dev, AnyStyle: see the commit.
+    """
+    if "title" in labels or "author" not in labels:
+        return labels
+    start = labels.index("author")
+    end = start
+    while end < len(labels) and labels[end] == "author":
+        end += 1
+    chunks: list[list[int]] = [[]]
+    for i in range(start, end):
+        chunks[-1].append(i)
+        if tokens[i].endswith(","):
+            chunks.append([])
+    chunks = [c for c in chunks if c]
+    if len(chunks) < 2 or len(chunks[0]) > 3:
+        return labels
+    k = 1
+    first = [tokens[i] for i in chunks[0]]
+    nxt = [tokens[i] for i in chunks[1]]
+    if len(first) == 1 and len(nxt) == 1 and nxt[0].rstrip(",")[1:].islower() and len(chunks) > 2:
+        k = 2  # "Barthes, Roland, S/Z": the given name after the family name
+    if k >= len(chunks) or not _title_like([tokens[i] for i in chunks[k]]):
+        return labels
+    idx = chunks[k]
+    return [*labels[: idx[0]], *(["title"] * len(idx)), *labels[idx[-1] + 1 :]]
