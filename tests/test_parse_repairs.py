@@ -14,6 +14,7 @@ from citejudge.readers.freetext._parser import _rules_win
 from citejudge.readers.freetext._repairs import (
     journal_head_back,
     names_before_title,
+    title_head_after_names,
     title_in_names,
     title_tail_in_container,
     title_without_lead,
@@ -223,6 +224,43 @@ def test_a_title_between_commas_after_the_name_is_no_name() -> None:
     assert title_in_names(tokens, labels) == labels
     tokens, labels = _pairs("Brunner,/author Otto,/author 1961./date")
     assert title_in_names(tokens, labels) == labels
+
+
+def test_an_acronym_title_head_left_in_a_list_of_names_opens_the_title() -> None:
+    tokens, labels = _pairs(
+        "[3]/number K./author Ito,/author M./author Beck/author and/author L./author Ward,/author "
+        "Sparse/author GP:/author Scaling/title Gaussian/title Processes,/title in/container "
+        "NeurIPS,/container (2021)./date"
+    )
+    fixed = title_head_after_names(tokens, labels)
+    assert fixed[8:10] == ["title", "title"] and fixed[7] == "author"
+    tokens, labels = _pairs(
+        "ITO,/author K.;/author BECK,/author M./author TabNet/author 2021:/date Attentive/title "
+        "Tabular/title Learning./title 2021./date"
+    )
+    fixed = title_head_after_names(tokens, labels)
+    assert fixed[4:6] == ["title", "title"]
+    # the negatives: a Vancouver list ("Thorpe RJ:" is a name), a plain family name
+    tokens, labels = _pairs(
+        "Hayes/author C,/author Thorpe/author RJ:/author White/title matter/title lesions./title"
+    )
+    assert title_head_after_names(tokens, labels) == labels
+    tokens, labels = _pairs(
+        "K./author Ito/author and/author M./author Beck:/author Sparse/title Processes./title"
+    )
+    assert title_head_after_names(tokens, labels) == labels
+
+
+def test_slashed_names_and_a_venue_after_the_stop_leave_the_title() -> None:
+    assert title_without_lead("K. Ito/M. Beck/L. Ward, Sparse Gaussian Processes") == (
+        "Sparse Gaussian Processes"
+    )
+    assert title_without_lead("Sparse Gaussian Processes., NeurIPS") == (
+        "Sparse Gaussian Processes."
+    )
+    # the negatives: a slash inside a title, an abbreviation's stop before a comma
+    for title in ("Input/Output Scheduling, Revisited", "Trade with the U.S., NAFTA and After"):
+        assert title_without_lead(title) == title
 
 
 def _work(raw: str, title: str, venue: str | None) -> CitedWork:

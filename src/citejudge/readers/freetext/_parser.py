@@ -43,6 +43,7 @@ from citejudge.readers.freetext._ids import _scan_ids
 from citejudge.readers.freetext._repairs import (
     journal_head_back,
     names_before_title,
+    title_head_after_names,
     title_in_names,
     title_tail_in_container,
     title_without_lead,
@@ -1150,6 +1151,7 @@ def fill_from_labels(tokens: list[str], labels: list[str], work: CitedWork) -> N
     labels = _title_head_in_names(tokens, _family_after_initials(tokens, labels))
     labels = names_before_title(tokens, labels)
     labels = title_in_names(tokens, vancouver_names_before_colon(tokens, labels))
+    labels = title_head_after_names(tokens, labels)
     if "container" in labels:
         labels = journal_head_back(tokens, labels)
         places = _crf.load_model().featurizer.lexicon.place
