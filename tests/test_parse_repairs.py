@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from citejudge.readers.freetext._parser import _rules_win
 from citejudge.readers.freetext._repairs import (
+    container_without_tail,
     journal_head_back,
     names_before_title,
     title_head_after_names,
@@ -261,6 +262,18 @@ def test_slashed_names_and_a_venue_after_the_stop_leave_the_title() -> None:
     # the negatives: a slash inside a title, an abbreviation's stop before a comma
     for title in ("Input/Output Scheduling, Revisited", "Trade with the U.S., NAFTA and After"):
         assert title_without_lead(title) == title
+
+
+def test_a_part_number_after_the_container_leaves_it() -> None:
+    assert container_without_tail("Household Saving Behaviour, Part III") == (
+        "Household Saving Behaviour"
+    )
+    assert container_without_tail("Revue des Études Anciennes, tome XII") == (
+        "Revue des Études Anciennes"
+    )
+    # the negatives: a part in the name, no comma
+    for venue in ("Journal of Chemistry, Part A: Theory", "Mathematics Part II", None):
+        assert container_without_tail(venue) == venue
 
 
 def _work(raw: str, title: str, venue: str | None) -> CitedWork:

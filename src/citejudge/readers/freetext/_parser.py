@@ -41,6 +41,7 @@ from citejudge.readers.freetext._crf import (
 from citejudge.readers.freetext._fields import _best_year
 from citejudge.readers.freetext._ids import _scan_ids
 from citejudge.readers.freetext._repairs import (
+    container_without_tail,
     journal_head_back,
     names_before_title,
     title_head_after_names,
@@ -1213,6 +1214,7 @@ def fill_from_labels(tokens: list[str], labels: list[str], work: CitedWork) -> N
         )
     if container:
         work.venue = _clean_container(container)
+        work.venue = container_without_tail(work.venue)
     # the date span, else a year written in the volume ("2000;355(9222):"), pages or a note;
     # a date right after the title with another date later was the title's own ("Meeting held
     # in Lima, 10-15 December 1975. Environmental Conservation. 1976.")

@@ -20,6 +20,7 @@ import re
 from citejudge.readers.freetext._vocab import _ABBREV_WORDS
 
 __all__ = [
+    "container_without_tail",
     "journal_head_back",
     "names_before_title",
     "title_head_after_names",
@@ -414,3 +415,25 @@ def title_head_after_names(tokens: list[str], labels: list[str]) -> list[str]:
         return labels  # an acronym or a year among them: "RL:", "EvalRS"
     a = start + k + 1
     return [*labels[:a], *(["title"] * (stop - a)), *labels[stop:]]
+
+
+#: what a style prints after a container's name that is no part of it: a tome or part number,
+#: a special issue, a report's kind (", tome VII", ", Part II", ", special issue")
+_CONTAINER_PART_TAIL_RE = re.compile(
+    r",\s*(?:(?:tome|t\.|part|teil|tomo|fasc\.?|fascicule)\s*[IVXLC\d]+[a-z]?|special issue"
+    r"|numéro spécial|sonderheft|\[en ligne\])\.?$",
+    re.I,
+)
+def container_without_tail(venue: str | None) -> str | None:
+    """``venue`` without a part number or a special issue a style printed after it.
+
+    "Consumer Installment Credit, Part II", "Gazette des Beaux-arts, tome VII", "Kinephanos
+    [en ligne], special issue". eval_parser.py --dev, AnyStyle: 1 container right, none lost
+    (a place after the comma, tried too, changed none).
+    """
+    if not venue or "," not in venue:
+        return venue
+    m = _CONTAINER_PART_TAIL_RE.search(venue, max(0, len(venue) - 30))
+    if m is None or m.start() < 3:
+        return venue
+    return venue[: m.start()].rstrip(" ,.;:")
