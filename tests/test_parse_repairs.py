@@ -93,6 +93,15 @@ def test_a_medium_an_edition_or_a_translator_after_the_title_leave_it() -> None:
         "Applied Regression Analysis"
     )
     assert title_without_lead("Das Mietrecht, 4e éd., Zürich/Basel") == "Das Mietrecht"
+    assert title_without_lead("Numerical Methods for Engineers. Second edition") == (
+        "Numerical Methods for Engineers"
+    )
+    assert title_without_lead("Radio Interface Requirements for Trunked Services Mar") == (
+        "Radio Interface Requirements for Trunked Services"
+    )
+    assert title_without_lead("Annual Survey of Water Quality. October") == (
+        "Annual Survey of Water Quality"
+    )
     assert title_without_lead("The Institutes of the Christian Religion. Translated by Thomas Norton") == (
         "The Institutes of the Christian Religion"
     )
@@ -102,6 +111,9 @@ def test_a_medium_an_edition_or_a_translator_after_the_title_leave_it() -> None:
         "The [Un]making of a Nation",
         "Translated Lives: Exile and Memory",
         "Revised Estimates of Stature, 1850",
+        "Born on the Fourth of July",
+        "The Ides of March",
+        "A Second Edition of the Bible",
     ):
         assert title_without_lead(title) == title
 

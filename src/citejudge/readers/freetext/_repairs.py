@@ -79,7 +79,8 @@ _NAME_THEN_QUOTE_RE = re.compile(
 )
 _CLOSES = {"“": "”", '"': '"', "«": "»", "‘": "’"}
 #: what a style prints after a title that is no part of it: a medium in brackets ("[DVD]",
-#: "[mémoire inédit]"), an edition (", 2nd edition", ". 2nd rev", ", 3e éd., Bâle/Genève"),
+#: "[mémoire inédit]"), an edition (", 2nd edition", ". 2nd rev", ", 3e éd., Bâle/Genève",
+#: ". Third edition", ", 2. izd"), a month after a full stop or abbreviated (". July", " Apr"),
 #: a translator (". Translated by Arthur Golding", ", trans. J. Doe")
 _TITLE_TAIL_RE = re.compile(
     r"\s*\[(?:dvd|cd|cd-rom|film|video|motion picture|television series|tv series|podcast"
@@ -88,12 +89,21 @@ _TITLE_TAIL_RE = re.compile(
     r"|unpublished[^\]]{0,30})\]"
     r"|[,.]\s+\d{1,2}(?:st|nd|rd|th|e|ème|\.)?\s*(?:rev(?:ised)?\.?\s*)?"
     r"(?:(?:ed|edn|edition|éd|édition|aufl|auflage)\b\.?(?:,[^\d,]{2,40})?|(?<=rev)\.?)"
+    r"|[,.]\s+(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|revised"
+    r"|new|expanded|enlarged)\s+(?:and\s+(?:revised|expanded|enlarged)\s+)?edition"
+    r"|[,.]\s+\d{1,2}\.\s*izd\.?"
+    r"|(?-i:\.\s+(?:January|February|March|April|May|June|July|August|September|October"
+    r"|November|December)|\s+(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?)"
     r"|[,.]\s+(?:translated|trans\.|transl\.|traduit|trad\.|übersetzt|übers\.)\s+(?:by\s+|par\s+|von\s+)?"
     r"[A-Z][^,.]{0,40}(?:\.[^,.]{1,30}){0,2}",
     re.I,
 )
 #: the last letters of what :data:`_TITLE_TAIL_RE` strips (a cheap test before it)
-_TITLE_TAIL_WORDS = ("]", "ed", "edition", "edn", "éd", "aufl", "auflage", "rev", "revised")
+_TITLE_TAIL_WORDS = (
+    "]", "ed", "edition", "edn", "éd", "aufl", "auflage", "rev", "revised", "izd", "jan",
+    "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "uary",
+    "march", "april", "may", "june", "july", "ust", "mber", "ober",
+)  # fmt: skip
 _TAIL_MARKS_RE = re.compile(
     r"(?i)\b(?:translated|trans\.|transl\.|traduit|trad\.|übersetzt|übers\.)"
     r"|\d(?:st|nd|rd|th|e|ème|\.)?\s*(?:ed|edn|edition|éd|édition|aufl|auflage)\b"
