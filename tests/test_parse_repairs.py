@@ -34,6 +34,9 @@ def test_a_venue_acronym_glued_to_the_title_is_set_off() -> None:
     assert unglue_venue(
         "Weber, Anna und Roth, Jan (2020): Robust Bandits with Delayed RewardsICML, 2020.", VENUES
     ) == "Weber, Anna und Roth, Jan (2020): Robust Bandits with Delayed Rewards. ICML, 2020."
+    assert unglue_venue("Kernel Regression under Label NoiseNeurIPS, 2021.", VENUES | {"neurips"}) == (
+        "Kernel Regression under Label Noise. NeurIPS, 2021."
+    )
     assert unglue_venue("… of soil microbes. medrxivDOI: 10.1101/2020.01.01", VENUES) == (
         "… of soil microbes. medrxiv. DOI: 10.1101/2020.01.01"
     )
@@ -47,6 +50,15 @@ def test_a_title_word_ending_in_capitals_stays_whole() -> None:
         "see https://example.org/ResultsAAAI.html",  # inside a URL
         "Nakamura, Learning with iAAAI. 2020",  # three lower-case letters are too few
     ):
+        assert unglue_venue(text, VENUES) == text
+
+
+def test_an_unpunctuated_in_colon_before_the_container_is_set_off() -> None:
+    assert unglue_venue(
+        "Roth, K. (2019): Soil moisture in alpine meadows In: Journal of Hydrology, 5: 3.", VENUES
+    ) == "Roth, K. (2019): Soil moisture in alpine meadows. In: Journal of Hydrology, 5: 3."
+    # the negatives: punctuation before it, a lower-case "in:"
+    for text in ("Roth, K.: Soil moisture. In: Hydrology", "Roth, K.: Soil moisture in: Hydrology"):
         assert unglue_venue(text, VENUES) == text
 
 
@@ -131,6 +143,12 @@ def test_names_after_another_languages_conjunction_leave_the_title() -> None:
     )
     fixed = names_before_title(tokens, labels)
     assert fixed[4:9] == ["author"] * 5 and fixed[9] == "title"
+    # the name the model cut after its given names: "Jana | HORAKOVA a Eva SVOBODOVA."
+    tokens, labels = _pairs(
+        "NOVAK,/author Petr,/author Jana/author HORAKOVA/title a/title Eva/title "
+        "SVOBODOVA./title Sparse/title Coding./title 2020./date"
+    )
+    assert names_before_title(tokens, labels)[3:7] == ["author"] * 4
     # the negative: a title that starts with capitals and a lower-case "a" stays
     tokens, labels = _pairs(
         "NOVAK,/author Petr,/author Jana/author HORAKOVA,/author Making/title "
@@ -253,6 +271,11 @@ def test_an_acronym_title_head_left_in_a_list_of_names_opens_the_title() -> None
     )
     fixed = title_head_after_names(tokens, labels)
     assert fixed[4:6] == ["title", "title"]
+    tokens, labels = _pairs(
+        "Ito,/author Kenji/Beck,/author Maria/author u./author a.:/author TabNet/author "
+        "2021:/date Attentive/title Tabular/title Learning/title 2021./date"
+    )
+    assert title_head_after_names(tokens, labels)[5:7] == ["title", "title"]
     # the negatives: a Vancouver list ("Thorpe RJ:" is a name), a plain family name
     tokens, labels = _pairs(
         "Hayes/author C,/author Thorpe/author RJ:/author White/title matter/title lesions./title"

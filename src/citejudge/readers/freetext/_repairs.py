@@ -33,17 +33,23 @@ __all__ = [
 
 #: a venue's acronym glued to the last word of a title, as some ABNT and German styles print
 #: "…for Few-Shot Images ClassificationAAAI. Anais" / "…Manipulation AttacksICML, 2021": four
-#: lower-case letters or more, then three capitals or more, then punctuation or the end (or
-#: "DOI:": "… in bacteria. biorxivDOI: 10.…"). Never in a URL, e-mail or identifier (only
+#: lower-case letters or more, then three capitals or more (or a mixed-case acronym such as
+#: "NeurIPS" before a comma or stop), then punctuation or the end (or "DOI:": "… in
+#: bacteria. biorxivDOI: 10.…"). Never in a URL, e-mail or identifier (only
 #: letters and hyphens before it in its token).
 _GLUED_ACRONYM_RE = re.compile(
     r"(?<![^\s(\[“\"'‘«-])((?:[A-Za-z]+-)*[A-Z]?[a-z]{4,})"
-    r"([A-Z]{3,}(?=[.,;]?(?:\s|$))|DOI(?=:))"
+    r"([A-Z]{3,}(?=[.,;]?(?:\s|$))|DOI(?=:)|[A-Z][a-z]{2,4}[A-Z]{2,}[a-z]?(?=[.,;](?:\s|$)))"
 )
 #: a cheap test before :data:`_GLUED_ACRONYM_RE`
-_SMALL_THEN_CAPS_RE = re.compile(r"[a-z][A-Z]{3}|[a-z]DOI:")
+_SMALL_THEN_CAPS_RE = re.compile(r"[a-z][A-Z]{3}|[a-z]DOI:|[a-z]{4}[A-Z][a-z]{2,4}[A-Z]{2}")
 #: a title and a venue glued by ".in.": "…can guide deep learning.in.NeurIPS. s. n."
 _GLUED_IN_RE = re.compile(r"(?<=[a-z?!)])\.in\.(?=[A-Z])")
+
+
+#: "In:" after a word with no punctuation between ("… Washington, D.C In: Bulletin of …",
+#: "… in mid-to-late adulthood In: Clinical epigenetics"): a German style's title end
+_BARE_IN_RE = re.compile(r"(?<=[A-Za-z0-9)])\s+In:\s+(?=\S)")
 
 
 def unglue_venue(text: str, venues: frozenset[str]) -> str:
@@ -56,6 +62,8 @@ def unglue_venue(text: str, venues: frozenset[str]) -> str:
     """
     if ".in." in text:
         text = _GLUED_IN_RE.sub(". in ", text)
+    if " In: " in text:
+        text = _BARE_IN_RE.sub(". In: ", text)
     if _SMALL_THEN_CAPS_RE.search(text):
 
         def split(m: re.Match[str]) -> str:
@@ -184,8 +192,10 @@ def names_before_title(tokens: list[str], labels: list[str]) -> list[str]:
     if "author" not in labels or "title" not in labels:
         return labels
     start = labels.index("title")
-    if start == 0 or labels[start - 1] != "author" or not tokens[start - 1].endswith(","):
+    if start == 0 or labels[start - 1] != "author":
         return labels
+    # the name the model cut ("J. Steven | LOVINK a Wouter VEENING."): its family name first
+    cut = not tokens[start - 1].endswith(",")
     end = start
     while end < len(labels) and labels[end] == "title" and not tokens[end].endswith("."):
         end += 1
@@ -204,8 +214,10 @@ def names_before_title(tokens: list[str], labels: list[str]) -> list[str]:
         chunks[-1].append(w)
         if w.endswith(","):
             chunks.append([])
+    if cut and (len(chunks[0]) != 1 or not _CAPS_FAMILY_RE.match(chunks[0][0])):
+        return labels
     # every name a given name and a family name in capitals: "Bart VANDEREYCKEN"
-    for chunk in chunks:
+    for chunk in chunks[1:] if cut else chunks:
         if not (
             2 <= len(chunk) <= 3
             and _CAPS_FAMILY_RE.match(chunk[-1])
@@ -381,6 +393,8 @@ def title_in_names(tokens: list[str], labels: list[str]) -> list[str]:
 #: an initial with its full stop, or initials ("Y.", "P. J.", "C.;", "F.,")
 _DOTTED_INITIAL_RE = re.compile(r"^(?:[A-Z]\.-?){1,3}[,;]?$")
 _HEAD_WORD_RE = re.compile(r"^[A-Z0-9][A-Za-z0-9\-]*:?$")
+#: the end of "et al." / "u. a." / "i in." closing a list ("a.:", "al.,")
+_ET_AL_END_RE = re.compile(r"^(?:al|a|in)\.[,:;]?$")
 
 
 def title_head_after_names(tokens: list[str], labels: list[str]) -> list[str]:
@@ -402,10 +416,14 @@ def title_head_after_names(tokens: list[str], labels: list[str]) -> list[str]:
         return labels
     run = tokens[start:end]
     k = max(
-        (i for i, t in enumerate(run) if _DOTTED_INITIAL_RE.match(t) or t.endswith((",", ";"))),
+        (
+            i
+            for i, t in enumerate(run)
+            if _DOTTED_INITIAL_RE.match(t) or t.endswith((",", ";")) or _ET_AL_END_RE.match(t)
+        ),
         default=-1,
     )
-    if not any(_DOTTED_INITIAL_RE.match(t) for t in run[: k + 1]):
+    if not any(_DOTTED_INITIAL_RE.match(t) or _ET_AL_END_RE.match(t) for t in run[: k + 1]):
         return labels
     tail = run[k + 1 :]
     if not 1 <= len(tail) <= 3 or not all(_HEAD_WORD_RE.match(t) for t in tail):
