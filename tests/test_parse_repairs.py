@@ -96,6 +96,13 @@ def test_an_unpunctuated_in_and_a_name_before_a_quoted_title_leave_the_title() -
         assert title_without_lead(title) == title
 
 
+def test_a_role_mark_before_the_title_leaves_it() -> None:
+    assert title_without_lead("(Trans.) Manyoshu") == "Manyoshu"
+    assert title_without_lead("(Hrsg.): Die Briefe") == "Die Briefe"
+    # the negative: a bracketed word that is the title's own
+    assert title_without_lead("(Re)reading the Classics") == "(Re)reading the Classics"
+
+
 def test_a_medium_an_edition_or_a_translator_after_the_title_leave_it() -> None:
     assert title_without_lead("Spirited Away [DVD]") == "Spirited Away"
     assert title_without_lead("Les halles de Bruges au XVe siècle [mémoire inédit]") == (

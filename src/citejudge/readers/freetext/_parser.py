@@ -1188,12 +1188,12 @@ def fill_from_labels(tokens: list[str], labels: list[str], work: CitedWork) -> N
         # "Loftin, H. (1959). Nature Ramblings: Floating Zoo. The Science News-Letter, 76(18)":
         # no title, and the container span holds a sentence before the journal's name
         # (bench_parse APA/Harvard exact title gains with this rule)
-        work.title, container = _clean_title(cut[0]), cut[1]
+        work.title, container = _clean_title(title_without_lead(cut[0])), cut[1]
     elif len(by_label.get("container", [])) >= 2:
         # two separate container spans and no title: the first is the title ("Loftin, H. (1959).
         # Nature Ramblings: Floating Zoo. The Science News-Letter, 76(18), 296."; bench_parse
         # APA exact title gains with this rule)
-        work.title = _clean_title(by_label["container"][0])
+        work.title = _clean_title(title_without_lead(by_label["container"][0]))
         container = by_label["container"][1]
     elif (
         container
@@ -1204,7 +1204,7 @@ def fill_from_labels(tokens: list[str], labels: list[str], work: CitedWork) -> N
         # no title, and the "container" has a publisher but no volume, pages or "In": a book's
         # title ("Maas, Paul. Textual Criticism. Oxford University Press, 1958"); eval_parser.py,
         # AnyStyle held out: exact title +0.4 points with this rule
-        work.title = _clean_title(container)
+        work.title = _clean_title(title_without_lead(container))
         container = None
     if not container:
         # "arXiv preprint arXiv:1301.3781": a preprint server named as a genre or note is the

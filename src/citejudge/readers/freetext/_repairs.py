@@ -118,6 +118,11 @@ _TAIL_MARKS_RE = re.compile(
 )
 
 
+#: the role of the names before, left at the title's start: "(Trans.) Kojiki", "(Hrsg.) …"
+_ROLE_LEAD_RE = re.compile(
+    r"^\((?:trans|transl|tr|ed|eds|edd|hrsg|hg|hgg|dir|dirs|coord|éd|éds|comp|comps)\.?\)[.,:]?\s+(?=\S)",
+    re.I,
+)
 #: names with their initials joined by slashes before the title: "Y. Zhu/H. Liu/Z. Wu, "
 _SLASHED_NAMES_RE = re.compile(
     r"^(?:[A-Z]\.\s?)+[\w'’\-]+(?:/(?:[A-Z]\.\s?)+[\w'’\-]+)+,\s+(?=\S)"
@@ -145,6 +150,10 @@ def title_without_lead(text: str) -> str:
         while m and m.start() > 0 and not text[m.end() :].strip(" ,.;:"):
             text = text[: m.start()]
             m = _TITLE_TAIL_RE.search(text)
+    if text[:1] == "(":
+        m = _ROLE_LEAD_RE.match(text)
+        if m:  # "Philippi, Donald L. (Trans.) Kojiki.": the role of the names before
+            text = text[m.end() :]
     if "/" in text[:60]:
         m = _SLASHED_NAMES_RE.match(text)
         if m:  # "Y. Zhu/H. Liu/Z. Wu, Relation-Aware …" (German archaeology styles)
