@@ -20,6 +20,7 @@ from citejudge.readers.freetext._repairs import (
     title_tail_in_container,
     title_without_lead,
     unglue_venue,
+    vancouver_last_name_in_title,
     vancouver_names_before_colon,
 )
 from citejudge.records import CitedWork
@@ -62,10 +63,49 @@ def test_an_unpunctuated_in_colon_before_the_container_is_set_off() -> None:
         assert unglue_venue(text, VENUES) == text
 
 
+def test_a_title_and_venue_glued_by_a_bare_stop_are_set_off() -> None:
+    assert unglue_venue("Roe K (2024). Soft Robotic Grippers.IEEE Robot. Autom. Lett.", VENUES) == (
+        "Roe K (2024). Soft Robotic Grippers. IEEE Robot. Autom. Lett."
+    )
+    assert unglue_venue("Roe K (2024). Coral Bleaching.Marine Biology, 5.", VENUES) == (
+        "Roe K (2024). Coral Bleaching. Marine Biology, 5."
+    )
+    # the negatives: abbreviations, a URL or DOI, a role, an imprint's place
+    for text in (
+        "J.Am.Chem.Soc. 5",
+        "see https://example.org/Results.Html",
+        "Plato. The Republic.Trans. Ann Lee.Boston: Beacon.",
+        "U.S.A. Today",
+    ):
+        assert unglue_venue(text, VENUES) == text
+
+
+def test_the_last_name_of_an_unfinished_vancouver_list_leaves_the_title() -> None:
+    tokens, labels = _pairs(
+        "(2)/number Okafor/author B,/author Lindqvist/author M,/author Tanaka/title HT/title "
+        "Gut/title flora/title in/title mice./title Cell/container Rep./container"
+    )
+    fixed = vancouver_last_name_in_title(tokens, labels)
+    assert fixed[5:7] == ["author", "author"] and fixed[7] == "title"
+    # the negatives: a list that ended ("Lindqvist M."), a title word in capitals after it
+    tokens, labels = _pairs(
+        "Okafor/author B,/author Lindqvist/author M./author Vitamin/title D/title "
+        "deficiency./title"
+    )
+    assert vancouver_last_name_in_title(tokens, labels) == labels
+    tokens, labels = _pairs(
+        "Okafor/author B,/author Lindqvist/author M,/author DNA/title RNA/title hybrids./title"
+    )
+    assert vancouver_last_name_in_title(tokens, labels) == labels
+
+
 def test_a_title_and_venue_glued_by_in_are_set_off() -> None:
     assert unglue_venue(
         "Roe K. & Doe J. 2020. Why sparse models generalise.in.ICLR. s. n.", VENUES
     ) == "Roe K. & Doe J. 2020. Why sparse models generalise. in ICLR. s. n."
+    assert unglue_venue("Roe, K. 2020. Why sparse models generalise.in ICML.", VENUES) == (
+        "Roe, K. 2020. Why sparse models generalise. in ICML."
+    )
     # the negative: a domain name or a lower-case word after it
     text = "Available at www.data.in.gov and www.x.in.example"
     assert unglue_venue(text, VENUES) == text

@@ -49,6 +49,7 @@ from citejudge.readers.freetext._repairs import (
     title_tail_in_container,
     title_without_lead,
     unglue_venue,
+    vancouver_last_name_in_title,
     vancouver_names_before_colon,
 )
 from citejudge.readers.freetext._rules import parse_by_rules
@@ -1152,7 +1153,7 @@ def fill_from_labels(tokens: list[str], labels: list[str], work: CitedWork) -> N
     labels = _title_head_in_names(tokens, _family_after_initials(tokens, labels))
     labels = names_before_title(tokens, labels)
     labels = title_in_names(tokens, vancouver_names_before_colon(tokens, labels))
-    labels = title_head_after_names(tokens, labels)
+    labels = vancouver_last_name_in_title(tokens, title_head_after_names(tokens, labels))
     if "container" in labels:
         labels = journal_head_back(tokens, labels)
         places = _crf.load_model().featurizer.lexicon.place
