@@ -76,6 +76,7 @@ def test_a_title_and_venue_glued_by_a_bare_stop_are_set_off() -> None:
         "see https://example.org/Results.Html",
         "Plato. The Republic.Trans. Ann Lee.Boston: Beacon.",
         "U.S.A. Today",
+        "arXiv: 1706.03762v5 [stat.ML].",
     ):
         assert unglue_venue(text, VENUES) == text
 

@@ -57,10 +57,10 @@ _GLUED_STOP_RE = re.compile(
 
 
 def _glued_stop(text: str) -> str:
-    """:data:`_GLUED_STOP_RE` set off, except inside a URL or a DOI (a "/" in the token)."""
+    """:data:`_GLUED_STOP_RE` set off, except in a URL, a DOI or arXiv's "[stat.ML]"."""
     out: list[str] = []
     for tok in text.split(" "):
-        if "." in tok and "/" not in tok and "@" not in tok and "www" not in tok.lower():
+        if "." in tok and not any(c in tok for c in "/@[") and "www" not in tok.lower():
             tok = _GLUED_STOP_RE.sub(r"\1. ", tok).rstrip(" ")
         out.append(tok)
     return " ".join(out)
