@@ -303,6 +303,12 @@ def test_a_title_between_commas_after_the_name_is_no_name() -> None:
     assert title_in_names(tokens, labels) == labels
     tokens, labels = _pairs("Brunner,/author Otto,/author 1961./date")
     assert title_in_names(tokens, labels) == labels
+    # Elsevier without titles: "[4] B.K. Lima, C.V. do Prado, R. Souza, et al., Zenodo (2021)."
+    tokens, labels = _pairs(
+        "[4]/number B.K./author Lima,/author C.V./author do/author Prado,/author R./author "
+        "Souza,/author Zenodo/container (2021)./date"
+    )
+    assert title_in_names(tokens, labels) == labels
 
 
 def test_an_acronym_title_head_left_in_a_list_of_names_opens_the_title() -> None:

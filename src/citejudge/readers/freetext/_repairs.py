@@ -370,7 +370,10 @@ def journal_head_back(tokens: list[str], labels: list[str]) -> list[str]:
 
 #: a word that shows a comma-separated chunk is a title, not a name: a lower-case word (not a
 #: name particle), an elided article ("L’Opéra", "d'une"), a slash ("S/Z")
-_PARTICLES = frozenset(("de", "da", "di", "du", "del", "della", "van", "von", "der", "den", "le", "la"))
+_PARTICLES = frozenset(
+    ("de", "da", "di", "do", "dos", "das", "du", "del", "della", "van", "von", "der", "den",
+     "ten", "ter", "zu", "le", "la", "y", "e", "af", "av", "bin", "ibn", "al", "el")
+)  # fmt: skip
 _ELIDED_RE = re.compile(r"^[LlDd][’']\w")
 
 
@@ -378,6 +381,8 @@ def _title_like(chunk: list[str]) -> bool:
     words = [w.strip(",.;:") for w in chunk]
     if not words or not (words[0][:1].isupper() or _ELIDED_RE.match(words[0])):
         return False
+    if any(_INITIAL_RE.match(w) for w in chunk):
+        return False  # "C.V. do Bonfim": a name with its initials
     return (
         any(w[:1].islower() and w not in _PARTICLES for w in words[1:])
         or _ELIDED_RE.match(words[0]) is not None
