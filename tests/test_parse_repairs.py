@@ -58,8 +58,12 @@ def test_an_unpunctuated_in_colon_before_the_container_is_set_off() -> None:
     assert unglue_venue(
         "Roth, K. (2019): Soil moisture in alpine meadows In: Journal of Hydrology, 5: 3.", VENUES
     ) == "Roth, K. (2019): Soil moisture in alpine meadows. In: Journal of Hydrology, 5: 3."
-    # the negatives: punctuation before it, a lower-case "in:"
-    for text in ("Roth, K.: Soil moisture. In: Hydrology", "Roth, K.: Soil moisture in: Hydrology"):
+    # the negatives: punctuation before it, a lower-case "in:", "In:" after a verb
+    for text in (
+        "Roth, K.: Soil moisture. In: Hydrology",
+        "Roth, K.: Soil moisture in: Hydrology",
+        "Roth, K. (2002). The Votes Are In: Turnout in Rural Districts. Electoral Studies, 5.",
+    ):
         assert unglue_venue(text, VENUES) == text
 
 
@@ -122,9 +126,6 @@ def test_an_unpunctuated_in_and_a_name_before_a_quoted_title_leave_the_title() -
     assert title_without_lead('Ilse [née Brandt]. "Letters from the Eastern Front, 1915."') == (
         '"Letters from the Eastern Front, 1915."'
     )
-    assert title_without_lead('Okoro "Timing Closure in Deep Submicron Design,"') == (
-        '"Timing Closure in Deep Submicron Design,"'
-    )
     # the negatives: "In" without its colon, a quote inside the title, a long lead, a short
     # quoted word after a bare word
     for title in (
@@ -133,6 +134,7 @@ def test_an_unpunctuated_in_and_a_name_before_a_quoted_title_leave_the_title() -
         "The Discourse of the Novel in Victorian England, “the Real”",
         "Asking ‘Why.’",
         "Beyond “Nature and Nurture”",
+        "Regarding “Endoscopic repair of a femoral artery aneurysm in a young adult.”",
     ):
         assert title_without_lead(title) == title
 
@@ -303,6 +305,16 @@ def test_a_title_between_commas_after_the_name_is_no_name() -> None:
     assert title_in_names(tokens, labels) == labels
     tokens, labels = _pairs("Brunner,/author Otto,/author 1961./date")
     assert title_in_names(tokens, labels) == labels
+    # Crossref's degraded "Family, Given. Title." and a list of given names with a particle
+    tokens, labels = _pairs(
+        "Brunner,/author Otto./author Land/author und/author Herrschaft./author 1961./date"
+    )
+    assert title_in_names(tokens, labels) == labels
+    tokens, labels = _pairs(
+        "Moura,/author João/author Ricardo/author Fidalgo/author de/author Moura,/author "
+        "Revista/container 2016./date"
+    )
+    assert title_in_names(tokens, labels) == labels
     # Elsevier without titles: "[4] B.K. Lima, C.V. do Prado, R. Souza, et al., Zenodo (2021)."
     tokens, labels = _pairs(
         "[4]/number B.K./author Lima,/author C.V./author do/author Prado,/author R./author "
@@ -367,6 +379,18 @@ def test_a_part_number_after_the_container_leaves_it() -> None:
 
 def _work(raw: str, title: str, venue: str | None) -> CitedWork:
     return CitedWork(raw=raw, form="string", title=title, venue=venue, authors=["Rao, K."])
+
+
+def test_a_question_before_a_journal_with_numbers_or_a_stop_is_split() -> None:
+    raw = "Rao, K. (1976). Does the gene include its own promoter? Cell Biology, 17(1), 9–17."
+    learned = _work(raw, "Does the gene include its own promoter? Cell Biology", None)
+    ruled = _work(raw, "Does the gene include its own promoter?", "Cell Biology")
+    ruled.volume = "17"
+    assert _rules_win(learned, ruled)
+    raw = "Rao, Kiran. Does everyone benefit from PEG?. Gut Research. 2006. 64. 6. 897-898"
+    learned = _work(raw, "Does everyone benefit from PEG?. Gut Research", None)
+    ruled = _work(raw, "Does everyone benefit from PEG?", "Gut Research")
+    assert _rules_win(learned, ruled)
 
 
 def test_a_question_and_its_subtitle_stay_one_title() -> None:
