@@ -42,8 +42,8 @@ _GLUED_ACRONYM_RE = re.compile(
     r"(?<![^\s(\[“\"'‘«-])((?:[A-Za-z]+-)*[A-Z]?[a-z]{4,})"
     r"([A-Z]{3,}(?=[.,;]?(?:\s|$))|DOI(?=:)|[A-Z][a-z]{2,4}[A-Z]{2,}[a-z]?(?=[.,;](?:\s|$)))"
 )
-#: a cheap test before :data:`_GLUED_ACRONYM_RE`
-_SMALL_THEN_CAPS_RE = re.compile(r"[a-z][A-Z]{3}|[a-z]DOI:|[a-z]{4}[A-Z][a-z]{2,4}[A-Z]{2}")
+#: a cheap test before :data:`_GLUED_ACRONYM_RE` (every match of it holds one)
+_SMALL_THEN_CAPS_RE = re.compile(r"[a-z][A-Z]{2}")
 #: a title and a venue glued by ".in.": "…can guide deep learning.in.NeurIPS. s. n."
 _GLUED_IN_RE = re.compile(r"(?<=[a-z?!)])\.in[.\s](?=[A-Z])")
 #: a title and a venue glued by a bare full stop: "Inverse Geometric Locomotion.ACM Trans.
@@ -54,6 +54,10 @@ _GLUED_STOP_RE = re.compile(
     r"(?<![/@.\w])([A-Za-z][a-z]*[a-z]{3})\.(?!(?:Trans|Transl|Tr|Ed|Eds|Hrsg|Hg|Dir|Comp)\b)"
     r"(?=(?:[A-Z][a-z]{2,}|[A-Z]{2,})\b)(?![A-Za-z]+:)"
 )
+
+
+#: a cheap test before :data:`_GLUED_STOP_RE` (a literal first: the scan is fast)
+_DOT_CAPITAL_RE = re.compile(r"\.[A-Z]")
 
 
 def _bare_in(m: re.Match[str]) -> str:
@@ -96,7 +100,7 @@ def unglue_venue(text: str, venues: frozenset[str]) -> str:
     """
     if ".in" in text:
         text = _GLUED_IN_RE.sub(". in ", text)
-    if "." in text and _GLUED_STOP_RE.search(text):
+    if _DOT_CAPITAL_RE.search(text) and _GLUED_STOP_RE.search(text):
         text = _glued_stop(text)
     if " In: " in text:
         text = _BARE_IN_RE.sub(_bare_in, text)
@@ -148,6 +152,8 @@ _TITLE_TAIL_WORDS = (
     "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "uary",
     "march", "april", "may", "june", "july", "ust", "mber", "ober",
 )  # fmt: skip
+#: substrings one of which every match of :data:`_TAIL_MARKS_RE` holds (lower case)
+_TAIL_MARK_WORDS = ("tra", "übers", "ed", "éd", "aufl")
 _TAIL_MARKS_RE = re.compile(
     r"(?i)\b(?:translated|trans\.|transl\.|traduit|trad\.|übersetzt|übers\.)"
     r"|\d(?:st|nd|rd|th|e|ème|\.)?\s*(?:ed|edn|edition|éd|édition|aufl|auflage)\b"
@@ -180,8 +186,10 @@ def title_without_lead(text: str) -> str:
     """
     if text.endswith(":") and _IN_COLON_END_RE.search(text):
         text = _IN_COLON_END_RE.sub("", text)
-    core = text.rstrip(" ,.;:")
-    if core.lower().endswith(_TITLE_TAIL_WORDS) or _TAIL_MARKS_RE.search(text):
+    core = text.rstrip(" ,.;:").lower()
+    if core.endswith(_TITLE_TAIL_WORDS) or (
+        any(m in core for m in _TAIL_MARK_WORDS) and _TAIL_MARKS_RE.search(text)
+    ):
         m = _TITLE_TAIL_RE.search(text)
         while m and m.start() > 0 and not text[m.end() :].strip(" ,.;:"):
             text = text[: m.start()]
@@ -232,6 +240,8 @@ def names_before_title(tokens: list[str], labels: list[str]) -> list[str]:
     start = labels.index("title")
     if start == 0 or labels[start - 1] != "author":
         return labels
+    if not any(t in _NAME_CONJUNCTIONS for t in tokens[start : start + 8]):
+        return labels  # (the cheap test first)
     # the name the model cut ("J. Steven | LOVINK a Wouter VEENING."): its family name first
     cut = not tokens[start - 1].endswith(",")
     end = start
@@ -458,8 +468,10 @@ def title_head_after_names(tokens: list[str], labels: list[str]) -> list[str]:
     end = start
     while end < len(labels) and labels[end] == "author":
         end += 1
-    if end >= len(labels) - 1:
-        return labels
+    if end >= len(labels) - 1 or not (
+        tokens[end - 1].endswith(":") or (labels[end] == "date" and tokens[end].endswith(":"))
+    ):
+        return labels  # (the cheap test first: a colon ends the run or the year after it)
     run = tokens[start:end]
     k = max(
         (
