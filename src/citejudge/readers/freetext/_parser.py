@@ -41,7 +41,9 @@ from citejudge.readers.freetext._crf import (
 from citejudge.readers.freetext._fields import _best_year
 from citejudge.readers.freetext._ids import _scan_ids
 from citejudge.readers.freetext._repairs import (
+    comma_chunks,
     container_without_tail,
+    first_run,
     journal_head_back,
     names_before_title,
     title_head_after_names,
@@ -1068,16 +1070,8 @@ def _venue_after_names(tokens: list[str], labels: list[str]) -> list[str]:
     """
     if "author" not in labels or "container" in labels or "title" in labels:
         return labels
-    start = labels.index("author")
-    end = start
-    while end < len(labels) and labels[end] == "author":
-        end += 1
-    chunks: list[list[int]] = [[]]
-    for i in range(start, end):
-        chunks[-1].append(i)
-        if tokens[i].endswith(","):
-            chunks.append([])
-    chunks = [c for c in chunks if c]
+    start, end = first_run(labels, "author")
+    chunks = comma_chunks(tokens, start, end)
     if len(chunks) < 3:
         return labels
     last = chunks[-1]

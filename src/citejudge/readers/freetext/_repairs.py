@@ -20,7 +20,9 @@ import re
 from citejudge.readers.freetext._vocab import _ABBREV_WORDS
 
 __all__ = [
+    "comma_chunks",
     "container_without_tail",
+    "first_run",
     "journal_head_back",
     "names_before_title",
     "title_head_after_names",
@@ -395,6 +397,25 @@ _PARTICLES = frozenset(
 _ELIDED_RE = re.compile(r"^[LlDd][’']\w")
 
 
+def first_run(labels: list[str], label: str) -> tuple[int, int]:
+    """``(start, end)`` of the first run of ``label`` (which ``labels`` must hold)."""
+    start = labels.index(label)
+    end = start
+    while end < len(labels) and labels[end] == label:
+        end += 1
+    return start, end
+
+
+def comma_chunks(tokens: list[str], start: int, end: int) -> list[list[int]]:
+    """The indices ``start`` … ``end - 1`` of ``tokens`` in runs that a token's comma ends."""
+    chunks: list[list[int]] = [[]]
+    for i in range(start, end):
+        chunks[-1].append(i)
+        if tokens[i].endswith(","):
+            chunks.append([])
+    return [c for c in chunks if c]
+
+
 def _title_like(chunk: list[str]) -> bool:
     words = [w.strip(",.;:") for w in chunk]
     if not words or not (words[0][:1].isupper() or _ELIDED_RE.match(words[0])):
@@ -423,16 +444,8 @@ def title_in_names(tokens: list[str], labels: list[str]) -> list[str]:
     """
     if "title" in labels or "author" not in labels:
         return labels
-    start = labels.index("author")
-    end = start
-    while end < len(labels) and labels[end] == "author":
-        end += 1
-    chunks: list[list[int]] = [[]]
-    for i in range(start, end):
-        chunks[-1].append(i)
-        if tokens[i].endswith(","):
-            chunks.append([])
-    chunks = [c for c in chunks if c]
+    start, end = first_run(labels, "author")
+    chunks = comma_chunks(tokens, start, end)
     if len(chunks) < 2 or len(chunks[0]) > 3:
         return labels
     k = 1
@@ -464,10 +477,7 @@ def title_head_after_names(tokens: list[str], labels: list[str]) -> list[str]:
     """
     if "author" not in labels or "title" not in labels:
         return labels
-    start = labels.index("author")
-    end = start
-    while end < len(labels) and labels[end] == "author":
-        end += 1
+    start, end = first_run(labels, "author")
     if end >= len(labels) - 1 or not (
         tokens[end - 1].endswith(":") or (labels[end] == "date" and tokens[end].endswith(":"))
     ):
