@@ -25,6 +25,7 @@ from citejudge.readers.freetext._parser import (
     _title_head_in_names,
     _year,
     _year_at_title_edge,
+    fill_from_labels,
     spans,
 )
 from citejudge.records import CitedWork
@@ -445,6 +446,56 @@ def test_an_access_date_is_not_the_year() -> None:
     w = CitedWork(raw="x", form="string")
     _year(["[cited 2020 Jan 9];521:436-44."], w)
     assert w.year == 2020
+
+
+def test_a_reprint_year_is_not_the_year() -> None:
+    # a humanities note: the first edition's place and year, then the reprint's in brackets
+    w = CitedWork(raw="x", form="string")
+    _year(["(Studien zur Stadt, 4), Basel-Genf, 1971 (réédition Keller (1995), n° 2)."], w)
+    assert w.year == 1971
+    w = CitedWork(raw="x", form="string")
+    _year(["Boston, 1932 (repr. 1988)"], w)
+    assert w.year == 1932
+    # the negative: a reprint marker with no year before it leaves the year it names
+    w = CitedWork(raw="x", form="string")
+    _year(["reprinted London, 1988, ch. 3"], w)
+    assert w.year == 1988
+
+
+def _labelled(pairs: str) -> CitedWork:
+    """The fields read from ``token/label`` pairs (the model's labels given, not computed)."""
+    tokens, labels = zip(*(p.rsplit("/", 1) for p in pairs.split()), strict=True)
+    w = CitedWork(raw=" ".join(tokens), form="string")
+    fill_from_labels(list(tokens), list(labels), w)
+    return w
+
+
+def test_a_span_that_is_only_an_access_date_gives_way_to_an_earlier_year() -> None:
+    # a blog post: no date span, the publication date run into the title, the access date a note
+    head = (
+        "M./author Ferreira./author Conversa/title com/title Marta/title F./title "
+        "Publicado/title em/title 12/title de/title março/title de/title 2016./title "
+    )
+    tail = "Acesso/note em:/note 4/note fev./note 2018./note"
+    assert _labelled(head + tail).year == 2016
+    # the negative: with no other year the access date's is the one the string gives
+    assert _labelled(head.replace("2016./title", "passado./title") + tail).year == 2018
+
+
+def test_a_year_in_a_book_title_gives_way_to_the_imprint_year() -> None:
+    w = _labelled(
+        "Moretti,/author Lucia,/author “Come/title un/title sogno”,/title in/editor "
+        "Paolo/editor Bianchi/editor (ed.),/editor Rossini/container 1992,/date 3/volume "
+        "vols./volume (Pesaro:/place Fondazione,/publisher 1994),/date pp./pages 411–29./pages"
+    )
+    assert w.year == 1994
+    # the negative: an author-date year after the names stays the year
+    w = _labelled(
+        "Moretti,/author Lucia./author 1994./date “Come/title un/title sogno.”/title "
+        "In/container Rossini/container 1992,/date 411–29./pages Pesaro:/place "
+        "Fondazione,/publisher 1995./date"
+    )
+    assert w.year == 1994
 
 
 def test_quoted_title_with_a_subtitle_after_the_quote_stays_whole() -> None:
