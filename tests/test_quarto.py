@@ -67,12 +67,15 @@ def test_a_handle_in_an_answer_with_a_numbered_list_is_no_marker(tmp_path: Path)
 
 
 def test_a_locator_before_its_number_ends_no_sentence() -> None:
-    assert split_sentences(
-        "It helps [see @x, p. 3]. Next. Read chap. 2 first. Ends at p. Then."
-    ) == [
+    text = "It helps [see @x, p. 3]. Next. Read chap. 2 first. Ends at p. Then. @doe99 shows it."
+    assert split_sentences(text, citing=True) == [
         "It helps [see @x, p. 3].",
         "Next.",
         "Read chap. 2 first.",
         "Ends at p.",
         "Then.",
+        "@doe99 shows it.",
     ]
+    # evidence is split as the support scorer was calibrated: without either rule
+    assert split_sentences(text)[:2] == ["It helps [see @x, p.", "3]."]
+    assert split_sentences(text)[-1] == "Then. @doe99 shows it."

@@ -177,7 +177,7 @@ def assemble(
     for para in paragraphs:
         pos = 0
         flat = " ".join(para.text.split())
-        for sent in split_sentences(flat):
+        for sent in split_sentences(flat, citing=True):
             at = flat.find(sent, pos)
             at = pos if at < 0 else at
             pos = at + len(sent)

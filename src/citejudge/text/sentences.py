@@ -32,15 +32,18 @@ __all__ = ["evidence_units", "evidence_windows", "is_boilerplate", "split_senten
 
 # A sentence ends at . ! ? (plus closing quotes or brackets) before whitespace and an upper-case
 # letter, a digit, or an opening quote or bracket (⟦ opens the LaTeX reader's cite token: "…
-# gradients. \citet{lecun2015deep} survey…"), or a pandoc narrative citation ("… field. @doe99
-# shows …"); Czech capitals included. Citation markers glued
+# gradients. \citet{lecun2015deep} survey…"); Czech capitals included. Citation markers glued
 # after the stop (Wikipedia's "problem.[1][2] Its …", a Markdown footnote's "time.[^1] They …", a
 # LaTeX note's "field.\footnote{…} Residual …" as the reader's token ⟦3⟧) end the sentence too and
 # stay with it.
-_SENT_END = re.compile(
+_MARKS_AFTER_STOP = (
     r"(?<=[.!?])(?P<marks>(?:\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\]|\[\^[^\]\s]{1,40}\]|⟦\d+⟧)*)"
-    r"[\"'”’)\]]*\s+(?=[A-Z0-9ÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ\"'“(\[⟦@])"
+    r"[\"'”’)\]]*\s+"
 )
+_SENT_END = re.compile(_MARKS_AFTER_STOP + r"(?=[A-Z0-9ÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ\"'“(\[⟦])")
+# A citing document's sentences (split_sentences(citing=True)) may also start with a pandoc
+# narrative citation ("… field. @doe99 shows …").
+_SENT_END_CITING = re.compile(_MARKS_AFTER_STOP + r"(?=[A-Z0-9ÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ\"'“(\[⟦@])")
 # ... unless the piece before it ends with one of these abbreviations (English and Czech): titles,
 # month abbreviations ("Dec. 12, 2018"), "v." of case names, "pp."/"vol." of references, "U.S.".
 _ABBREV = re.compile(
@@ -51,27 +54,29 @@ _ABBREV = re.compile(
 )
 # ... or with a middle initial after a capitalised name ("Thomas K. Arnold").
 _INITIAL = re.compile(r"\b[A-Z][a-z]+ [A-Z]\.$")
-# ... or with a locator's abbreviation before its number ("p. 3", "chap. 2", "sec. 4.1" of a
-# pinpoint citation such as pandoc's "[see @doe99, p. 33]").
+# ... and, in a citing document, not after a locator's abbreviation before its number ("p. 3",
+# "chap. 2", "sec. 4.1" of a pinpoint citation such as pandoc's "[see @doe99, p. 33]"). Evidence
+# is split without these two rules, as the support scorer was calibrated.
 _LOCATOR = re.compile(r"\b(?:p|chap|ch|sec|para|art|fn)\.$", re.I)
 _WINDOW_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9ÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ])")
 
 
-def split_sentences(text: str) -> list[str]:
+def split_sentences(text: str, *, citing: bool = False) -> list[str]:
     """Sentences of ``text``, whitespace collapsed; abbreviations such as "et al." stay inside.
 
-    An empty or blank text has no sentences.
+    ``citing``: ``text`` is a citing document's (its pinpoints "p. 3" end no sentence, a pandoc
+    narrative citation "@doe99" may start one). An empty or blank text has no sentences.
     """
     text = " ".join(text.split())
     if not text:
         return []
     parts: list[str] = []
     start = 0
-    for m in _SENT_END.finditer(text):
+    for m in (_SENT_END_CITING if citing else _SENT_END).finditer(text):
         piece = text[start : m.start() + len(m.group("marks"))].strip()
         if _ABBREV.search(piece) or _INITIAL.search(piece):
             continue
-        if text[m.end() : m.end() + 1].isdigit() and _LOCATOR.search(piece):
+        if citing and text[m.end() : m.end() + 1].isdigit() and _LOCATOR.search(piece):
             continue
         if piece:
             parts.append(piece)
