@@ -425,3 +425,24 @@ def test_names_before_title_keeps_the_length(labels: list[str], text: str) -> No
 @given(_TEXT)
 def test_title_without_lead_is_a_piece_of_its_input(text: str) -> None:
     assert title_without_lead(text).strip("“”\"") in text
+
+
+def test_a_report_series_after_a_question_is_its_container() -> None:
+    """A World Bank working paper: the series after the question mark is no subtitle."""
+    from citejudge.readers.freetext import parse_citation_string
+
+    cw = parse_citation_string(
+        "Daniel Kaufmann, Aart Kraay. Governance Indicators : Where Are We, Where Should We Be "
+        "Going ? World Bank policy research working paper. 2007."
+    )
+    assert cw.title == "Governance Indicators : Where Are We, Where Should We Be Going ?"
+    assert cw.venue == "World Bank policy research working paper"
+    # a question and its subtitle stay one title
+    cw = parse_citation_string(
+        "Alaa, A., et al. How Faithful is your Synthetic Data? Sample-level Metrics for "
+        "Evaluating and Auditing Generative Models. In ICML, 2022."
+    )
+    assert cw.title == (
+        "How Faithful is your Synthetic Data? Sample-level Metrics for Evaluating and "
+        "Auditing Generative Models"
+    )

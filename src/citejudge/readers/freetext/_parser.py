@@ -412,6 +412,8 @@ def _stop_after(raw: str, title: str) -> bool:
 _PERIODICAL_RE = re.compile(
     r"^The\s|\b(?:Journal|Proceedings|Review|Revue|Zeitschrift|Annals|Bulletin|Transactions"
     r"|Letters|Magazine|Times|Herald|News|Post|Gazette|Quarterly|Newsletter|Dataset)\b"
+    # a report series ("… Where Should We Be Going ? World Bank policy research working paper")
+    r"|\b(?i:working|discussion|policy research)\s+papers?\b|\b(?i:technical)\s+reports?\b"
 )
 
 
