@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from citejudge.documents._build import DocumentError, Entry, assemble, read_text_file
+from citejudge.documents._build import DocumentError, Entry, assemble, group_end, read_text_file
 from citejudge.documents._model import Document
 from citejudge.text.normalize import delatex
 
@@ -117,32 +117,22 @@ _BBL_FIELDS = frozenset(
 
 
 def _groups(s: str) -> list[str]:
-    """The top-level ``{…}`` groups of ``s``, in order."""
+    """The top-level ``{…}`` groups of ``s``, in order (one that never closes left out)."""
     out: list[str] = []
-    depth, start = 0, 0
-    for i, ch in enumerate(s):
-        if ch == "{":
-            if depth == 0:
-                start = i + 1
-            depth += 1
-        elif ch == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                out.append(s[start:i])
+    i = s.find("{")
+    while i >= 0:
+        end = group_end(s, i)
+        if end < 0:
+            break
+        out.append(s[i + 1 : end - 1])
+        i = s.find("{", end)
     return out
 
 
 def _braced(s: str, at: int) -> tuple[str, int]:
-    """The group opening at ``s[at]`` (``{``) and the index after it."""
-    depth = 0
-    for i in range(at, len(s)):
-        if s[i] == "{":
-            depth += 1
-        elif s[i] == "}":
-            depth -= 1
-            if depth == 0:
-                return s[at + 1 : i], i + 1
-    return s[at + 1 :], len(s)
+    """The group opening at ``s[at]`` (``{``) and the index after it (the rest, unclosed)."""
+    end = group_end(s, at)
+    return (s[at + 1 : end - 1], end) if end >= 0 else (s[at + 1 :], len(s))
 
 
 def _bbl_text(s: str) -> str:

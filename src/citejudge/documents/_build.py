@@ -33,6 +33,7 @@ __all__ = [
     "Entry",
     "Paragraph",
     "assemble",
+    "group_end",
     "parse_entry",
     "read_text_file",
 ]
@@ -61,6 +62,19 @@ def read_text_file(path: Path) -> str:
         raise DocumentError(
             f"{path}: not UTF-8 text (byte {exc.start})", hint="convert the file to UTF-8"
         ) from exc
+
+
+def group_end(text: str, at: int, limit: int = 1 << 30) -> int:
+    """The index after the ``{…}`` group opening at ``text[at]``, braces balanced.
+
+    -1 when the group does not close (within ``limit`` characters).
+    """
+    depth = 0
+    for i in range(at, min(len(text), at + limit)):
+        depth += (text[i] == "{") - (text[i] == "}")
+        if depth == 0:
+            return i + 1
+    return -1
 
 
 @dataclass

@@ -28,7 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from citejudge.documents._bib import bbl_file_entries, bib_file_entries, bibitems
-from citejudge.documents._build import DocumentError, Entry, Paragraph, assemble, read_text_file
+from citejudge.documents._build import (
+    DocumentError,
+    Entry,
+    Paragraph,
+    assemble,
+    group_end,
+    read_text_file,
+)
 from citejudge.documents._markers import RawMarker, short_authors
 from citejudge.documents._model import Document
 from citejudge.text.normalize import delatex
@@ -94,16 +101,9 @@ _MACRO_DEF = re.compile(
 
 
 def _group_end(text: str, at: int, limit: int = 1 << 30) -> int:
-    """The index after the ``{…}`` group opening at ``text[at]``, braces balanced.
-
-    The text's end (or ``at + limit``) when the group never closes.
-    """
-    depth = 0
-    for i in range(at, min(len(text), at + limit)):
-        depth += (text[i] == "{") - (text[i] == "}")
-        if depth == 0:
-            return i + 1
-    return min(len(text), at + limit)
+    """:func:`group_end`, or the text's end (``at + limit``) when the group never closes."""
+    end = group_end(text, at, limit)
+    return end if end >= 0 else min(len(text), at + limit)
 
 
 def _cite_macros(text: str) -> dict[str, str]:

@@ -37,6 +37,7 @@ from citejudge.run.manifest import (
     CheckOptionsRecord,
     CodeRevision,
     Counts,
+    InputFile,
     Inputs,
     RayRecord,
     RunManifest,
@@ -150,9 +151,14 @@ def _manifest(
     *,
     previous: dict[str, Any] | None = None,
     config_file: Path | None = None,
+    inputs: list[InputFile] | None = None,
 ) -> RunManifest:
-    """The manifest at the start of a session (a resumed run keeps its id, start time and extra keys)."""
-    inputs = input_files(_document_inputs(cfg, shards))
+    """The manifest at the start of a session (a resumed run keeps its id, start time and extra keys).
+
+    ``inputs``: the input files when the caller has hashed them already.
+    """
+    if inputs is None:
+        inputs = input_files(_document_inputs(cfg, shards))
     known = {f.path for f in inputs}
 
     def owner(file: str) -> str:  # a document inside an archive counts for the archive
@@ -579,7 +585,13 @@ def _run_locked(
         )
 
     manifest = _manifest(
-        "run", cfg, shards, items, previous=previous if resume else None, config_file=config_path
+        "run",
+        cfg,
+        shards,
+        items,
+        previous=previous if resume else None,
+        config_file=config_path,
+        inputs=inputs,
     )
     summary = RunSummary(items=len(items), resumed_from=len(done))
     spec = TASKS[cfg.task]
