@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citejudge.documents import document_files, read_document
 from citejudge.text import split_sentences
@@ -79,3 +81,92 @@ def test_a_locator_before_its_number_ends_no_sentence() -> None:
     # evidence is split as the support scorer was calibrated: without either rule
     assert split_sentences(text)[:2] == ["It helps [see @x, p.", "3]."]
     assert split_sentences(text)[-1] == "Then. @doe99 shows it."
+
+
+def test_a_quoted_sentence_keeps_its_closing_quote_and_its_marker() -> None:
+    # a report quoting its source, the marker after the closing quote (with or without a space)
+    quoted = (
+        "As the authors put it, “deep learning allows computational models to learn "
+        "representations of data with multiple levels of abstraction.” [1] Training needs data."
+    )
+    assert split_sentences(quoted, citing=True) == [
+        "As the authors put it, “deep learning allows computational models to learn "
+        "representations of data with multiple levels of abstraction.” [1]",
+        "Training needs data.",
+    ]
+    glued = 'He wrote "it converges."[2] Then it did.'
+    assert split_sentences(glued, citing=True) == ['He wrote "it converges."[2]', "Then it did."]
+    # an author-year citation after the quote's own stop joins the quote
+    assert split_sentences('They call it "a large effect." (Smith, 2001). Next.', citing=True) == [
+        'They call it "a large effect." (Smith, 2001).',
+        "Next.",
+    ]
+    # negatives: a marker that is the subject of its sentence stays there, "et al. [3]" ends no
+    # sentence, and a parenthetical with words is a sentence of its own
+    assert split_sentences("It was shown. [3] showed that it works.", citing=True) == [
+        "It was shown.",
+        "[3] showed that it works.",
+    ]
+    assert split_sentences("Smith et al. [3] showed it. Next.", citing=True) == [
+        "Smith et al. [3] showed it.",
+        "Next.",
+    ]
+    assert split_sentences("A claim (Smith, 2001). (Jones, 2002) disagree.", citing=True) == [
+        "A claim (Smith, 2001).",
+        "(Jones, 2002) disagree.",
+    ]
+    # evidence is split as the support scorer was calibrated (the closing quote is not kept)
+    assert split_sentences(glued) == ['He wrote "it converges."[2] Then it did.']
+
+
+def test_a_marker_after_a_quoted_sentence_points_to_that_sentence(tmp_path: Path) -> None:
+    # a generated report quoting its source, the marker after the closing quote
+    md = tmp_path / "report.md"
+    md.write_text(
+        "# Why deep networks need data\n\n"
+        "Neural networks have been studied for decades, but only recently have they\n"
+        "outperformed other methods on perception tasks.\n\n"
+        "As the review put it, “deep learning allows computational models that are composed of\n"
+        "multiple processing layers to learn representations of data with multiple levels of\n"
+        "abstraction.” [1] Such models need large labelled datasets, which were rare before the\n"
+        "last decade.\n\n"
+        "The rest of this report looks at how much data a model of a given size needs.\n\n"
+        "## References\n\n"
+        "[1] Y. LeCun, Y. Bengio, G. Hinton, “Deep learning,” Nature 521 (2015) 436–444.\n"
+    )
+    doc = read_document(md)
+    assert [(s.entries, s.line) for s in doc.sentences] == [([1], 6)]
+    claim = doc.sentences[0].claim
+    assert claim.startswith("As the review put it") and claim.endswith("levels of abstraction.”")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "It works.",
+                "“Quoted.”",
+                '"Quoted."',
+                "[3]",
+                "[1, 2]",
+                "(Smith, 2001).",
+                "et al.",
+                "p. 3",
+                "Next",
+                "@doe99",
+                "x.”[2]",
+                "large!",
+                "?",
+                " ",
+                "Dr.",
+                "A.",
+            ]
+        ),
+        max_size=12,
+    )
+)
+def test_a_citing_split_loses_no_character(words: list[str]) -> None:
+    text = " ".join(words)
+    parts = split_sentences(text, citing=True)
+    assert " ".join(parts) == " ".join(text.split())

@@ -42,8 +42,22 @@ _MARKS_AFTER_STOP = (
 )
 _SENT_END = re.compile(_MARKS_AFTER_STOP + r"(?=[A-Z0-9ÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ\"'“(\[⟦])")
 # A citing document's sentences (split_sentences(citing=True)) may also start with a pandoc
-# narrative citation ("… field. @doe99 shows …").
-_SENT_END_CITING = re.compile(_MARKS_AFTER_STOP + r"(?=[A-Z0-9ÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ\"'“(\[⟦@])")
+# narrative citation ("… field. @doe99 shows …"), and they keep what closes them: the closing
+# quote of a quoted sentence, and the numeric markers after the stop, glued or after a space,
+# in either order ('as he put it, “the effect is large.” [3] Next …', '… large.”[3] Next …',
+# '… large. [3] Next …'). A marker that opens a sentence of its own ("[3] showed that …", lower
+# case after it) stays with that sentence.
+_NUMERIC_MARK = r"\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\]"
+_SENT_END_CITING = re.compile(
+    r"(?<=[.!?])(?P<marks>(?:"
+    + _NUMERIC_MARK
+    + r"|\[\^[^\]\s]{1,40}\]|⟦\d+⟧|[\"'”’)\]]|\s(?="
+    + _NUMERIC_MARK
+    + r"))*)\s+(?=[A-Z0-9ÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ\"'“(\[⟦@])"
+)
+# A piece that is only a citation ("(Smith, 2001)." after a quoted sentence's stop) belongs to
+# the sentence before it.
+_ONLY_CITATION = re.compile(r"(?:\([^()]*\d[^()]*\)|" + _NUMERIC_MARK + r"|⟦\d+⟧)+[.;,]?")
 # ... unless the piece before it ends with one of these abbreviations (English and Czech): titles,
 # month abbreviations ("Dec. 12, 2018"), "v." of case names, "pp."/"vol." of references, "U.S.".
 _ABBREV = re.compile(
@@ -74,15 +88,21 @@ def split_sentences(text: str, *, citing: bool = False) -> list[str]:
     start = 0
     for m in (_SENT_END_CITING if citing else _SENT_END).finditer(text):
         piece = text[start : m.start() + len(m.group("marks"))].strip()
-        if _ABBREV.search(piece) or _INITIAL.search(piece):
+        # the abbreviation rules read the text up to the stop ("et al. [3] showed …")
+        before = text[start : m.start()].strip() if citing else piece
+        if _ABBREV.search(before) or _INITIAL.search(before):
             continue
-        if citing and text[m.end() : m.end() + 1].isdigit() and _LOCATOR.search(piece):
+        if citing and text[m.end() : m.end() + 1].isdigit() and _LOCATOR.search(before):
             continue
-        if piece:
+        if citing and parts and _ONLY_CITATION.fullmatch(piece):
+            parts[-1] = f"{parts[-1]} {piece}"
+        elif piece:
             parts.append(piece)
         start = m.end()
     tail = text[start:].strip()
-    if tail:
+    if citing and parts and _ONLY_CITATION.fullmatch(tail):
+        parts[-1] = f"{parts[-1]} {tail}"
+    elif tail:
         parts.append(tail)
     return parts
 
