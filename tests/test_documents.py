@@ -595,9 +595,22 @@ Vaswani, A., Shazeer, N., Parmar, N., et al. (2017). Attention is all you need. 
 Devlin, J., Chang, M.-W., Lee, K., & Toutanova, K. (2019). BERT. In NAACL.
 """
 
+# A chat answer of one paragraph (one line, as chat answers write them) quoting its source, the
+# marker after the closing quote (the paragraph was read as a first reference entry, and its
+# marker pointed nowhere)
+REPORT_QUOTED = """According to the review in Nature, “deep learning allows computational models that are \
+composed of multiple processing layers to learn representations of data with multiple levels of \
+abstraction.” [1]
+
+## References
+
+[1] Y. LeCun, Y. Bengio, and G. Hinton. Deep learning. Nature, 521(7553):436-444, 2015.
+"""
+
 
 @pytest.mark.parametrize(
-    ("text", "n", "suffix"), [(REPORT, 6, ".md"), (REPORT_AUTHOR_YEAR, 3, ".txt")]
+    ("text", "n", "suffix"),
+    [(REPORT, 6, ".md"), (REPORT_AUTHOR_YEAR, 3, ".txt"), (REPORT_QUOTED, 1, ".md")],
 )
 def test_a_short_report_keeps_its_paragraphs_out_of_the_list(
     tmp_path: Path, text: str, n: int, suffix: str
@@ -606,7 +619,7 @@ def test_a_short_report_keeps_its_paragraphs_out_of_the_list(
     path.write_text(text)
     doc = read_document(path)
     assert len(doc.references) == n, [r.text[:40] for r in doc.references]
-    assert doc.references[0].text.startswith(("K. He", "He, K."))
+    assert doc.references[0].text.startswith(("K. He", "He, K.", "Y. LeCun"))
     assert doc.uncited == [] and doc.unresolved == []
     cited = {r for s in doc.sentences for m in s.markers for r in m.entries}
     assert len(cited) == n

@@ -453,10 +453,10 @@ def prose_before_list(lines: Sequence[Line], labels: list[str]) -> list[str]:
 
 
 #: A citation marker inside a sentence: "vision [1]", "language [2, 3]", "[4–6]", Wikipedia's
-#: "problem.[1]" (glued), "(He et al., 2016)", "(Smith and Jones 2019; Lee, 2020)" — what cites a
-#: list, not what is in it.
+#: "problem.[1]" (glued), a quotation's '“… abstraction.” [1]' or '"…"[2]', "(He et al., 2016)",
+#: "(Smith and Jones 2019; Lee, 2020)" — what cites a list, not what is in it.
 _PROSE_MARKER = re.compile(
-    r"(?:[a-z,;]\s|[a-z][.,;:]?)\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\]"
+    r"(?:[,;]\s|[a-z][.,;:!?]?[\"'”’]*\s?)\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\]"
     r"|\((?:see |e\.g\., )?[A-Z][\w'’-]+(?: et al\.| (?:and|&) [A-Z][\w'’-]+)?,? \d{4}[a-z]?[;)]"
 )
 
