@@ -6,6 +6,8 @@ The examples are real papers typed by hand (their metadata is fact).
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citejudge.ids import norm_doi
 from citejudge.match.citation import CitedWork
@@ -282,7 +284,8 @@ def test_doi_repairs() -> None:
         ("https://arxiv.org/abs/1810.04805v1", "1810.04805"),
         ("https://arxiv.org/pdf/1810.04805.pdf", "1810.04805"),
         ("arXiv:hep-th/9901001", "hep-th/9901001"),
-        ("arXiv:math.GT/0309136v1", "math.gt/0309136"),
+        # an old id's subject class is not part of it (OpenAlex has arxiv.org/abs/math/0309136)
+        ("arXiv:math.GT/0309136v1", "math/0309136"),
         ("https://doi.org/10.48550/arXiv.1810.04805", "1810.04805"),
     ],
 )
@@ -290,6 +293,79 @@ def test_arxiv_forms(written: str, expected: str) -> None:
     w = parse_citation_string(f"Devlin, J. (2018). BERT. {written}")
     assert w.arxiv == expected
     assert w.is_preprint
+
+
+# Real shapes of arXiv papers' bibliographies (unarXive, Crossref's physics strings): the eprint
+# printed without a label, by REVTeX after the year, in brackets after the pages, and DBLP's
+# "CoRR abs/…" volume; the id read into the title goes.
+@pytest.mark.parametrize(
+    ("text", "arxiv", "title"),
+    [
+        (
+            "P. Huembeli, G. Carleo, and A. Mezzacapo, Entanglement forging with generative "
+            "neural network models (2022), 2205.00933 .",
+            "2205.00933",
+            "Entanglement forging with generative neural network models",
+        ),
+        ("M. Hamanaka, Nucl. Phys. B 741 (2006) 368 [hep-th/0601209].", "hep-th/0601209", None),
+        (
+            "I. Gelfand, S. Gelfand, V. Retakh and R. Wilson, Adv. Math. 193 (2005) 56 "
+            "[math.QA/0208146].",
+            "math/0208146",
+            None,
+        ),
+        (
+            "He, K., Zhang, X., Ren, S., Sun, J.: Deep residual learning for image recognition. "
+            "CoRR abs/1512.03385 (2015)",
+            "1512.03385",
+            "Deep residual learning for image recognition",
+        ),
+        (
+            "LEP collaboration, A. Rosca, Fermiophobic Higgs bosons at LEP, hep-ex/0212038 "
+            "[ SPIRES ].",
+            "hep-ex/0212038",
+            "Fermiophobic Higgs bosons at LEP",
+        ),
+        (
+            "M. Amiri and A. Rejali, BSE- properties of vector-valued group algebras, "
+            "arXiv:2206.11237 [math.FA], (2022).",
+            "2206.11237",
+            "BSE- properties of vector-valued group algebras",
+        ),
+    ],
+)
+def test_arxiv_ids_without_a_label(text: str, arxiv: str, title: str | None) -> None:
+    w = parse_citation_string(text)
+    assert w.arxiv == arxiv and w.is_preprint
+    if title:
+        assert w.title == title
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a DOI a PDF broke up: its tail looks like a new id after a full stop
+        "De Haan L, Zoomers A (2005) Exploring the frontiers of livelihoods research. Development "
+        "and Change 36, 27– 47. doi: 10.1111/ j. 0012-155X. 2005.00401. x",
+        "Tamuz, O., Mazeh, T., & Zucker, S. 2005, , 356, 1466, doi: 10.1111/j.1365-2966.2004.08585.x",
+        "Smith, J. (2012). Heat flow. Report 1234.5678, pp. 1–9.",  # no month 34
+        "Smith, J. (2012). Heat flow. J. Heat 12, 2012.1234.",  # four digits after 2015
+        "Smith, J. (2012). Heat flow. and/9901001.",  # not an archive of arXiv
+    ],
+)
+def test_numbers_that_are_no_arxiv_id(text: str) -> None:
+    assert parse_citation_string(text).arxiv is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789./-[](), abshepthmav", max_size=40))
+def test_an_unlabelled_arxiv_id_is_written_and_canonical(text: str) -> None:
+    from citejudge.ids import extract_arxiv_unlabelled, norm_arxiv
+
+    found = extract_arxiv_unlabelled(text)
+    if found is not None:
+        assert norm_arxiv(found) == found
+        assert found.split("/")[-1] in text
 
 
 @pytest.mark.parametrize(

@@ -18,9 +18,11 @@ import re
 from citejudge.text.normalize import fold_confusables, may_match_ci
 
 __all__ = [
+    "ARXIV_OLD_ARCHIVES",
     "arxiv_from_doi",
     "arxiv_year",
     "extract_arxiv",
+    "extract_arxiv_unlabelled",
     "extract_dois",
     "extract_openalex",
     "extract_pmcid",
@@ -154,11 +156,15 @@ def norm_pmcid(value: str | int | None) -> str | None:
 
 
 _ARXIV_NEW = re.compile(r"^(\d{4}\.\d{4,5})(?:v\d+)?$")
-_ARXIV_OLD = re.compile(r"^([a-z\-]+(?:\.[a-z]{2})?/\d{7})(?:v\d+)?$", re.I)
+_ARXIV_OLD = re.compile(r"^([a-z\-]+)(?:\.[a-z]{2})?/(\d{7})(?:v\d+)?$", re.I)
 
 
 def norm_arxiv(value: str | None) -> str | None:
-    """Canonical arXiv id without version, or None."""
+    """Canonical arXiv id without version, or None.
+
+    An old identifier's subject class is not part of it (arXiv ignores it: ``math.GT/0309136``
+    is ``math/0309136``, the form OpenAlex's arXiv locations have).
+    """
     if not value:
         return None
     s = fold_confusables(value).strip()
@@ -167,7 +173,7 @@ def norm_arxiv(value: str | None) -> str | None:
     if m:
         return m.group(1)
     m = _ARXIV_OLD.match(s)
-    return m.group(1).lower() if m else None
+    return f"{m.group(1)}/{m.group(2)}".lower() if m else None
 
 
 _ARXIV_YYMM = re.compile(r"^(\d{2})(\d{2})\.\d{4,5}$")
@@ -245,7 +251,7 @@ _PMID_IN_TEXT = re.compile(
 )
 _PMCID_IN_TEXT = re.compile(r"\bPMCID\s*[:=]?\s*((?:PMC\s?)?\d{3,9})\b|\b(PMC\s?\d{3,9})\b", re.I)
 _ARXIV_IN_TEXT = re.compile(
-    r"(?:arxiv\s*(?:preprint)?\s*(?:abs/)?[:.]?\s*|arxiv\.org/(?:abs|pdf|html)/|10\.48550/arxiv\.)"
+    r"(?:arxiv\s*(?:preprint)?\s*(?:abs/)?[:.]?\s*|arxiv\.org/(?:(?:abs|pdf|html)/)?|10\.48550/arxiv\.)"
     r"(\d{4}\.\d{4,5}(?:v\d+)?|[a-z\-]+(?:\.[a-z]{2})?/\d{7}(?:v\d+)?)",
     re.I,
 )
@@ -278,6 +284,84 @@ def extract_arxiv(text: str) -> str | None:
         return None
     m = _ARXIV_IN_TEXT.search(folded)
     return norm_arxiv(m.group(1)) if m else None
+
+
+#: The archives of arXiv's old identifiers (1991 to March 2007: ``hep-th/9901001``).
+ARXIV_OLD_ARCHIVES = frozenset(
+    [
+        "acc-phys",
+        "adap-org",
+        "alg-geom",
+        "ao-sci",
+        "astro-ph",
+        "atom-ph",
+        "bayes-an",
+        "chao-dyn",
+        "chem-ph",
+        "cmp-lg",
+        "comp-gas",
+        "cond-mat",
+        "cs",
+        "dg-ga",
+        "funct-an",
+        "gr-qc",
+        "hep-ex",
+        "hep-lat",
+        "hep-ph",
+        "hep-th",
+        "math",
+        "math-ph",
+        "mtrl-th",
+        "nlin",
+        "nucl-ex",
+        "nucl-th",
+        "patt-sol",
+        "physics",
+        "plasm-ph",
+        "q-alg",
+        "q-bio",
+        "quant-ph",
+        "solv-int",
+        "supr-con",
+    ]
+)
+# An arXiv id written without a label, as physics and maths bibliographies print the eprint
+# field ("Nature 567, 76 (2019), 1812.09815 .", "Nucl. Phys. B 741 (2006) 368
+# [hep-th/0601209]") and DBLP prints CoRR's volume ("CoRR abs/1512.03385"): a whole token,
+# never inside a DOI, a URL or a longer number. An old id may follow any space; a new one only
+# a bracket, a comma or semicolon, "abs/" or the start (after a full stop it was the tail of a
+# DOI a PDF broke up: "doi: 10.1111/ j. 0012-155X. 2005.00401. x").
+_ARXIV_BARE = re.compile(
+    r"(?:(?<=[\s(\[,;])(?P<old>(?P<archive>[a-z][a-z-]{1,8})(?:\.[a-z]{2})?/\d{7})"
+    r"|(?:(?<=[(\[,;])|(?<=[(\[,;]\s)|(?<=\babs/)|^)(?P<new>(?P<yymm>\d{4})\.(?P<seq>\d{4,5})))"
+    r"(?:v\d{1,2})?(?=[\s)\],;]|\.(?!\w)|$)",
+    re.I,
+)
+
+
+def extract_arxiv_unlabelled(text: str) -> str | None:
+    """The first arXiv id written in ``text`` with or without a label (see :func:`extract_arxiv`).
+
+    For reference strings: an unlabelled id counts only when it can be nothing else. An old id
+    names one of :data:`ARXIV_OLD_ARCHIVES` and a month from August 1991 to March 2007; a new
+    one a month from April 2007 to 2035, with four digits after the point up to December 2014
+    and five from January 2015, as arXiv numbers them.
+    """
+    labelled = extract_arxiv(text)
+    if labelled:
+        return labelled
+    folded = fold_confusables(text)
+    for m in _ARXIV_BARE.finditer(folded):
+        if m.group("old"):
+            if m.group("archive").lower() in ARXIV_OLD_ARCHIVES:
+                a = norm_arxiv(m.group("old"))
+                if a and arxiv_year(a):
+                    return a
+            continue
+        yymm, seq = int(m.group("yymm")), m.group("seq")
+        if arxiv_year(m.group("new")) and yymm <= 3512 and (len(seq) == 5) == (yymm >= 1501):
+            return m.group("new")
+    return None
 
 
 def extract_openalex(text: str) -> str | None:

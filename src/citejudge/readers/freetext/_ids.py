@@ -55,7 +55,7 @@ def _scan_ids(text: str, work: CitedWork) -> None:
                 break
     work.pmid = ids.extract_pmid(text)
     work.pmcid = ids.extract_pmcid(text)
-    work.arxiv = ids.extract_arxiv(text)
+    work.arxiv = ids.extract_arxiv_unlabelled(text)
     if work.arxiv is None:
         for d in work.doi:
             a = ids.arxiv_from_doi(d)

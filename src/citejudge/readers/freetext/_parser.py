@@ -113,9 +113,7 @@ def parse_citation_string(text: str) -> CitedWork:
         if "." in md and _GLUED_INITIALS_RE.search(md):
             # "Y.LeCun, Y.Bengio and G.Hinton": initials glued to the name (PDF text, OCR)
             md = _GLUED_INITIALS_RE.sub(r"\1 ", md)
-        if (_may_have_glued_year(md) or "”" in md or '"' in md) and _GLUED_YEAR_TITLE_RE.search(
-            md
-        ):
+        if (_may_have_glued_year(md) or "”" in md or '"' in md) and _GLUED_YEAR_TITLE_RE.search(md):
             # "Knoll 2023IRNeXt: …", "(2022)MSDN: …", "…aggregation”2023": a year glued to
             # the title or its closing quote, in the shapes the tokenizer leaves whole
             md = _GLUED_YEAR_TITLE_RE.sub(" ", md)
@@ -129,6 +127,8 @@ def parse_citation_string(text: str) -> CitedWork:
         logger.debug("citation structure parse failed", exc_info=True)
         work.warnings.append(f"structure parse failed: {type(exc).__name__}")
     work.is_preprint = work.is_preprint or work.arxiv is not None or _mentions_preprint(head)
+    if work.arxiv and work.title:
+        work.title = _without_arxiv_tail(work.title, work.arxiv)
     if work.year is None and work.year_raw is None:
         work.warnings.append("no year found")
     return work
@@ -600,6 +600,26 @@ def _clean_title(text: str) -> str | None:
     ):
         s = s[:-2]
     return _tidy(s.strip(" "))
+
+
+def _without_arxiv_tail(title: str, arxiv: str) -> str | None:
+    """``title`` without the work's arXiv id read into its end.
+
+    "Fermiophobic Higgs bosons at LEP, hep-ex/0212038" and "BSE- properties of vector-valued
+    group algebras, arXiv:2206.11237 [math.FA]" (unarXive, Crossref): the id, its label, version
+    and subject class, and the separator before them go; a title that is only the id is none.
+    """
+    number = re.escape(arxiv.split("/")[-1])
+    m = re.search(
+        r"[\s,;:.]*(?:arxiv\s*[:.]?\s*)?(?:[a-z-]+(?:\.[a-z]{2})?/)?"
+        + number
+        + r"(?:v\d+)?(?:\s*\[[a-z-]+(?:\.[a-z-]+)?\])?[\s.,;]*$",
+        title,
+        re.I,
+    )
+    if m is None:
+        return title
+    return title[: m.start()].strip() or None
 
 
 _ID_IN_VENUE_RE = re.compile(
