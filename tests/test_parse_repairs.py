@@ -10,9 +10,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from citejudge.match.parse import parse_citation_string
 from citejudge.readers.freetext._parser import _rules_win
 from citejudge.readers.freetext._repairs import (
     container_without_tail,
+    drop_notes_in_brackets,
     journal_head_back,
     names_before_title,
     title_head_after_names,
@@ -32,12 +34,16 @@ def test_a_venue_acronym_glued_to_the_title_is_set_off() -> None:
     assert unglue_venue(
         "SILVA, R. et al. Sparse Priors for Graph SegmentationAAAI. Anais...2022", VENUES
     ) == ("SILVA, R. et al. Sparse Priors for Graph Segmentation. AAAI. Anais...2022")
-    assert unglue_venue(
-        "Weber, Anna und Roth, Jan (2020): Robust Bandits with Delayed RewardsICML, 2020.", VENUES
-    ) == "Weber, Anna und Roth, Jan (2020): Robust Bandits with Delayed Rewards. ICML, 2020."
-    assert unglue_venue("Kernel Regression under Label NoiseNeurIPS, 2021.", VENUES | {"neurips"}) == (
-        "Kernel Regression under Label Noise. NeurIPS, 2021."
+    assert (
+        unglue_venue(
+            "Weber, Anna und Roth, Jan (2020): Robust Bandits with Delayed RewardsICML, 2020.",
+            VENUES,
+        )
+        == "Weber, Anna und Roth, Jan (2020): Robust Bandits with Delayed Rewards. ICML, 2020."
     )
+    assert unglue_venue(
+        "Kernel Regression under Label NoiseNeurIPS, 2021.", VENUES | {"neurips"}
+    ) == ("Kernel Regression under Label Noise. NeurIPS, 2021.")
     assert unglue_venue("… of soil microbes. medrxivDOI: 10.1101/2020.01.01", VENUES) == (
         "… of soil microbes. medrxiv. DOI: 10.1101/2020.01.01"
     )
@@ -55,9 +61,13 @@ def test_a_title_word_ending_in_capitals_stays_whole() -> None:
 
 
 def test_an_unpunctuated_in_colon_before_the_container_is_set_off() -> None:
-    assert unglue_venue(
-        "Roth, K. (2019): Soil moisture in alpine meadows In: Journal of Hydrology, 5: 3.", VENUES
-    ) == "Roth, K. (2019): Soil moisture in alpine meadows. In: Journal of Hydrology, 5: 3."
+    assert (
+        unglue_venue(
+            "Roth, K. (2019): Soil moisture in alpine meadows In: Journal of Hydrology, 5: 3.",
+            VENUES,
+        )
+        == "Roth, K. (2019): Soil moisture in alpine meadows. In: Journal of Hydrology, 5: 3."
+    )
     # the negatives: punctuation before it, a lower-case "in:", "In:" after a verb
     for text in (
         "Roth, K.: Soil moisture. In: Hydrology",
@@ -94,8 +104,7 @@ def test_the_last_name_of_an_unfinished_vancouver_list_leaves_the_title() -> Non
     assert fixed[5:7] == ["author", "author"] and fixed[7] == "title"
     # the negatives: a list that ended ("Lindqvist M."), a title word in capitals after it
     tokens, labels = _pairs(
-        "Okafor/author B,/author Lindqvist/author M./author Vitamin/title D/title "
-        "deficiency./title"
+        "Okafor/author B,/author Lindqvist/author M./author Vitamin/title D/title deficiency./title"
     )
     assert vancouver_last_name_in_title(tokens, labels) == labels
     tokens, labels = _pairs(
@@ -105,9 +114,10 @@ def test_the_last_name_of_an_unfinished_vancouver_list_leaves_the_title() -> Non
 
 
 def test_a_title_and_venue_glued_by_in_are_set_off() -> None:
-    assert unglue_venue(
-        "Roe K. & Doe J. 2020. Why sparse models generalise.in.ICLR. s. n.", VENUES
-    ) == "Roe K. & Doe J. 2020. Why sparse models generalise. in ICLR. s. n."
+    assert (
+        unglue_venue("Roe K. & Doe J. 2020. Why sparse models generalise.in.ICLR. s. n.", VENUES)
+        == "Roe K. & Doe J. 2020. Why sparse models generalise. in ICLR. s. n."
+    )
     assert unglue_venue("Roe, K. 2020. Why sparse models generalise.in ICML.", VENUES) == (
         "Roe, K. 2020. Why sparse models generalise. in ICML."
     )
@@ -164,9 +174,9 @@ def test_a_medium_an_edition_or_a_translator_after_the_title_leave_it() -> None:
     assert title_without_lead("Annual Survey of Water Quality. October") == (
         "Annual Survey of Water Quality"
     )
-    assert title_without_lead("The Institutes of the Christian Religion. Translated by Thomas Norton") == (
-        "The Institutes of the Christian Religion"
-    )
+    assert title_without_lead(
+        "The Institutes of the Christian Religion. Translated by Thomas Norton"
+    ) == ("The Institutes of the Christian Religion")
     # the negatives: an edition or bracket that is the title's own words
     for title in (
         "Notes on the 2nd Edition of the Encyclopaedia",
@@ -405,15 +415,15 @@ def test_a_question_and_its_subtitle_stay_one_title() -> None:
     assert _rules_win(learned, ruled)
 
 
-_TEXT = st.text(alphabet=st.sampled_from("abcdeABCDE .,:;-“”\"/in"), max_size=60)
+_TEXT = st.text(alphabet=st.sampled_from('abcdeABCDE .,:;-“”"/in'), max_size=60)
 
 
 @given(_TEXT)
 def test_unglue_venue_only_adds_separators(text: str) -> None:
     out = unglue_venue(text, VENUES)
-    assert out.replace(". ", "").replace(".", "").replace(" ", "") == text.replace(
-        ".", ""
-    ).replace(" ", "")
+    assert out.replace(". ", "").replace(".", "").replace(" ", "") == text.replace(".", "").replace(
+        " ", ""
+    )
 
 
 @given(st.lists(st.sampled_from(["author", "title", "date", "container"]), max_size=12), _TEXT)
@@ -424,7 +434,7 @@ def test_names_before_title_keeps_the_length(labels: list[str], text: str) -> No
 
 @given(_TEXT)
 def test_title_without_lead_is_a_piece_of_its_input(text: str) -> None:
-    assert title_without_lead(text).strip("“”\"") in text
+    assert title_without_lead(text).strip('“”"') in text
 
 
 def test_a_report_series_after_a_question_is_its_container() -> None:
@@ -446,3 +456,48 @@ def test_a_report_series_after_a_question_is_its_container() -> None:
         "How Faithful is your Synthetic Data? Sample-level Metrics for Evaluating and "
         "Auditing Generative Models"
     )
+
+
+def test_physics_journal_heads_after_a_comma_go_back_to_the_journal() -> None:
+    # INSPIRE/REVTeX shapes (Crossref, unarXive): no title, the journal after the names' comma;
+    # a maths style with the title between commas
+    w = parse_citation_string("W. Vogelsang, Nucl. Phys. B 475, 47 (1996)")
+    assert (w.authors, w.venue, w.volume) == (["W. Vogelsang"], "Nucl. Phys. B", "475")
+    w = parse_citation_string(
+        "R. Bartnik, The existence of maximal hypersurfaces in asymptotically flat spacetimes, "
+        "Commun. Math. Phys. 94 (1984), 155–175."
+    )
+    assert w.title == "The existence of maximal hypersurfaces in asymptotically flat spacetimes"
+    assert w.venue == "Commun. Math. Phys"
+    # negative: a given name after "Family," is no journal word
+    w = parse_citation_string("Dubrow, Heather. Biopsy. English Journal. 2007. 97. 2. 115")
+    assert w.authors == ["Dubrow, Heather"] and w.title == "Biopsy"
+
+
+def test_inspire_erratum_and_collaboration_notes_name_no_field() -> None:
+    w = parse_citation_string(
+        "R. Aaij et al. [LHCb], Phys. Rev. D 91 (2015) no.9, 092002 [erratum: Phys. Rev. D 93 "
+        "(2016) no.11, 119901] doi:10.1103/PhysRevD.91.092002 [arXiv:1503.01234 [hep-ex]]."
+    )
+    assert (w.venue, w.volume, w.year, w.arxiv) == ("Phys. Rev. D", "91", 2015, "1503.01234")
+    w = parse_citation_string(
+        "V. Koch, E. V. Shuryak, G. E. Brown and A. D. Jackson, Phys. Rev. D 46, 3169 (1992) "
+        "[erratum: Phys. Rev. D 47, 2157 (1993)] doi:10.1103/PhysRevD.46.3169"
+    )
+    assert (w.venue, w.year) == ("Phys. Rev. D", 1992)
+    assert drop_notes_in_brackets("G. Aad et al. [ATLAS Collaboration], Phys. Lett. B 716") == (
+        "G. Aad et al., Phys. Lett. B 716"
+    )
+    # negatives: another entry's label after "et al.", a language note
+    for kept in (
+        "Tim Watson. A new representation. In Keane et al. [4], pages 233-246.",
+        "A. Smith [in Russian], J. Phys. 3 (1990) 1",
+    ):
+        assert drop_notes_in_brackets(kept) == kept
+
+
+@given(st.text(alphabet="[]et al.ErratumLHCb, 0123 Collaboration", max_size=60))
+def test_drop_notes_in_brackets_only_removes(text: str) -> None:
+    out = drop_notes_in_brackets(text)
+    it = iter(text)
+    assert all(ch in it for ch in out)  # a subsequence of the input

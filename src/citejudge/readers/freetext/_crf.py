@@ -125,7 +125,7 @@ _GLUED_YEAR_CUT_RE = re.compile(
 )
 _NO_CUT_RE = re.compile(r"[/:=@]|www\.")
 _YEAR_SCAN_RE = re.compile(r"(?:1[5-9]|20)\d\d")
-_OPEN_QUOTES = "“‘«\""
+_OPEN_QUOTES = '“‘«"'
 
 
 def _may_have_glued_year(text: str) -> bool:

@@ -43,6 +43,7 @@ from citejudge.readers.freetext._ids import _scan_ids
 from citejudge.readers.freetext._repairs import (
     comma_chunks,
     container_without_tail,
+    drop_notes_in_brackets,
     first_run,
     journal_head_back,
     names_before_title,
@@ -117,7 +118,7 @@ def parse_citation_string(text: str) -> CitedWork:
             # "Knoll 2023IRNeXt: …", "(2022)MSDN: …", "…aggregation”2023": a year glued to
             # the title or its closing quote, in the shapes the tokenizer leaves whole
             md = _GLUED_YEAR_TITLE_RE.sub(" ", md)
-        md = unglue_venue(md, _crf.load_model().featurizer.lexicon.venue)
+        md = drop_notes_in_brackets(unglue_venue(md, _crf.load_model().featurizer.lexicon.venue))
         if not _parse_markdown(md, work):
             work = _learned_or_rules(md, work)
     except ModelError as exc:

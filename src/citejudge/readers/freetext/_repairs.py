@@ -22,6 +22,7 @@ from citejudge.readers.freetext._vocab import _ABBREV_WORDS
 __all__ = [
     "comma_chunks",
     "container_without_tail",
+    "drop_notes_in_brackets",
     "first_run",
     "journal_head_back",
     "names_before_title",
@@ -58,12 +59,39 @@ _GLUED_STOP_RE = re.compile(
 )
 
 
+#: INSPIRE's bracketed notes in high-energy physics bibliographies, which name no field of the
+#: work: an erratum or addendum with its own journal, volume and year ("Phys. Rev. D 46, 3169
+#: (1992) [erratum: Phys. Rev. D 47, 2157 (1993)]"), and the collaboration after the authors
+#: ("R. Aaij et al. [LHCb], Phys. Rev. D 92 …", "G. Aad et al. [ATLAS Collaboration], …").
+#: The model read them into the container ("[LHCb], Phys. Rev. D", "erratum: Phys. Rev. D").
+#: A number in brackets after "et al." is another entry's label ("In Keane et al. [4], …").
+_ERRATUM_NOTE_RE = re.compile(
+    r"\s*\[\s*(?:erratum|addendum)\b[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]", re.I
+)
+_COLLABORATION_NOTE_RE = re.compile(
+    r"(?:(?<=et al\.)\s*\[(?=[^\]]*[A-Za-z])[^\[\]]{1,60}\]|\s*\[[^\[\]]{1,50}\s+collaborations?\])"
+    r"(?=\s*,)",
+    re.I,
+)
+
+
+def drop_notes_in_brackets(text: str) -> str:
+    """``text`` without INSPIRE's erratum and collaboration notes (see :data:`_ERRATUM_NOTE_RE`).
+
+    unarXive's 2,086 strings: 38 hold such a note, and the first word of their container
+    (``Phys.``, ``Nucl.``) is right for all of them afterwards (see the commit).
+    """
+    if "[" not in text:
+        return text
+    return _COLLABORATION_NOTE_RE.sub("", _ERRATUM_NOTE_RE.sub("", text))
+
+
 #: a cheap test before :data:`_GLUED_STOP_RE` (a literal first: the scan is fast)
 _DOT_CAPITAL_RE = re.compile(r"\.[A-Z]")
 
 
 def _bare_in(m: re.Match[str]) -> str:
-    """". In: " for :data:`_BARE_IN_RE`, unless the word before makes "In:" a title's own."""
+    """ ". In: " for :data:`_BARE_IN_RE`, unless the word before makes "In:" a title's own."""
     before = m.string[max(0, m.start() - 12) : m.start()].rsplit(None, 1)
     word = before[-1].lower() if before else ""
     return m.group(0) if word in _IN_PARTICLE_VERBS else ". In: "
@@ -168,9 +196,7 @@ _ROLE_LEAD_RE = re.compile(
     re.I,
 )
 #: names with their initials joined by slashes before the title: "Y. Zhu/H. Liu/Z. Wu, "
-_SLASHED_NAMES_RE = re.compile(
-    r"^(?:[A-Z]\.\s?)+[\w'’\-]+(?:/(?:[A-Z]\.\s?)+[\w'’\-]+)+,\s+(?=\S)"
-)
+_SLASHED_NAMES_RE = re.compile(r"^(?:[A-Z]\.\s?)+[\w'’\-]+(?:/(?:[A-Z]\.\s?)+[\w'’\-]+)+,\s+(?=\S)")
 #: a venue's acronym after the title's full stop and a comma: "… Graphs., SIGIR"
 _VENUE_AFTER_STOP_RE = re.compile(r"(?<=[a-z])\.,\s+[A-Z][A-Za-z]*[A-Z][A-Za-z]*[\s.,]*$")
 
@@ -208,7 +234,7 @@ def title_without_lead(text: str) -> str:
         m = _VENUE_AFTER_STOP_RE.search(text)
         if m:  # "… Neural-Symbolic Graphs., SIGIR"
             text = text[: m.start() + 1]
-    if text[:1].isupper() and any(q in text for q in "“\"«‘"):
+    if text[:1].isupper() and any(q in text for q in '“"«‘'):
         m = _NAME_THEN_QUOTE_RE.match(text)
         if m:
             body = m.group("body").rstrip(" ,.;:")
@@ -350,6 +376,14 @@ def title_tail_in_container(
 #: an abbreviated word of a journal's name: "Aust.", "Geol.", "J.", "Org."
 _ABBREV_TOKEN_RE = re.compile(r"^[A-Z][a-z]{0,5}\.$")
 _INITIAL_RE = re.compile(r"^(?:[A-Z]\.-?){1,3}$")
+#: an abbreviated word of three to eight letters opening a journal's name: "Nucl.", "Commun."
+_JOURNAL_WORD_RE = re.compile(r"^[A-Z][a-z]{2,7}\.$")
+#: abbreviations of that shape that open no journal's name
+#: ("Rev.", "Trans.", "Comp.", "Org." do: "Rev. Mod. Phys.", "Trans. Amer. Math. Soc.")
+_NOT_JOURNAL_WORDS = frozenset(
+    ("eds.", "vol.", "vols.", "inc.", "ltd.", "corp.", "mrs.", "hrsg.", "transl.", "repr.",
+     "dir.", "coord.", "übers.", "trad.")
+)  # fmt: skip
 
 
 def journal_head_back(tokens: list[str], labels: list[str]) -> list[str]:
@@ -374,6 +408,19 @@ def journal_head_back(tokens: list[str], labels: list[str]) -> list[str]:
         and before.endswith(".")
         and len(before.rstrip(".")) > 3
     ):
+        return [*labels[: start - 1], "container", *labels[start:]]
+    if (
+        prev in ("title", "author")
+        and _JOURNAL_WORD_RE.match(tok)
+        and tok.lower() not in _NOT_JOURNAL_WORDS
+        and labels[start - 2] == prev
+        and before.endswith(",")
+        and (prev == "title" or (start >= 3 and _INITIAL_RE.match(tokens[start - 3])))
+    ):
+        # physics and maths styles, a comma before the journal: "…flat spacetimes, Commun. |
+        # Math. Phys. 94", and without a title "M. Hamanaka, Nucl. | Phys. B 741" (a word of
+        # three letters or more: never an initial; names written "initials family", so the
+        # word is no given name as in "Dubrow, Heather. | Biopsy.")
         return [*labels[: start - 1], "container", *labels[start:]]
     if (
         prev == "author"
@@ -507,7 +554,9 @@ def title_head_after_names(tokens: list[str], labels: list[str]) -> list[str]:
         stop = end + 1  # "EvalRS 2023:": the year is the title's
     else:
         return labels
-    if not any(sum(c.isupper() for c in t) >= 2 or t[:-1].isdigit() for t in tokens[start + k + 1 : stop]):
+    if not any(
+        sum(c.isupper() for c in t) >= 2 or t[:-1].isdigit() for t in tokens[start + k + 1 : stop]
+    ):
         return labels  # an acronym or a year among them: "RL:", "EvalRS"
     a = start + k + 1
     return [*labels[:a], *(["title"] * (stop - a)), *labels[stop:]]
@@ -520,6 +569,8 @@ _CONTAINER_PART_TAIL_RE = re.compile(
     r"|numéro spécial|sonderheft|\[en ligne\])\.?$",
     re.I,
 )
+
+
 def container_without_tail(venue: str | None) -> str | None:
     """``venue`` without a part number or a special issue a style printed after it.
 
