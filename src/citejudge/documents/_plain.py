@@ -14,7 +14,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from citejudge.documents._bib import bib_file_entries
-from citejudge.documents._build import Entry, Paragraph, assemble, read_text_file
+from citejudge.documents._build import (
+    Entry,
+    LocatedMarkers,
+    Paragraph,
+    assemble,
+    read_text_file,
+)
 from citejudge.documents._finder import (
     REF_HEADING,
     Line,
@@ -262,11 +268,13 @@ def document_from_lines(
     extra_skip: set[int] | None = None,
     warnings: Sequence[str] = (),
     find_with_extra: bool = False,
+    located: LocatedMarkers | None = None,
 ) -> Document:
     """The document of ``lines``: the finder's reference blocks and the body around them.
 
     ``extra_entries`` (Markdown footnotes, a front matter's ``.bib``) replace the finder's list,
     unless ``find_with_extra`` (a Word document's reference notes beside its bibliography).
+    ``located``: markers the reader knows at a line (:func:`~citejudge.documents._build.assemble`).
     """
     warn = list(warnings)
     skip = set(extra_skip or ())
@@ -302,7 +310,14 @@ def document_from_lines(
                 if text:
                     entries.append(Entry(text, label, None, first.page, first.number))
             skip.update(block)
-    return assemble(path, fmt, entries, _paragraphs(lines, skip, markdown, labels), warnings=warn)
+    return assemble(
+        path,
+        fmt,
+        entries,
+        _paragraphs(lines, skip, markdown, labels),
+        warnings=warn,
+        located=located,
+    )
 
 
 def _front_matter(text: str) -> tuple[dict[str, object], int]:
