@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -13,17 +12,8 @@ from citejudge.documents import read_document
 from citejudge.documents._plain import linked_title_first
 from citejudge.ids import extract_urls
 from citejudge.readers.freetext import parse_citation_string
-from test_documents import ROOT
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from citejudge.index import build_index
-
-    out = tmp_path_factory.mktemp("w") / "world.index"
-    build_index([ROOT / "demo" / "world" / "works.jsonl"], out)
-    return out
-
+from test_documents import world as world  # the demo world's index (a fixture)
+from test_docx_fields import check_document
 
 # A generated reading list: each entry opens with its linked title, the authors after it.
 READING_LIST = """# Sequence models: a reading list
@@ -66,22 +56,7 @@ def test_linked_titles_with_the_authors_after_them(tmp_path: Path, world: Path) 
     )
     assert parse_citation_string(doc.references[1].text).venue == "ICLR"
     assert parse_citation_string(doc.references[3].text).et_al
-    from citejudge.cli import main
-
-    out = tmp_path / "out.jsonl"
-    argv = [
-        "check",
-        "document",
-        str(path),
-        "--index",
-        str(world),
-        "--out",
-        str(out),
-        "--no-llm",
-        "-q",
-    ]
-    assert main(argv) == 0
-    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    lines = check_document(path, world)
     verdicts = [ln["result"]["reference_grounding"] for ln in lines]
     # the authors are checked too (they were lost, or read into the title: "No. Title mismatch")
     assert verdicts[0].startswith("Yes. Matches W9000000004 via doi; checked doi, title, authors")

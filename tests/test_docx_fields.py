@@ -14,16 +14,18 @@ from hypothesis import strategies as st
 
 from citejudge.documents import read_document
 from citejudge.schema import validate_result
-from test_documents import ROOT, _docx, _w_par, _w_run
+from test_documents import _docx, _w_par, _w_run
+from test_documents import world as world  # the demo world's index (a fixture)
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from citejudge.index import build_index
+def check_document(path: Path, world: Path) -> list[dict[str, Any]]:
+    """``citejudge check document PATH --no-llm`` against ``world``: its result lines."""
+    from citejudge.cli import main
 
-    out = tmp_path_factory.mktemp("w") / "world.index"
-    build_index([ROOT / "demo" / "world" / "works.jsonl"], out)
-    return out
+    out = path.with_suffix(".results.jsonl")
+    argv = ["check", "document", str(path), "--index", str(world), "--out", str(out)]
+    assert main([*argv, "--no-llm", "-q"]) == 0
+    return [json.loads(x) for x in out.read_text().splitlines()]
 
 
 LSTM = {
@@ -456,24 +458,9 @@ def test_field_works_never_raise(text: str, kind: str, data: str) -> None:
 
 def test_check_document_on_zotero_fields(tmp_path: Path, world: Path) -> None:
     """End to end: the DOI a Zotero field carries matches the world's record ("Yes")."""
-    from citejudge.cli import main
-
     body = [*ZOTERO_CITES, *_bibliography(ZOTERO_BIBL, [LSTM_APA, DEEP_APA])]
     path = _docx(tmp_path / "zotero.docx", body)
-    out = tmp_path / "res.jsonl"
-    argv = [
-        "check",
-        "document",
-        str(path),
-        "--index",
-        str(world),
-        "--out",
-        str(out),
-        "--no-llm",
-        "-q",
-    ]
-    assert main(argv) == 0
-    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    lines = check_document(path, world)
     assert len(lines) == 3
     for ln in lines:
         assert validate_result("references", ln["result"]) == []
@@ -481,7 +468,7 @@ def test_check_document_on_zotero_fields(tmp_path: Path, world: Path) -> None:
     assert verdicts[0].startswith("Yes. Matches W9000000008 via doi")
     assert verdicts[1].startswith("Yes. Matches W9000000004 via doi")
     assert verdicts[2] == verdicts[1]
-    manifest = json.loads(Path(str(out) + ".manifest.json").read_text())
+    manifest = json.loads(path.with_suffix(".results.jsonl.manifest.json").read_text())
     (summary,) = manifest["documents"]
     assert summary["references"] == 2 and summary["reference_grounding"] == {"Yes": 2}
     assert summary["citing_sentences"] == 2 and summary["warnings"] == []
