@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from citejudge.documents import read_document
 from citejudge.schema import validate_result
-from test_documents import _docx, _w_par, _w_run
+from test_documents import _docx, _w_note_ref, _w_par, _w_run
 from test_documents import world as world  # the demo world's index (a fixture)
 
 
@@ -314,6 +314,60 @@ def test_endnote_fields(tmp_path: Path, shape: str) -> None:
     (s,) = doc.sentences
     assert [m.entries for m in s.markers] == [[1, 2]]
     assert s.text.endswith("(Hochreiter & Schmidhuber, 1997; LeCun et al., 2015).")
+
+
+def _in_note(runs: str) -> str:
+    """Runs for a footnote of ``_docx`` (which writes a note's text into one run: closed here)."""
+    return f"</w:t></w:r>{runs}<w:r><w:t>"
+
+
+def test_a_note_style_cites_in_footnotes_with_fields(tmp_path: Path) -> None:
+    """Zotero with a note style (Chicago): the fields are in the footnotes, "Ibid." too; the
+    note's mark points to the works its fields carry; a remark note is nothing."""
+    chicago = "Sepp Hochreiter and Jürgen Schmidhuber, “Long Short-Term Memory,” Neural Computation 9, no. 8 (1997): 1735–80."
+    body = [
+        _w_par(_w_run("Memory in recurrent networks")),
+        _w_par(_w_run("Gated memory cells keep errors flowing back in time.") + _w_note_ref(1)),
+        _w_par(_w_run("The cells learn when to forget.") + _w_note_ref(2)),
+        _w_par(_w_run("We ran everything twice.") + _w_note_ref(3)),
+        _w_par(_w_run("Both ideas now dominate speech recognition.") + _w_note_ref(4)),
+        _w_par(_w_run("Word vectors are cheap to train.") + _w_note_ref(5)),
+    ]
+    notes = [
+        _in_note(_csl_field([LSTM], chicago)),
+        _in_note(_csl_field([LSTM], "Ibid., 1740.")),
+        "We thank the reviewers for their comments.",
+        _in_note(
+            _csl_field(
+                [LSTM, DEEP],
+                "Hochreiter and Schmidhuber, “Long Short-Term Memory”; Yann LeCun, Yoshua Bengio, and Geoffrey Hinton, “Deep Learning,” Nature 521 (2015): 436–44.",
+            )
+        ),
+    ]
+    # a field whose JSON is broken: its note, which reads as a reference, is an entry as written
+    mikolov = "Tomas Mikolov et al., “Efficient Estimation of Word Representations in Vector Space” (2013)."
+    notes.append(
+        _in_note(_fld([' ADDIN ZOTERO_ITEM CSL_CITATION {"citationItems":[{"id":'], mikolov))
+    )
+    path = _docx(tmp_path / "chicago.docx", body, notes)
+    doc = read_document(path)
+    assert [(r.title, r.label, r.line) for r in doc.references] == [
+        ("Long Short-Term Memory", None, 2),
+        ("Deep learning", None, 5),
+        ("Efficient Estimation of Word Representations in Vector Space", "fn5", None),
+    ]
+    cited = [(s.text[:12], [e for m in s.markers for e in m.entries]) for s in doc.sentences]
+    assert cited == [
+        ("Gated memory", [1]),
+        ("The cells le", [1]),
+        ("Both ideas n", [1, 2]),
+        ("Word vectors", [3]),
+    ]
+    assert doc.warnings == [
+        f"{path}: footnote 5: Zotero citation field: its JSON data is not valid (Expecting value "
+        "at character 24); the field was skipped"
+    ]
+    assert doc.unresolved == [] and doc.uncited == []
 
 
 def test_a_broken_field_is_a_warning_and_the_rest_is_read(tmp_path: Path) -> None:

@@ -234,24 +234,45 @@ def _relationships(root: ET.Element | None) -> dict[str, str]:
     }
 
 
-def _notes(root: ET.Element | None, tag: str, kind: str) -> list[tuple[str, str]]:
-    """(label, text) of each real note (separators left out), in document order."""
+def _notes(root: ET.Element | None, tag: str, kind: str) -> list[tuple[str, str, list[_Field]]]:
+    """(label, text, fields) of each real note (separators left out), in document order."""
     if root is None:
         return []
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, str, list[_Field]]] = []
     for note in root.iter(f"{_W}{tag}"):
         if note.get(f"{_W}type") in ("separator", "continuationSeparator", "continuationNotice"):
             continue
-        text = " ".join(_text(p) for p in note.iter(f"{_W}p")).strip()
+        fields = _Fields()
+        text = " ".join(
+            _text(p, fields=fields, par=n) for n, p in enumerate(note.iter(f"{_W}p"), start=1)
+        ).strip()
         if text:
-            out.append((f"{kind}{note.get(f'{_W}id', '')}", text))
+            out.append((f"{kind}{note.get(f'{_W}id', '')}", text, fields.closed))
     return out
 
 
-def docx_parts(path: Path) -> tuple[list[Line], list[Entry], dict[str, str], list[_Field]]:
-    """The body's lines, reference notes (entries), each note's body mark, and the body's fields.
+@dataclass
+class _Parts:
+    """A Word document's parts as :func:`docx_parts` reads them."""
 
-    The fields come in the order they begin.
+    lines: list[Line]
+    #: the notes that read as references
+    entries: list[Entry]
+    #: each note's mark in the body
+    marks: dict[str, str]
+    #: the body's fields, in the order they begin
+    fields: list[_Field]
+    #: a note whose fields a citation manager wrote: label -> (text, fields)
+    cite_notes: dict[str, tuple[str, list[_Field]]]
+    #: label -> the body paragraph of the note's mark
+    mark_paragraph: dict[str, int]
+
+
+def docx_parts(path: Path) -> _Parts:
+    """The body's lines and fields, the notes that are references (entries) and their marks.
+
+    A note that holds a citation manager's field is no entry of its own: its fields' works are
+    (:func:`read_docx`).
 
     Raises :class:`DocumentError` for a file that is no ``.docx`` (an encrypted one is not a zip).
     """
@@ -274,15 +295,23 @@ def docx_parts(path: Path) -> tuple[list[Line], list[Entry], dict[str, str], lis
         )
     entries: list[Entry] = []
     marks: dict[str, str] = {}
-    for label, text in notes:
-        if IBID.match(text) or reads_as_reference(text):
+    cite_notes: dict[str, tuple[str, list[_Field]]] = {}
+    for label, text, note_fields in notes:
+        if any(field_kind(f.instruction) in ("csl", "endnote") for f in note_fields):
+            cite_notes[label] = (text, note_fields)  # a note style's citation (Zotero, EndNote)
+            marks[label] = f"[^{label}]"
+        elif IBID.match(text) or reads_as_reference(text):
             # "Ibid., 1740." too: the document's assembly points it to the note before it
             entries.append(Entry(text, label, label))
             marks[label] = f"[^{label}]"
     lines: list[Line] = []
     counters: dict[tuple[str, str], int] = {}
     fields = _Fields()
+    mark_paragraph: dict[str, int] = {}
     for n, p in enumerate(body.iter(f"{_W}p"), start=1):
+        for tag, kind in (("footnoteReference", "fn"), ("endnoteReference", "en")):
+            for ref in p.iter(f"{_W}{tag}"):
+                mark_paragraph.setdefault(f"{kind}{ref.get(f'{_W}id', '')}", n)
         text = _text(p, marks, links, fields, n)
         if not text:
             continue
@@ -300,7 +329,14 @@ def docx_parts(path: Path) -> tuple[list[Line], list[Entry], dict[str, str], lis
                 text = f"- {text}" if fmt in _BULLET_FORMATS else f"{counters[key]}. {text}"
         lines.append(Line(text, None, n))
         lines.append(Line("", None, n))
-    return lines, entries, marks, sorted(fields.closed, key=lambda f: f.order)
+    return _Parts(
+        lines,
+        entries,
+        marks,
+        sorted(fields.closed, key=lambda f: f.order),
+        cite_notes,
+        mark_paragraph,
+    )
 
 
 @dataclass
@@ -308,7 +344,8 @@ class _Citations:
     """What a Word document's citation fields carry: works, where they are cited, warnings."""
 
     entries: list[Entry] = field(default_factory=list)
-    #: paragraph -> (the field's text as shown, the keys of its works), in reading order
+    by_key: dict[str, Entry] = field(default_factory=dict)
+    #: paragraph -> (the marker's text as shown, the keys of its works), in reading order
     shown: dict[int, list[tuple[str, tuple[str, ...]]]] = field(default_factory=dict)
     bibliographies: list[tuple[int, int]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -316,56 +353,59 @@ class _Citations:
     def works(self) -> list[Entry]:
         return [e for e in self.entries if e.csl is not None]
 
+    def read(
+        self, path: Path, fields: Sequence[_Field], note: tuple[str, int | None] | None = None
+    ) -> list[str]:
+        """Read ``fields`` (the body's, or a ``note``'s: its name and its mark's paragraph).
 
-def _citations(path: Path, fields: Sequence[_Field]) -> _Citations:
-    """The works of the citation managers' fields, each once (by its key), and their bibliographies.
-
-    A bibliography is the range of paragraphs its field's result spans.
-    """
-    out = _Citations()
-    by_key: dict[str, Entry] = {}
-    for f in fields:
-        kind = field_kind(f.instruction)
-        if kind is None or kind == "endnote-data":
-            continue
-        if kind == "bibliography":
-            if f.result_at and f.end_at:
-                out.bibliographies.append((f.result_at[0], f.end_at[0]))
-            continue
-        works, problems = field_works(f.instruction, kind, "".join(f.data))
-        for problem in problems:
-            out.warnings.append(
-                f"{path}: paragraph {f.begin}: {problem}; "
-                + ("the field's other works were read" if works else "the field was skipped")
-            )
-        for w in works:
-            if w.key in by_key:
+        Each work once (by its key); a body field's text as shown is a marker at its paragraph
+        (a note's mark is, for every work of the note: the caller's). Returns the works' keys.
+        A bibliography field gives the range of paragraphs its result spans.
+        """
+        keys: list[str] = []
+        for f in fields:
+            kind = field_kind(f.instruction)
+            if kind is None or kind == "endnote-data":
                 continue
-            e = csl_fields(w.csl)
-            by_key[w.key] = Entry(
-                render_csl(w.csl),
-                None,
-                w.key,
-                None,
-                f.begin,
-                authors=[a.name for a in e.authors],
-                year=e.year,
-                title=e.title,
-                csl=w.csl,
-            )
-            out.entries.append(by_key[w.key])
-        if not works:
-            continue
-        if f.shown and f.result_at and f.result_at[0] == (f.end_at or (0, 0))[0]:
-            out.shown.setdefault(f.result_at[0], []).append(
-                (f.shown, tuple(dict.fromkeys(w.key for w in works)))
-            )
-        else:
-            out.warnings.append(
-                f"{path}: paragraph {f.begin}: a {works[0].manager} citation field shows no text "
-                "in one paragraph; its works are listed, no sentence cites them"
-            )
-    return out
+            if kind == "bibliography":
+                if f.result_at and f.end_at and note is None:
+                    self.bibliographies.append((f.result_at[0], f.end_at[0]))
+                continue
+            where, line = (f"paragraph {f.begin}", f.begin) if note is None else note
+            works, problems = field_works(f.instruction, kind, "".join(f.data))
+            for problem in problems:
+                self.warnings.append(
+                    f"{path}: {where}: {problem}; "
+                    + ("the field's other works were read" if works else "the field was skipped")
+                )
+            for w in works:
+                keys.append(w.key)
+                if w.key not in self.by_key:
+                    e = csl_fields(w.csl)
+                    self.by_key[w.key] = Entry(
+                        render_csl(w.csl),
+                        None,
+                        w.key,
+                        None,
+                        line,
+                        authors=[a.name for a in e.authors],
+                        year=e.year,
+                        title=e.title,
+                        csl=w.csl,
+                    )
+                    self.entries.append(self.by_key[w.key])
+            if not works or note is not None:
+                continue
+            if f.shown and f.result_at and f.result_at[0] == (f.end_at or (0, 0))[0]:
+                self.shown.setdefault(f.result_at[0], []).append(
+                    (f.shown, tuple(dict.fromkeys(w.key for w in works)))
+                )
+            else:
+                self.warnings.append(
+                    f"{path}: {where}: a {works[0].manager} citation field shows no text in one "
+                    "paragraph; its works are listed, no sentence cites them"
+                )
+        return list(dict.fromkeys(keys))
 
 
 def _drop_rendered(path: Path, lines: list[Line], cites: _Citations) -> list[Line]:
@@ -400,14 +440,25 @@ def read_docx(path: Path) -> Document:
     A citation manager's fields (Zotero, Mendeley, EndNote: :mod:`~citejudge.documents._fields`)
     give the works they carry as references with their data (CSL-JSON), listed first in order
     of first citation, each at the paragraph that first cites it; the field's text as shown is
-    the sentence's marker and points to them. The paragraphs of the manager's rendered
-    bibliography that render those works are no second, typed entry.
+    the sentence's marker and points to them (in a note style, the fields are in the notes: the
+    note's mark points to their works). The paragraphs of the manager's rendered bibliography
+    that render those works are no second, typed entry.
     """
     from citejudge.documents._plain import document_from_lines
 
-    lines, entries, _, fields = docx_parts(path)
-    cites = _citations(path, fields)
-    lines = _drop_rendered(path, lines, cites)
+    parts = docx_parts(path)
+    cites = _Citations()
+    cites.read(path, parts.fields)
+    entries = list(parts.entries)
+    for label, (text, note_fields) in parts.cite_notes.items():
+        name = f"{'footnote' if label.startswith('fn') else 'endnote'} {label[2:]}"
+        at = parts.mark_paragraph.get(label)
+        keys = cites.read(path, note_fields, (name, at))
+        if keys and at is not None:
+            cites.shown.setdefault(at, []).append((f"[^{label}]", tuple(keys)))
+        elif IBID.match(text) or reads_as_reference(text):
+            entries.append(Entry(text, label, label))  # its fields carried nothing: as written
+    lines = _drop_rendered(path, parts.lines, cites)
     pending = {n: list(v) for n, v in cites.shown.items()}
 
     def located(sentence: str, line: int | None) -> list[RawMarker]:
