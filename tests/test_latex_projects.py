@@ -469,7 +469,7 @@ def test_every_natbib_and_biblatex_cite_command_is_a_marker(tmp_path: Path) -> N
         (3, [2, 3], "Adam is popular."),
         (4, [3, 1], "Residual nets help."),
         (5, [3], "He et al. proposed residual learning."),
-        (6, [3, 2], "He et al. came later."),
+        (6, [3, 2], "He et al. and Kingma and Ba came later."),  # every work's authors
         (7, [2], "The Adam paper is cited in full."),
         (8, [1], "Deep nets are everywhere."),
     ]

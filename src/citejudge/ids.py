@@ -256,7 +256,7 @@ _ARXIV_IN_TEXT = re.compile(
     re.I,
 )
 _OPENALEX_IN_TEXT = re.compile(r"openalex\.org/(?:works/)?(W\d{1,12})\b", re.I)
-_URL_IN_TEXT = re.compile(r"https?://[^\s<>\"{}]+", re.I)
+_URL_IN_TEXT = re.compile(r"(?:https?|ftp)://[^\s<>\"{}]+", re.I)
 
 
 def extract_pmid(text: str) -> str | None:
@@ -375,7 +375,7 @@ def extract_openalex(text: str) -> str | None:
 def extract_urls(text: str) -> list[str]:
     """URLs written in ``text``, trailing punctuation removed."""
     folded = fold_confusables(text)
-    if not may_match_ci(folded, ("http",)):  # (every URL starts with it)
+    if not may_match_ci(folded, ("http", "ftp")):  # (every URL starts with one)
         return []
     return [_strip_trailing(u) for u in _URL_IN_TEXT.findall(folded)]
 

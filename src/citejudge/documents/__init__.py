@@ -9,8 +9,9 @@ found), and :func:`load_documents` does so for a batch, each unreadable document
 error record.
 
 Readers, one module each: ``_pdf`` (pypdfium2), ``_latex``, ``_jats``, ``_html`` (the standard
-library's parser), ``_docx`` (the standard library's zip and XML), ``_plain`` (Markdown and
-plain text, and the line-based path the PDF, HTML and Word readers share).
+library's parser), ``_docx`` (the standard library's zip and XML; ``_fields`` reads Zotero's,
+Mendeley's and EndNote's citation fields), ``_plain`` (Markdown and plain text, and the
+line-based path the PDF, HTML and Word readers share).
 """
 
 from typing import TYPE_CHECKING

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from citejudge.documents._markers import (
     IBID,
@@ -31,6 +32,7 @@ __all__ = [
     "IDENTIFIER_TEXT",
     "DocumentError",
     "Entry",
+    "LocatedMarkers",
     "Paragraph",
     "assemble",
     "group_end",
@@ -89,6 +91,7 @@ class Entry:
     authors: list[str] | None = None  # when the reader knows them (BibTeX); else parsed
     year: int | None = None
     title: str | None = None
+    csl: dict[str, Any] | None = None  # the work as a citation manager's field carries it
 
 
 @dataclass
@@ -140,11 +143,14 @@ def parse_entry(e: Entry, number: int) -> Reference:
         year=year,
         year_suffix=suffix,
         title=title,
+        csl=e.csl,
     )
 
 
 #: A reader's own marker finder for a paragraph (LaTeX: its ``\\cite`` tokens).
 MarkerFinder = Callable[[str], list[RawMarker]]
+#: Markers a reader knows at a line, given the sentence found there (a Word citation field's).
+LocatedMarkers = Callable[[str, int | None], list[RawMarker]]
 
 
 def assemble(
@@ -156,8 +162,12 @@ def assemble(
     warnings: Sequence[str] = (),
     markers: MarkerFinder | None = None,
     claim: Callable[[str, list[RawMarker]], str] | None = None,
+    located: LocatedMarkers | None = None,
 ) -> Document:
     """The document of ``entries`` and ``paragraphs``.
+
+    ``located``: markers the reader knows in a sentence at a line; they take the place of the
+    markers found where they overlap.
 
     Raises :class:`DocumentError` when there are no entries (no reference list found).
     """
@@ -176,7 +186,8 @@ def assemble(
         )
     resolver = Resolver(refs, notes)
     numeric = any(r.label and r.label.isdigit() for r in refs) or all(r.label is None for r in refs)
-    keyed = any(r.key for r in refs)
+    # a citation manager's field names its works by key; the text does not write those keys
+    keyed = any(r.key for r in refs if r.csl is None)
     by_number = {r.number: r for r in refs}
 
     def narrative(m: RawMarker) -> str:
@@ -196,9 +207,22 @@ def assemble(
             at = pos if at < 0 else at
             pos = at + len(sent)
             raw = find(sent)
+            page, line = para.where(_offset_in(para.text, at))
+            known = located(sent, line) if located is not None else []
+            if known:
+                raw = sorted(
+                    [
+                        *known,
+                        *(
+                            m
+                            for m in raw
+                            if all(m.end <= k.start or m.start >= k.end for k in known)
+                        ),
+                    ],
+                    key=lambda m: m.start,
+                )
             if not raw:
                 continue
-            page, line = para.where(_offset_in(para.text, at))
             sentences.append(
                 CitingSentence(
                     number=len(sentences) + 1,
@@ -225,9 +249,12 @@ def fold_short_notes(refs: list[Reference]) -> tuple[list[Reference], dict[str, 
     that points to the note points to them. A note that names nothing, or not one entry, stays an
     entry as written.
     """
-    ibids = {r.number for r in refs if IBID.match(r.text.strip())}
+    # a work a citation manager's field carries is a work, whatever its text reads like
+    ibids = {r.number for r in refs if r.csl is None and IBID.match(r.text.strip())}
     notes = {
-        r.number: t for r in refs if r.number not in ibids and (t := short_note_targets(r.text))
+        r.number: t
+        for r in refs
+        if r.number not in ibids and r.csl is None and (t := short_note_targets(r.text))
     }
     fuller = [r for r in refs if r.number not in notes and r.number not in ibids]
     if not fuller or not (notes or ibids):

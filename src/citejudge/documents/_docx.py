@@ -22,18 +22,22 @@ found as in a PDF. Lines are numbered by paragraph, so an error names the body's
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from citejudge.documents._build import IDENTIFIER_TEXT, DocumentError, Entry
+from citejudge.documents._fields import field_kind, field_works, render_csl, renders
 from citejudge.documents._finder import (
     SUPERSCRIPT_CITATION,
     Line,
     reads_as_reference,
     superscript_marker,
 )
-from citejudge.documents._markers import IBID
+from citejudge.documents._markers import IBID, RawMarker
 from citejudge.documents._model import Document
+from citejudge.readers.csl import csl_fields
 
 __all__ = ["docx_parts", "read_docx"]
 
@@ -77,19 +81,78 @@ def _numbering(root: ET.Element | None) -> dict[tuple[str, str], tuple[str, int]
     return out
 
 
+@dataclass
+class _Field:
+    """A field (``w:fldChar`` begin … separate … end, or ``w:fldSimple``) as the body is read."""
+
+    order: int
+    begin: int  # paragraph of its beginning
+    instr: list[str] = field(default_factory=list)
+    data: list[str] = field(default_factory=list)  # w:fldData, a nested EN.CITE.DATA field's
+    result_at: tuple[int, int] | None = None  # (paragraph, offset in its raw text) of "separate"
+    end_at: tuple[int, int] | None = None
+    shown: str | None = None  # its result text, when it lies in one paragraph
+
+    @property
+    def instruction(self) -> str:
+        return "".join(self.instr)
+
+
+@dataclass
+class _Fields:
+    """Fields open and closed while a part's paragraphs are read in order (they span paragraphs)."""
+
+    open: list[_Field] = field(default_factory=list)
+    closed: list[_Field] = field(default_factory=list)
+    count: int = 0
+
+    def begin(self, par: int, data: str = "") -> None:
+        self.count += 1
+        self.open.append(_Field(self.count, par, data=[data] if data else []))
+
+    def separate(self, par: int, offset: int) -> None:
+        if self.open and self.open[-1].result_at is None:
+            self.open[-1].result_at = (par, offset)
+
+    def end(self, par: int, offset: int) -> None:
+        if not self.open:
+            return
+        f = self.open.pop()
+        f.end_at = (par, offset)
+        if self.open and field_kind(f.instruction) == "endnote-data":
+            self.open[-1].data.extend(f.data)
+        self.closed.append(f)
+
+    def instruction(self, text: str) -> None:
+        if self.open and self.open[-1].result_at is None:
+            self.open[-1].instr.append(text)
+
+
 def _text(
-    p: ET.Element, marks: dict[str, str] | None = None, links: dict[str, str] | None = None
+    p: ET.Element,
+    marks: dict[str, str] | None = None,
+    links: dict[str, str] | None = None,
+    fields: _Fields | None = None,
+    par: int = 0,
 ) -> str:
     """A paragraph's visible text; a note's reference becomes ``marks[kind+id]`` (or nothing).
 
     Superscript runs of numbers (Vancouver citations typed in Word, "problem¹˒²") become a
     numeric marker, "[1,2]"; after a digit or a unit an exponent, "10^5", "km^2". A hyperlink to
     a web address (``links``: relationship id -> address) is kept the Markdown way,
-    "[text](https://…)", as the HTML reader keeps one.
+    "[text](https://…)", as the HTML reader keeps one. ``fields`` (the body's, ``par`` the
+    paragraph's number) records each field's instruction and where its result shows.
     """
     parts: list[str] = []
     sup: list[str] = []
     in_link: dict[int, str] = {}  # id() of each run inside an external hyperlink -> its address
+    simple: dict[int, list[str]] = {}  # id() of a w:fldSimple's first/last run -> instr/"end"
+    if fields is not None:
+        for fs in p.iter(f"{_W}fldSimple"):
+            runs = list(fs.iter(f"{_W}r"))
+            if runs and fs.get(f"{_W}instr", "").strip():
+                simple.setdefault(id(runs[0]), []).append(fs.get(f"{_W}instr", ""))
+                simple.setdefault(id(runs[-1]), []).append("")
     for h in p.iter(f"{_W}hyperlink"):
         target = (links or {}).get(h.get(_R_ID, ""), "")
         if target.lower().startswith(("http://", "https://")):
@@ -108,6 +171,10 @@ def _text(
             else:
                 parts.append(superscript_marker("".join(parts), raw))
 
+    def at() -> int:
+        end_sup()
+        return sum(map(len, parts))
+
     for r in p.iter(f"{_W}r"):
         align = r.find(f"{_W}rPr/{_W}vertAlign")
         raised = align is not None and align.get(f"{_W}val") == "superscript"
@@ -116,9 +183,25 @@ def _text(
         edge = in_link.get(id(r), "")
         if edge.startswith("["):
             parts.append("[")
+        if fields is not None and id(r) in simple:
+            for instr in simple[id(r)][:1]:
+                if instr:  # a w:fldSimple's first run: the field begins, its result shows
+                    fields.begin(par)
+                    fields.instruction(instr)
+                    fields.separate(par, at())
         for el in r:
             tag = el.tag
-            if tag == f"{_W}t":
+            if fields is not None and tag == f"{_W}fldChar":
+                kind = el.get(f"{_W}fldCharType")
+                if kind == "begin":
+                    fields.begin(par, (el.findtext(f"{_W}fldData") or "").strip())
+                elif kind == "separate":
+                    fields.separate(par, at())
+                elif kind == "end":
+                    fields.end(par, at())
+            elif fields is not None and tag == f"{_W}instrText":
+                fields.instruction(el.text or "")
+            elif tag == f"{_W}t":
                 (sup if raised else parts).append(el.text or "")
             elif tag in (f"{_W}tab", f"{_W}br", f"{_W}cr"):
                 parts.append(" ")
@@ -128,8 +211,16 @@ def _text(
                 parts.append(marks.get(f"{kind}{el.get(f'{_W}id', '')}", ""))
         if "](" in edge:
             parts.append(edge[edge.index("]") :])
+        if fields is not None and simple.get(id(r), ["x"])[-1] == "":
+            fields.end(par, at())  # a w:fldSimple's last run
     end_sup()
-    return " ".join("".join(parts).split())
+    raw = "".join(parts)
+    if fields is not None:
+        for f in fields.closed:
+            start, end = f.result_at, f.end_at
+            if f.shown is None and start and end and start[0] == end[0] == par:
+                f.shown = " ".join(raw[start[1] : end[1]].split())  # its result, in one paragraph
+    return " ".join(raw.split())
 
 
 def _relationships(root: ET.Element | None) -> dict[str, str]:
@@ -143,22 +234,45 @@ def _relationships(root: ET.Element | None) -> dict[str, str]:
     }
 
 
-def _notes(root: ET.Element | None, tag: str, kind: str) -> list[tuple[str, str]]:
-    """(label, text) of each real note (separators left out), in document order."""
+def _notes(root: ET.Element | None, tag: str, kind: str) -> list[tuple[str, str, list[_Field]]]:
+    """(label, text, fields) of each real note (separators left out), in document order."""
     if root is None:
         return []
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, str, list[_Field]]] = []
     for note in root.iter(f"{_W}{tag}"):
         if note.get(f"{_W}type") in ("separator", "continuationSeparator", "continuationNotice"):
             continue
-        text = " ".join(_text(p) for p in note.iter(f"{_W}p")).strip()
+        fields = _Fields()
+        text = " ".join(
+            _text(p, fields=fields, par=n) for n, p in enumerate(note.iter(f"{_W}p"), start=1)
+        ).strip()
         if text:
-            out.append((f"{kind}{note.get(f'{_W}id', '')}", text))
+            out.append((f"{kind}{note.get(f'{_W}id', '')}", text, fields.closed))
     return out
 
 
-def docx_parts(path: Path) -> tuple[list[Line], list[Entry], dict[str, str]]:
-    """The body's lines, the notes that are references (entries) and each note's body mark.
+@dataclass
+class _Parts:
+    """A Word document's parts as :func:`docx_parts` reads them."""
+
+    lines: list[Line]
+    #: the notes that read as references
+    entries: list[Entry]
+    #: each note's mark in the body
+    marks: dict[str, str]
+    #: the body's fields, in the order they begin
+    fields: list[_Field]
+    #: a note whose fields a citation manager wrote: label -> (text, fields)
+    cite_notes: dict[str, tuple[str, list[_Field]]]
+    #: label -> the body paragraph of the note's mark
+    mark_paragraph: dict[str, int]
+
+
+def docx_parts(path: Path) -> _Parts:
+    """The body's lines and fields, the notes that are references (entries) and their marks.
+
+    A note that holds a citation manager's field is no entry of its own: its fields' works are
+    (:func:`read_docx`).
 
     Raises :class:`DocumentError` for a file that is no ``.docx`` (an encrypted one is not a zip).
     """
@@ -181,15 +295,24 @@ def docx_parts(path: Path) -> tuple[list[Line], list[Entry], dict[str, str]]:
         )
     entries: list[Entry] = []
     marks: dict[str, str] = {}
-    for label, text in notes:
-        if IBID.match(text) or reads_as_reference(text):
+    cite_notes: dict[str, tuple[str, list[_Field]]] = {}
+    for label, text, note_fields in notes:
+        if any(field_kind(f.instruction) in ("csl", "endnote") for f in note_fields):
+            cite_notes[label] = (text, note_fields)  # a note style's citation (Zotero, EndNote)
+            marks[label] = f"[^{label}]"
+        elif IBID.match(text) or reads_as_reference(text):
             # "Ibid., 1740." too: the document's assembly points it to the note before it
             entries.append(Entry(text, label, label))
             marks[label] = f"[^{label}]"
     lines: list[Line] = []
     counters: dict[tuple[str, str], int] = {}
+    fields = _Fields()
+    mark_paragraph: dict[str, int] = {}
     for n, p in enumerate(body.iter(f"{_W}p"), start=1):
-        text = _text(p, marks, links)
+        for tag, kind in (("footnoteReference", "fn"), ("endnoteReference", "en")):
+            for ref in p.iter(f"{_W}{tag}"):
+                mark_paragraph.setdefault(f"{kind}{ref.get(f'{_W}id', '')}", n)
+        text = _text(p, marks, links, fields, n)
         if not text:
             continue
         num = p.find(f"{_W}pPr/{_W}numPr")
@@ -206,15 +329,175 @@ def docx_parts(path: Path) -> tuple[list[Line], list[Entry], dict[str, str]]:
                 text = f"- {text}" if fmt in _BULLET_FORMATS else f"{counters[key]}. {text}"
         lines.append(Line(text, None, n))
         lines.append(Line("", None, n))
-    return lines, entries, marks
+    return _Parts(
+        lines,
+        entries,
+        marks,
+        sorted(fields.closed, key=lambda f: f.order),
+        cite_notes,
+        mark_paragraph,
+    )
+
+
+@dataclass
+class _Citations:
+    """What a Word document's citation fields carry: works, where they are cited, warnings."""
+
+    entries: list[Entry] = field(default_factory=list)
+    by_key: dict[str, Entry] = field(default_factory=dict)
+    #: paragraph -> (the marker's text as shown, the keys of its works), in reading order
+    shown: dict[int, list[tuple[str, tuple[str, ...]]]] = field(default_factory=dict)
+    bibliographies: list[tuple[int, int]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def works(self) -> list[Entry]:
+        return [e for e in self.entries if e.csl is not None]
+
+    def read(
+        self, path: Path, fields: Sequence[_Field], note: tuple[str, int | None] | None = None
+    ) -> list[str]:
+        """Read ``fields`` (the body's, or a ``note``'s: its name and its mark's paragraph).
+
+        Each work once (by its key); a body field's text as shown is a marker at its paragraph
+        (a note's mark is, for every work of the note: the caller's). Returns the works' keys.
+        A bibliography field gives the range of paragraphs its result spans.
+        """
+        keys: list[str] = []
+        for f in fields:
+            kind = field_kind(f.instruction)
+            if kind is None or kind == "endnote-data":
+                continue
+            if kind == "bibliography":
+                if f.result_at and f.end_at and note is None:
+                    self.bibliographies.append((f.result_at[0], f.end_at[0]))
+                continue
+            where, line = (f"paragraph {f.begin}", f.begin) if note is None else note
+            works, problems = field_works(f.instruction, kind, "".join(f.data))
+            for problem in problems:
+                self.warnings.append(
+                    f"{path}: {where}: {problem}; "
+                    + ("the field's other works were read" if works else "the field was skipped")
+                )
+            for w in works:
+                keys.append(w.key)
+                if w.key not in self.by_key:
+                    e = csl_fields(w.csl)
+                    self.by_key[w.key] = Entry(
+                        render_csl(w.csl),
+                        None,
+                        w.key,
+                        None,
+                        line,
+                        authors=[a.name for a in e.authors],
+                        year=e.year,
+                        title=e.title,
+                        csl=w.csl,
+                    )
+                    self.entries.append(self.by_key[w.key])
+            if not works or note is not None:
+                continue
+            if f.shown and f.result_at and f.result_at[0] == (f.end_at or (0, 0))[0]:
+                self.shown.setdefault(f.result_at[0], []).append(
+                    (f.shown, tuple(dict.fromkeys(w.key for w in works)))
+                )
+            else:
+                self.warnings.append(
+                    f"{path}: {where}: a {works[0].manager} citation field shows no text in one "
+                    "paragraph; its works are listed, no sentence cites them"
+                )
+        return list(dict.fromkeys(keys))
+
+
+def _drop_rendered(path: Path, lines: list[Line], cites: _Citations) -> list[Line]:
+    """``lines`` without the bibliography fields' paragraphs that render a work of the fields.
+
+    A paragraph of the field that renders none stays, read as a typed entry (a warning says so).
+    """
+    if not cites.bibliographies:
+        return lines
+    works = cites.works()
+    out: list[Line] = []
+    kept: list[int] = []
+    for ln in lines:
+        inside = ln.number is not None and any(a <= ln.number <= b for a, b in cites.bibliographies)
+        if inside and not ln.blank:
+            if any(e.csl is not None and renders(ln.text, e.csl) for e in works):
+                out.append(Line("", ln.page, ln.number))
+                continue
+            kept.append(ln.number or 0)
+        out.append(ln)
+    if kept:
+        cites.warnings.append(
+            f"{path}: paragraphs {', '.join(map(str, kept))} of the citation manager's "
+            "bibliography render no work its citation fields carry; read as typed entries"
+        )
+    return out
 
 
 def read_docx(path: Path) -> Document:
-    """Read a Word document: its reference list or reference notes, and the sentences citing them."""
+    """Read a Word document: its reference list or reference notes, and the sentences citing them.
+
+    A citation manager's fields (Zotero, Mendeley, EndNote: :mod:`~citejudge.documents._fields`)
+    give the works they carry as references with their data (CSL-JSON), listed first in order
+    of first citation, each at the paragraph that first cites it; the field's text as shown is
+    the sentence's marker and points to them (in a note style, the fields are in the notes: the
+    note's mark points to their works). The paragraphs of the manager's rendered bibliography
+    that render those works are no second, typed entry.
+    """
     from citejudge.documents._plain import document_from_lines
 
-    lines, entries, _ = docx_parts(path)
+    parts = docx_parts(path)
+    cites = _Citations()
+    cites.read(path, parts.fields)
+    entries = list(parts.entries)
+    for label, (text, note_fields) in parts.cite_notes.items():
+        name = f"{'footnote' if label.startswith('fn') else 'endnote'} {label[2:]}"
+        at = parts.mark_paragraph.get(label)
+        keys = cites.read(path, note_fields, (name, at))
+        if keys and at is not None:
+            cites.shown.setdefault(at, []).append((f"[^{label}]", tuple(keys)))
+        elif IBID.match(text) or reads_as_reference(text):
+            entries.append(Entry(text, label, label))  # its fields carried nothing: as written
+    lines = _drop_rendered(path, parts.lines, cites)
+    pending = {n: list(v) for n, v in cites.shown.items()}
+
+    def located(sentence: str, line: int | None) -> list[RawMarker]:
+        queue = pending.get(line or 0, [])
+        found: list[RawMarker] = []
+        pos = 0
+        while queue:
+            shown, keys = queue[0]
+            at = sentence.find(shown, pos)
+            if at < 0:
+                break
+            found.append(RawMarker(at, at + len(shown), shown, "key", keys))
+            pos = at + len(shown)
+            queue.pop(0)
+        return found
+
     # the lines carry hyperlinks the Markdown way: read them as Markdown
-    return document_from_lines(
-        str(path), "docx", lines, extra_entries=entries, find_with_extra=True, markdown=True
+    doc = document_from_lines(
+        str(path),
+        "docx",
+        lines,
+        extra_entries=[*cites.entries, *entries],
+        find_with_extra=True,
+        markdown=True,
+        warnings=cites.warnings,
+        located=located,
+    )
+    missed = [(n, shown) for n, queue in pending.items() for shown, _ in queue]
+    if not missed:
+        return doc
+    return doc.model_copy(
+        update={
+            "warnings": [
+                *doc.warnings,
+                *(
+                    f"{path}: paragraph {n}: the citation field shown as {shown!r} is in no "
+                    "sentence of the body; its works are not cited there"
+                    for n, shown in missed
+                ),
+            ]
+        }
     )

@@ -705,7 +705,7 @@ def _unlabelled_starts(
     return starts
 
 
-_URLISH = re.compile(r"(?:https?://|www\.|doi|10\.\d{4,}/)\S*$", re.I)
+_URLISH = re.compile(r"(?:(?:https?|ftp)://|www\.|doi|10\.\d{4,}/)\S*$", re.I)
 
 
 def join_entry_lines(parts: Sequence[str]) -> str:

@@ -1,7 +1,8 @@
 """Documents as ``references`` items, and what a batch of documents came to.
 
 One item per (entry, citing sentence) pair: ``claim`` is the sentence without its markers,
-``full_citation`` the entry as found, and ``document`` (kept by the task in
+``full_citation`` the entry as found (a work a Word citation manager's field carries: its
+CSL-JSON object), and ``document`` (kept by the task in
 ``details.input_extra``) says where they came from: file, entry number and label, the marker,
 the sentence as found, its page and line. An entry no sentence cites is an item without a
 claim (reference grounding only); a marker target that points to no entry is an error record

@@ -514,7 +514,12 @@ def _with_body(path: Path, text: str, entries: list[Entry], warnings: list[str])
     parsed: dict[str, list[str]] = {}  # a .bbl entry's authors, read once
 
     def narrative(keys: list[str]) -> str:
-        e = families.get(keys[0]) if keys else None
+        r"""The authors a narrative cite prints, every work's (``\textcites{a}{b}``, ``\citet{a,b}``)."""
+        names = [n for n in map(one_narrative, dict.fromkeys(keys)) if n]
+        return names[0] if len(names) <= 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+    def one_narrative(key: str) -> str:
+        e = families.get(key)
         if e is None:
             return ""
         m = _NATBIB_LABEL.match(e.label or "")

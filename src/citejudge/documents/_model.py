@@ -64,6 +64,11 @@ class Reference(BaseModel):
         default=None, description="Letter after the year (`2020a`), for author-year markers."
     )
     title: str | None = Field(default=None, description="Title as the parser read it.")
+    csl: dict[str, Any] | None = Field(
+        default=None,
+        description="The work as CSL-JSON when the document carries its data (a Zotero, "
+        "Mendeley or EndNote field of a Word document); the item's `full_citation` then.",
+    )
 
 
 class Marker(BaseModel):
@@ -173,7 +178,7 @@ def document_items(doc: Document) -> list[dict[str, Any]]:
             items.append(
                 {
                     "id": f"{doc.path}#ref{ref.number}",
-                    "full_citation": ref.text,
+                    "full_citation": ref.text if ref.csl is None else ref.csl,
                     "document": {**base, "cited": False, **_where(ref.page, ref.line, ref.source)},
                 }
             )
@@ -184,7 +189,7 @@ def document_items(doc: Document) -> list[dict[str, Any]]:
                 {
                     "id": f"{doc.path}#ref{ref.number}/s{k}",
                     "claim": s.claim,
-                    "full_citation": ref.text,
+                    "full_citation": ref.text if ref.csl is None else ref.csl,
                     "document": {
                         **base,
                         "marker": marker,

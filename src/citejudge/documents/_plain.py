@@ -14,7 +14,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from citejudge.documents._bib import bib_file_entries
-from citejudge.documents._build import Entry, Paragraph, assemble, read_text_file
+from citejudge.documents._build import (
+    Entry,
+    LocatedMarkers,
+    Paragraph,
+    assemble,
+    read_text_file,
+)
 from citejudge.documents._finder import (
     REF_HEADING,
     Line,
@@ -85,6 +91,75 @@ def _md_inline(s: str, *, keep_links: bool = False) -> str:
     for _ in range(2):
         s = _MD_EMPH.sub(r"\2", s)
     return s
+
+
+#: An entry that opens with its linked title, the authors after it: "[Title](https://…) — A.
+#: Author, B. Author (2021)", "[Title](https://…), Authors, Venue 2021" (generated reading lists).
+_TITLE_LINK_FIRST = re.compile(
+    r"^\s*\[(?P<title>[^\[\]]{2,400})\]\((?P<url>https?://[^)\s]+)\)\s*(?:[—–]|-{1,2}|,)\s*(?P<rest>.+)$"
+)
+_YEAR_PAT = r"(?:1[5-9]\d\d|20\d\d)[a-z]?"
+_AUTHORS_YEAR = re.compile(
+    rf"^(?P<authors>[^()]+?),?\s*\((?P<year>{_YEAR_PAT})\)\s*[.,;:]?\s*(?P<after>.*)$"
+)
+_AUTHORS_VENUE_YEAR = re.compile(
+    rf"^(?P<authors>[^()]+),\s*(?P<venue>[^,()\d]*[^\W\d][^,()\d]*?),?\s+(?P<year>{_YEAR_PAT})\.?\s*$"
+)
+_NAME_SPLIT = re.compile(r"\s*(?:;|,|\band\b|&)\s*")
+_PARTICLES = frozenset(
+    {"van", "von", "de", "der", "den", "da", "di", "du", "del", "la", "le", "dos"}
+)
+_ET_AL_END = re.compile(r",?\s+et\s+al\.?\s*$")
+_INITIALS = re.compile(r"^(?:[^\W\d_]\.-?\s*)+$")
+
+
+def _names(authors: str) -> list[str] | None:
+    """The names of an author list ("A. Author, B. Author", "Kingma and Ba").
+
+    None when a part of it is no name (a word in lower case, a number).
+    """
+    text, et_al = _ET_AL_END.subn("", authors.strip())
+    parts = [p for p in _NAME_SPLIT.split(text.strip().rstrip(".")) if p]
+    if not 1 <= len(parts) <= 40:
+        return None
+    for part in parts:
+        words = part.split()
+        if not 1 <= len(words) <= 5 or any(c.isdigit() for c in part):
+            return None
+        if not all(w[:1].isupper() or w.lower() in _PARTICLES for w in words):
+            return None
+    return [*parts[:-1], f"{parts[-1]} et al."] if et_al else parts
+
+
+def linked_title_first(text: str) -> str:
+    """An entry that opens with its linked title, in the usual order: "Authors (year). “Title”.".
+
+    "[Deep learning](https://doi.org/10.1038/nature14539) — Y. LeCun, Y. Bengio, G. Hinton
+    (2015)" or "[Deep learning](…), LeCun, Bengio, Hinton, Nature 2015": written as they are, the
+    parser reads the authors into the title. Any other entry is returned as it is (what follows
+    the link must be a list of names and a year, in parentheses or after a venue).
+    """
+    m = _TITLE_LINK_FIRST.match(text)
+    if m is None:
+        return text
+    rest = " ".join(m.group("rest").split())
+    shape = _AUTHORS_YEAR.match(rest) or _AUTHORS_VENUE_YEAR.match(rest)
+    if shape is None:
+        return text
+    names = _names(shape.group("authors"))
+    if names is None:
+        return text
+    if any(_INITIALS.match(n) for n in names):
+        authors = shape.group("authors").strip().rstrip(",")  # "LeCun, Y., Bengio, Y.": as written
+    else:
+        authors = "; ".join(names)  # family names alone are no "Family, Given" pairs
+    groups = shape.groupdict()
+    after = (groups.get("after") or groups.get("venue") or "").strip().rstrip(".")
+    title = " ".join(m.group("title").split()).rstrip(".")
+    out = f"{authors} ({shape.group('year')}). “{title}”."
+    if after:
+        out += f" {after}."
+    return f"{out} {strip_tracking(m.group('url'))}"
 
 
 def _paragraphs(
@@ -262,11 +337,13 @@ def document_from_lines(
     extra_skip: set[int] | None = None,
     warnings: Sequence[str] = (),
     find_with_extra: bool = False,
+    located: LocatedMarkers | None = None,
 ) -> Document:
     """The document of ``lines``: the finder's reference blocks and the body around them.
 
     ``extra_entries`` (Markdown footnotes, a front matter's ``.bib``) replace the finder's list,
     unless ``find_with_extra`` (a Word document's reference notes beside its bibliography).
+    ``located``: markers the reader knows at a line (:func:`~citejudge.documents._build.assemble`).
     """
     warn = list(warnings)
     skip = set(extra_skip or ())
@@ -298,11 +375,18 @@ def document_from_lines(
                 label, rest = entry_label(raw[0], keys)
                 text = join_entry_lines([rest, *raw[1:]])
                 if markdown:
-                    text = _md_inline(text, keep_links=True)
+                    text = _md_inline(linked_title_first(text), keep_links=True)
                 if text:
                     entries.append(Entry(text, label, None, first.page, first.number))
             skip.update(block)
-    return assemble(path, fmt, entries, _paragraphs(lines, skip, markdown, labels), warnings=warn)
+    return assemble(
+        path,
+        fmt,
+        entries,
+        _paragraphs(lines, skip, markdown, labels),
+        warnings=warn,
+        located=located,
+    )
 
 
 def _front_matter(text: str) -> tuple[dict[str, object], int]:

@@ -183,7 +183,7 @@ def _learned_or_rules(md: str, work: CitedWork) -> CitedWork:
 
 _ELSEVIER_NO_TITLE_RE = re.compile(
     r"^\s*\[\d+\]\s+(?:[A-Z]\.-?)+\s?[A-Z][^\s,]*(?:\s[^\s,]+){0,3},\s"
-    r".*\((?:1[5-9]|20)\d\d[a-z]?\)\.?(?:\s+(?:https?://\S+|doi:\s*\S+))?\s*$"
+    r".*\((?:1[5-9]|20)\d\d[a-z]?\)\.?(?:\s+(?:(?:https?|ftp)://\S+|doi:\s*\S+))?\s*$"
 )
 _HARVARD_RE = re.compile(r"^[^()\[\]]{2,300}?,\s(?:1[5-9]|20)\d\d[a-z]?\.\s")
 # (not before a family name in capitals: "LABOUSSET-PIQUET, Hélène. AIGUEBONNE, Evelyne.", where
@@ -624,7 +624,7 @@ def _without_arxiv_tail(title: str, arxiv: str) -> str | None:
 
 
 _ID_IN_VENUE_RE = re.compile(
-    r"\s*(?:\barxiv\s*:\s*\S+(?:\s*\[[a-z-]+(?:\.[a-z-]+)?\])?|\[[a-z-]+\.[a-z-]{2,3}\]|\b(?:abs/)?\d{4}\.\d{4,5}(?:v\d+)?\b|\bdoi\s*:\s*\S+|https?://\S+)",
+    r"\s*(?:\barxiv\s*:\s*\S+(?:\s*\[[a-z-]+(?:\.[a-z-]+)?\])?|\[[a-z-]+\.[a-z-]{2,3}\]|\b(?:abs/)?\d{4}\.\d{4,5}(?:v\d+)?\b|\bdoi\s*:\s*\S+|(?:https?|ftp)://\S+)",
     re.I,
 )
 

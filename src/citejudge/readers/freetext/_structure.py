@@ -81,7 +81,7 @@ def _parse_markdown(s: str, work: CitedWork) -> bool:
             low = body.lower()
             work.et_al = work.et_al or bool(_ET_AL_RE.search(body))
             body2 = _ET_AL_RE.sub("", body).strip(" ,;.")
-            if not low.startswith(("http", "doi", "arxiv")):
+            if not low.startswith(("http", "ftp", "doi", "arxiv")):
                 work.authors = split_author_string(body2)
                 continue
         y = _best_year(body)

@@ -377,7 +377,7 @@ _QUOTES_OPEN = '“"«„”'
 
 
 _ID_NOISE_RE = re.compile(
-    r"(?:\bdoi\s*(?:[:=]\s*|(?=10\.\d)|$)|\bhttps?://\S+|\b10\.\d{4,9}\s?/\S+|\barxiv\s*:\s*\S+(?:\s*\[[\w.\-]+\])?|"
+    r"(?:\bdoi\s*(?:[:=]\s*|(?=10\.\d)|$)|\b(?:https?|ftp)://\S+|\b10\.\d{4,9}\s?/\S+|\barxiv\s*:\s*\S+(?:\s*\[[\w.\-]+\])?|"
     r"\bpmid\s*[:=]?\s*\d+|\bpmcid\s*[:=]?\s*(?:pmc)?\s*\d+|\bpmc\d{3,}|\bavailable\s+(?:at|from|online)\s*:?|"
     r"\bretrieved\s+from\b|\[online\]\.?|\[\s*spires\s*\]|\burn:\S+|\bwww\.\S+)",
     re.I,
@@ -387,6 +387,7 @@ _ID_NOISE_RE = re.compile(
 _ID_NOISE_KEYS = (
     "doi",
     "http",
+    "ftp",
     "10.",
     "arxiv",
     "pmid",
