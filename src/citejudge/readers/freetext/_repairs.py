@@ -91,7 +91,7 @@ _DOT_CAPITAL_RE = re.compile(r"\.[A-Z]")
 
 
 def _bare_in(m: re.Match[str]) -> str:
-    """ ". In: " for :data:`_BARE_IN_RE`, unless the word before makes "In:" a title's own."""
+    """The separator ". In: " for :data:`_BARE_IN_RE`, unless the word before makes "In:" a title's own."""
     before = m.string[max(0, m.start() - 12) : m.start()].rsplit(None, 1)
     word = before[-1].lower() if before else ""
     return m.group(0) if word in _IN_PARTICLE_VERBS else ". In: "
