@@ -50,6 +50,27 @@ MATCH = [
     ("Int. J. Comput. Vis.", "International Journal of Computer Vision"),
     ("The Web Conference", "WWW"),
     ("Journal of Biol. Chem.", "Journal of Biological Chemistry"),
+    # physics and astronomy as arXiv papers cite them (unarXive, INSPIRE, ADS) against the
+    # names OpenAlex gives
+    ("Mon. Not. R. Astron. Soc.", "Monthly Notices of the Royal Astronomical Society"),
+    ("MNRAS", "Monthly Notices of the Royal Astronomical Society"),
+    ("ApJ", "The Astrophysical Journal"),
+    ("A&A", "Astronomy & Astrophysics"),
+    ("JHEP", "Journal of High Energy Physics"),
+    ("JCAP", "Journal of Cosmology and Astroparticle Physics"),
+    ("Phys. Rept.", "Physics Reports"),
+    ("PTEP", "Progress of Theoretical and Experimental Physics"),
+    ("Physica D", "Physica D: Nonlinear Phenomena"),
+    ("J. Stat. Mech.", "Journal of Statistical Mechanics: Theory and Experiment"),
+    ("Fortsch. Phys.", "Fortschritte der Physik"),
+    ("Phys. Rev. D", "Physical Review D, Particles, fields, gravitation, and cosmology"),
+    (
+        "Nucl. Instrum. Meth. A",
+        "Nuclear Instruments and Methods in Physics Research Section A: Accelerators, "
+        "Spectrometers, Detectors and Associated Equipment",
+    ),
+    ("Nucl. Phys. B", "Nuclear Physics B"),
+    ("Commun. Math. Phys", "Communications in Mathematical Physics"),
 ]
 
 
@@ -71,6 +92,12 @@ def test_match_both_directions(cited: str, record: str) -> None:
         ("Journal of Neural Architecture and Optimization", "CVPR"),
         ("Journal of Machine Learning Research", "Journal of Machine Learning"),
         ("Physical Review Letters", "Physical Review B"),
+        ("PRD", "Physical Review Letters"),
+        ("ApJ", "Astronomy and Astrophysics"),
+        ("A&A", "The Astronomical Journal"),
+        ("Astron. J.", "The Astrophysical Journal"),
+        ("Physica A", "Physica D: Nonlinear Phenomena"),
+        ("JHEP", "Journal of Cosmology and Astroparticle Physics"),
     ],
 )
 def test_mismatch(cited: str, record: str) -> None:

@@ -457,6 +457,106 @@ _VENUES: dict[str, tuple[str, ...]] = {
     "medrxiv": ("medRxiv", "medRxiv preprint"),
     "jcp_chem": ("J. Chem. Phys.", "Journal of Chemical Physics", "JCP"),
     "jcp_comp": ("J. Comput. Phys.", "Journal of Computational Physics", "JCP"),
+    # physics and astronomy, as arXiv papers' bibliographies (unarXive, INSPIRE, ADS) cite them:
+    # acronyms, and abbreviations ISO 4 alone does not read (a one-letter word, a "der", a
+    # subtitle the abbreviation leaves out)
+    "prd": (
+        "PRD",
+        "Physical Review D",
+        "Phys. Rev. D",
+        "Physical Review D, Particles, fields, gravitation, and cosmology",
+        "Physical review. D. Particles and fields",
+    ),
+    "prb": ("PRB", "Physical Review B", "Phys. Rev. B"),
+    "pra": ("PRA", "Physical Review A", "Phys. Rev. A"),
+    "prc": ("PRC", "Physical Review C", "Phys. Rev. C"),
+    "pre": ("PRE", "Physical Review E", "Phys. Rev. E"),
+    "prx": ("PRX", "Physical Review X", "Phys. Rev. X"),
+    "rmp": ("RMP", "Reviews of Modern Physics", "Rev. Mod. Phys."),
+    "physrep": ("Physics Reports", "Phys. Rep.", "Phys. Rept.", "Phys. Reports"),
+    "jhep": ("JHEP", "Journal of High Energy Physics", "J. High Energy Phys."),
+    "jcap": (
+        "JCAP",
+        "Journal of Cosmology and Astroparticle Physics",
+        "J. Cosmol. Astropart. Phys.",
+    ),
+    "ptep": ("PTEP", "Progress of Theoretical and Experimental Physics", "Prog. Theor. Exp. Phys."),
+    "cqg": (
+        "CQG",
+        "Classical and Quantum Gravity",
+        "Class. Quantum Grav.",
+        "Class. Quant. Grav.",
+    ),
+    "epjc": (
+        "EPJC",
+        "Eur. Phys. J. C",
+        "The European Physical Journal C",
+        "European Physical Journal C",
+    ),
+    "nima": (
+        "NIM A",
+        "Nucl. Instrum. Meth. A",
+        "Nucl. Instrum. Methods A",
+        "Nucl. Instrum. Methods Phys. Res. A",
+        "Nucl. Instrum. Methods Phys. Res., Sect. A",
+        "Nuclear Instruments and Methods in Physics Research A",
+        "Nuclear Instruments and Methods in Physics Research Section A",
+        "Nuclear Instruments and Methods in Physics Research Section A: Accelerators, "
+        "Spectrometers, Detectors and Associated Equipment",
+    ),
+    "physica_a": (
+        "Physica A",
+        "Physica A: Statistical Mechanics and its Applications",
+        "Physica A Statistical Mechanics and its Applications",
+    ),
+    "physica_d": ("Physica D", "Physica D: Nonlinear Phenomena", "Physica D Nonlinear Phenomena"),
+    "jstat": (
+        "JSTAT",
+        "J. Stat. Mech.",
+        "J. Stat. Mech. Theory Exp.",
+        "Journal of Statistical Mechanics: Theory and Experiment",
+    ),
+    "fortschr_phys": (
+        "Fortsch. Phys.",
+        "Fortschr. Phys.",
+        "Fortschritte der Physik",
+        "Fortschritte der Physik/Progress of Physics",
+    ),
+    "zphys_c": (
+        "Z. Phys. C",
+        "Zeitschrift für Physik C Particles and Fields",
+        "Zeitschrift für Physik C",
+    ),
+    "mnras": (
+        "MNRAS",
+        "Monthly Notices of the Royal Astronomical Society",
+        "Mon. Not. R. Astron. Soc.",
+        "Mon. Not. Roy. Astron. Soc.",
+    ),
+    "apj": ("ApJ", "The Astrophysical Journal", "Astrophysical Journal", "Astrophys. J."),
+    "apjl": (
+        "ApJL",
+        "ApJ Letters",
+        "The Astrophysical Journal Letters",
+        "Astrophysical Journal Letters",
+        "Astrophys. J. Lett.",
+    ),
+    "apjs": (
+        "ApJS",
+        "The Astrophysical Journal Supplement Series",
+        "Astrophysical Journal Supplement Series",
+        "Astrophys. J. Suppl.",
+        "Astrophys. J. Suppl. Ser.",
+    ),
+    "aj": ("AJ", "The Astronomical Journal", "Astronomical Journal", "Astron. J."),
+    "aa": ("A&A", "Astronomy and Astrophysics", "Astronomy & Astrophysics", "Astron. Astrophys."),
+    "jetp": (
+        "JETP",
+        "Journal of Experimental and Theoretical Physics",
+        "J. Exp. Theor. Phys.",
+        "Sov. Phys. JETP",
+        "Soviet Physics JETP",
+    ),
 }
 
 

@@ -61,13 +61,18 @@ _ARXIV_ID_RE = re.compile(r"\barxiv:\s*\S+", re.I)
 _PARENS_RE = re.compile(r"\(([^()]*)\)")
 
 
+_LETTER_AMP_RE = re.compile(r"\b([A-Za-z])&([A-Za-z])\b")
+
+
 @lru_cache(maxsize=1 << 16)
 def venue_tokens(venue: str) -> tuple[str, ...]:
     """Folded venue words without years, ordinals, leading "The"/"Proceedings of the", "U.S.A.".
 
     "arXiv preprint arXiv:2101.00001" becomes ``("arxiv",)``.
     """
-    s = venue.replace("&", " and ")
+    # an acronym of letters and an ampersand is one word ("A&A", Astronomy & Astrophysics)
+    s = _LETTER_AMP_RE.sub(r"\1\2", venue) if "&" in venue else venue
+    s = s.replace("&", " and ")
     if "ol" in s:  # "The China Environment Yearbook, Volume 4": the volume is not part of the name
         s = _VOLUME_RE.sub(" ", s)
     if ":" in s:
