@@ -347,10 +347,10 @@ def _rules_win(learned: CitedWork, ruled: CitedWork) -> bool:
         if (
             rt.startswith(lt)
             and _DATE_TAIL_RE.match(rt[len(lt) :])
-            and _year_also_elsewhere(learned.raw, rt[len(lt) :])
+            and _not_the_only_date(learned.raw, rt[len(lt) :])
         ):
             # "World Development Indicators 2006. (2006).": the title's own year or date; not
-            # the only year of the string, which is the work's date ("Irmtraud Schnell:
+            # the only date of the string, which is the work's date ("Irmtraud Schnell:
             # Stichwort „Inklusion“ (2006). In: Welt des Kindes. …"; eval_parser.py --dev,
             # AnyStyle ugly: the rules' title kept "(2006)" and their venue lost its first part)
             return True
@@ -410,10 +410,18 @@ _BRACKETED_YEAR_END_RE = re.compile(r"\(\s*(?:1[5-9]|20)\d\d[a-z]?\s*\)[\s.,;:]*
 _NAME_SHAPED_RE = re.compile(r"^(?:[A-Z]\.\s?-?){1,3}\s?[A-Z][a-z\u00df-\u024f'’\-]+$")
 
 
-def _year_also_elsewhere(raw: str, tail: str) -> bool:
-    """Whether the year in ``tail`` (a date after a title) is written more than once in ``raw``."""
+def _not_the_only_date(raw: str, tail: str) -> bool:
+    """Whether ``raw`` writes a year besides the one in ``tail`` (a date after a title).
+
+    "World Development Indicators 2006. (2006).", "… meeting on 30 November 2007. (2008)":
+    another year is the work's, the tail is the title's own; "Stichwort „Inklusion“ (2006).
+    In: …" with no other year: the tail is the work's date.
+    """
     m = _YEAR_ONLY_RE.search(tail)
-    return m is not None and raw.count(m.group(1)) >= 2
+    if m is None:
+        return False
+    year = m.group(1)
+    return raw.count(year) >= 2 or any(y.group(1) != year for y in _YEAR_ONLY_RE.finditer(raw))
 
 
 def _is_range(pages: str | None) -> bool:
