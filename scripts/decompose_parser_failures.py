@@ -21,7 +21,8 @@ Scores the dev slice (or the held-out part) of the AnyStyle sets as ``eval_parse
 
 Prints the counts per class and AnyStyle file as JSON; ``--out FILE`` writes every miss as
 JSONL (string, gold, the CRF's raw span, the assembled and the final field, both label
-sequences). Never reads an upstream evaluation set.
+sequences). ``--agreement`` also counts how often the labels of one string written twice in
+the AnyStyle files disagree (the labels' own noise). Never reads an upstream evaluation set.
 
     python scripts/decompose_parser_failures.py --dev --model-dir /tmp/dev_model [--out F]
 """
@@ -241,6 +242,36 @@ def decompose(dev: bool) -> list[dict[str, Any]]:
     return rows
 
 
+def label_agreement() -> dict[str, dict[str, dict[str, int]]]:
+    """How often the AnyStyle labels of one string written twice (in one file or in two) agree.
+
+    Per field and per group of files holding the string: the strings written more than once,
+    and those whose copies' first spans differ once cleaned (``title_key`` of
+    ``_clean_title`` / ``_clean_container``): the labels' own disagreement, a floor under any
+    parser's exact-match misses on such strings.
+    """
+    copies: dict[str, list[tuple[str, pdata.Sequence_]]] = {}
+    for name in pdata.ANYSTYLE_FILES:
+        for s in pdata.anystyle_sequences(name):
+            copies.setdefault(s.key, []).append((name, s))
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for field, clean in (("title", _clean_title), ("container", _clean_container)):
+        res: dict[str, dict[str, int]] = {}
+        for seqs in copies.values():
+            if len(seqs) < 2:
+                continue
+            group = "+".join(sorted({n for n, _s in seqs}))
+            keys = set()
+            for _n, s in seqs:
+                span = _first_span(s.tokens, s.labels, field)
+                keys.add(_k(clean(span)) if span else "")
+            row = res.setdefault(group, {"strings": 0, "disagree": 0})
+            row["strings"] += 1
+            row["disagree"] += len(keys) > 1
+        out[field] = res
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dev", action="store_true", help="the dev slice (else the held-out part)")
@@ -248,6 +279,11 @@ def main() -> int:
         "--model-dir", type=Path, default=None, help="a model written by train_parser.py --out"
     )
     ap.add_argument("--out", type=Path, default=None, help="write every miss as JSONL")
+    ap.add_argument(
+        "--agreement",
+        action="store_true",
+        help="also count how often the labels of a string written twice disagree",
+    )
     args = ap.parse_args()
     if args.model_dir is not None:
         model = _crf.read_model(args.model_dir)
@@ -267,6 +303,8 @@ def main() -> int:
             | {"all": sum(counts[(f, c)] for f in pdata.ANYSTYLE_FILES)}
             for c in classes
         }
+    if args.agreement:
+        out["label_agreement"] = label_agreement()
     print(json.dumps(out, indent=1))
     return 0
 
