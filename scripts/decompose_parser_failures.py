@@ -49,48 +49,13 @@ from citejudge.readers.freetext import _crf, _parser  # noqa: E402
 from citejudge.readers.freetext._crf import tag_tokens, tokenize  # noqa: E402
 from citejudge.readers.freetext._parser import _clean_container, _clean_title  # noqa: E402
 from citejudge.records import CitedWork  # noqa: E402
+from eval_parser import _first_span  # noqa: E402
 
-_FUNCTION_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "in",
-        "on",
-        "for",
-        "and",
-        "with",
-        "to",
-        "from",
-        "by",
-        "at",
-        "de",
-        "del",
-        "della",
-        "di",
-        "du",
-        "des",
-        "la",
-        "le",
-        "les",
-        "el",
-        "los",
-        "y",
-        "e",
-        "und",
-        "der",
-        "die",
-        "das",
-        "für",
-        "im",
-        "zur",
-        "von",
-        "van",
-        "en",
-        "et",
-    ]
-)
+_FUNCTION_WORDS = frozenset((
+    "a", "an", "the", "of", "in", "on", "for", "and", "with", "to", "from", "by", "at", "de",
+    "del", "della", "di", "du", "des", "la", "le", "les", "el", "los", "y", "e", "und", "der",
+    "die", "das", "für", "im", "zur", "von", "van", "en", "et",
+))  # fmt: skip
 _IN_RE = re.compile(r"(?:^|[.,;:”\"»’]\s*|\s)(?:In|in|IN|dans|Dans|en|In:|in:|im|w)\s*:?\s+\S")
 _TAIL_RE = re.compile(
     r"(?i)\b(?:edition|ed\.|éd\.|book review|unpublished|manuscript|abstract|mémoire|thèse"
@@ -105,16 +70,6 @@ _LEAD_RE = re.compile(
 
 def _k(text: str | None) -> str:
     return title_key(text) or ""
-
-
-def _first_span(tokens: list[str], labels: list[str], label: str) -> str | None:
-    out: list[str] = []
-    for t, lab in zip(tokens, labels, strict=True):
-        if lab == label:
-            out.append(t)
-        elif out:
-            break
-    return " ".join(out) or None
 
 
 def _span_at(labels: list[str], label: str) -> tuple[int, int] | None:
