@@ -15,6 +15,9 @@ Training data (everything from ``../shared/data``, nothing fetched):
   dash for a title's subtitle colon (both off for the shipped model; they draw from
   generators of their own, so the rest of the data is the same with or without them).
 
+``--file-repeat ugly=2`` puts the training strings of one AnyStyle file in N times (weights
+that file; tried in the sixth round on the dev slice, not used for the shipped model).
+
 Writes ``src/citejudge/readers/freetext/model/{refparser.crfsuite,lexicon.json,manifest.json}``
 and the two sha256 lines of ``_crf.py``. Deterministic for a given ``--seed`` (CRFsuite's
 L-BFGS is deterministic for the same input in the same order).
@@ -181,19 +184,31 @@ def _sha_file(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _file_repeat(text: str) -> tuple[str, int]:
+    """``"ugly=2"`` -> ``("ugly", 2)``: an AnyStyle file and how many times its strings go in."""
+    name, _, n = text.partition("=")
+    if name not in pdata.ANYSTYLE_FILES or not n.isdigit() or int(n) < 1:
+        raise SystemExit(f"--file-repeat {text!r}: want FILE=N, FILE one of {pdata.ANYSTYLE_FILES}")
+    return name, int(n)
+
+
 def training_set(args: argparse.Namespace) -> tuple[list[pdata.Sequence_], dict[str, Any]]:
     """All training sequences (AnyStyle train split, CSL, project renderers) and their provenance."""
     any_train: list[pdata.Sequence_] = []
+    extra: list[pdata.Sequence_] = []
     data_sha: dict[str, str] = {}
+    file_repeat = dict(_file_repeat(x) for x in args.file_repeat)
     for name in pdata.ANYSTYLE_FILES:
         path = pdata.SHARED / "refparse" / "parser" / f"{name}.xml.gz"
         data_sha[str(path.relative_to(pdata.SHARED))] = _sha_file(path)
-        any_train += [
+        part = [
             s
             for s in pdata.anystyle_sequences(name)
             if not pdata.is_heldout_string(s.key)
             and not (args.dev and pdata.is_dev_string(s.key))
         ]
+        any_train += part
+        extra += part * (file_repeat.get(name, 1) - 1)
     for rel in (
         "openalex/works.jsonl",
         "hallmark/world_valid_records.jsonl",
@@ -215,7 +230,7 @@ def training_set(args: argparse.Namespace) -> tuple[list[pdata.Sequence_], dict[
         ([], []) if args.no_rendered else csl_training(styles, records, args.per_style, args.seed)
     )
     proj = [] if args.no_rendered else project_training(records, args.project_per_style, args.seed)
-    seqs = any_train * args.anystyle_repeat + csl + proj
+    seqs = any_train * args.anystyle_repeat + extra + csl + proj
     fam = Counter(s.family for s in csl)
     loc = Counter(s.locale.split("-")[0] for s in csl)
     prov = {
@@ -223,6 +238,7 @@ def training_set(args: argparse.Namespace) -> tuple[list[pdata.Sequence_], dict[
         "counts": {
             "anystyle_train": len(any_train),
             "anystyle_repeat": args.anystyle_repeat,
+            "file_repeat": file_repeat,
             "csl": len(csl),
             "project": len(proj),
             "records": len(records),
@@ -273,6 +289,14 @@ def main() -> int:
         type=int,
         default=1,
         help="how many times each AnyStyle training string goes in (weights real strings)",
+    )
+    ap.add_argument(
+        "--file-repeat",
+        action="append",
+        default=[],
+        metavar="FILE=N",
+        help="how many times the training strings of one AnyStyle file go in (e.g. ugly=2; "
+        "weights that file; may be given for several files)",
     )
     ap.add_argument(
         "--dev",

@@ -248,3 +248,76 @@ def test_a_quoted_title_followed_by_its_journal_keeps_the_crf_reading() -> None:
     )
     assert w.title == "Colonial Trade Networks"
     assert w.venue == "Journal of Economic History"
+
+
+def test_a_bracketed_year_that_is_the_only_year_is_the_date_not_the_title() -> None:
+    # a German footnote style: "Name: Title (year). In: Journal. …"; the year in brackets after
+    # the title is the work's only date, so the rules' "Title (year)" does not replace the CRF's
+    # title (nor their venue, which lost its first sentence)
+    w = parse_citation_string(
+        "Ulrike Schildmann: Stichwort „Integration“ (2004). In: Behinderte Menschen. Zeitschrift "
+        "für gemeinsames Leben, Lernen und Arbeiten. 27. Jg. H. 3, S.9"
+    )
+    assert w.title == "Stichwort „Integration“"
+    assert w.year == 2004
+    assert w.venue == "Behinderte Menschen. Zeitschrift für gemeinsames Leben, Lernen und Arbeiten"
+
+
+@pytest.mark.parametrize(
+    ("raw", "tail", "rules_win"),
+    [
+        # the year is written twice: the title's own ("World Development Indicators 2006")
+        ("Stichwort Teilhabe 2011. (2011). The World Bank eBooks.", " 2011", True),
+        # another year is the work's: the date is the title's own ("… meeting on 30 November
+        # 2007. (2008) Notes and Records …", a Harvard rendering of the throughput workload)
+        (
+            "Stichwort Teilhabe on 30 November 2009. (2011) Notes and Records.",
+            " on 30 November 2009",
+            True,
+        ),
+        # the only year of the string: the work's date
+        ("Hanna Berger: Stichwort Teilhabe (2011). In: Welt des Kindes. 89. Jg.", " (2011)", False),
+    ],
+)
+def test_a_date_after_the_title_is_the_titles_own_unless_it_is_the_only_one(
+    raw: str, tail: str, rules_win: bool
+) -> None:
+    learned = CitedWork(raw=raw, form="string", title="Stichwort Teilhabe", authors=["Berger, H."])
+    ruled = CitedWork(
+        raw=raw, form="string", title=f"Stichwort Teilhabe{tail}", authors=["Berger, H."]
+    )
+    assert _parser._rules_win(learned, ruled) is rules_win
+
+
+@pytest.mark.parametrize(
+    ("rules_title", "rules_win"),
+    [
+        ("C. Turner", False),  # the rules read the rest of the name as the title
+        ("Editorial", True),  # "Jonas Lemel. Editorial": a title word read as a name
+    ],
+)
+def test_a_name_is_no_title_the_rules_can_win_with(rules_title: str, rules_win: bool) -> None:
+    raw = "Tajfel, Henri and John. C. Turner. 1986. “The Social Identity Theory.” In X (eds.), Y."
+    learned = CitedWork(
+        raw=raw,
+        form="string",
+        title="The Social Identity Theory",
+        venue="Y",
+        authors=["Tajfel, Henri", "John. C. Turner"],
+    )
+    ruled = CitedWork(
+        raw=raw, form="string", title=rules_title, venue="Y", authors=["Tajfel, Henri"]
+    )
+    assert _parser._rules_win(learned, ruled) is rules_win
+
+
+def test_a_full_stop_after_a_given_name_keeps_the_quoted_title() -> None:
+    # "Henri and John. C. Turner": the full stop after "John" made the names look like a
+    # sentence, and the rules' reading took "C. Turner" for the title
+    w = parse_citation_string(
+        "Brewer, Marilynn and John. C. Turner. 1986. “The Social Identity of Groups.” In Stephan "
+        "Worchel and William G. Austin (eds.), Psychology of Intergroup Relations. Chicago: "
+        "Nelson/Hall."
+    )
+    assert w.title == "The Social Identity of Groups"
+    assert w.year == 1986
