@@ -501,3 +501,23 @@ def test_drop_notes_in_brackets_only_removes(text: str) -> None:
     out = drop_notes_in_brackets(text)
     it = iter(text)
     assert all(ch in it for ch in out)  # a subsequence of the input
+
+
+def test_a_star_after_one_letter_before_a_word_is_the_titles_own() -> None:
+    # real titles (unarXive): "A* Search", "Q*"; an author's mark after a name or an initial
+    # ("Zhou H*, Huang H*", "Furhmann, T.* & Blikstein") still goes
+    w = parse_citation_string(
+        "B. Chen, C. Li, H. Dai, and L. Song, “Retro*: Learning Retrosynthetic Planning with "
+        "Neural Guided A* Search,” in Proceedings of the 37th International Conference on "
+        "Machine Learning, 2020."
+    )
+    assert w.title == "Retro*: Learning Retrosynthetic Planning with Neural Guided A* Search"
+    assert parse_citation_string("Q. Wang. Learning Q* for planning. In ICML, 2020.").title == (
+        "Learning Q* for planning"
+    )
+    w = parse_citation_string(
+        "Furhmann, T.*, Salehi, S.* & Blikstein, P. (2014). A Tale of Two Worlds. In ICLS."
+    )
+    assert w.authors == ["Furhmann, T.", "Salehi, S.", "Blikstein, P."]
+    w = parse_citation_string("Jane Doe*, Richard Roe†. A title here. Journal of Things, 3, 2020.")
+    assert w.authors == ["Jane Doe", "Richard Roe"]

@@ -423,5 +423,10 @@ _COMPACT_INITIALS_RE = re.compile(rf"^[{_UP}]{{1,3}}$")
 
 _WORD_RE = re.compile(r"^[^\W\d_][\w'’`.\-\u2010\u2011\u2013\ufffd\u0300-\u036f]*$")
 
-# Corresponding-author / affiliation marks after a name: "Jane Doe*, Richard Roe†".
-_AUTHOR_MARK_RE = re.compile(r"(?<=[^\W\d_])(\.?)[*†‡]+(?=[\s,;.]|$)")
+# Corresponding-author / affiliation marks after a name: "Jane Doe*, Richard Roe†", after an
+# initial "Zhou H*, Huang H*", "Furhmann, T.* & Blikstein"; a star after one letter before a
+# word is a title's own ("… Neural Guided A* Search", "Learning Q* for planning")
+_AUTHOR_MARK_RE = re.compile(
+    r"(?:(?<=[^\W\d_]{2})|(?<=[^\W\d_])(?=\.?[*†‡]+(?:[,;.]|\s*&|\s+and\b|$)))"
+    r"(\.?)[*†‡]+(?=[\s,;.]|$)"
+)
