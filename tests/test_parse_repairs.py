@@ -11,12 +11,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from citejudge.match.parse import parse_citation_string
+from citejudge.readers.freetext._crf import tokenize
 from citejudge.readers.freetext._parser import _rules_win
 from citejudge.readers.freetext._repairs import (
     container_without_tail,
     drop_notes_in_brackets,
     journal_head_back,
     names_before_title,
+    names_then_journal_end,
     title_head_after_names,
     title_in_names,
     title_tail_in_container,
@@ -521,3 +523,37 @@ def test_a_star_after_one_letter_before_a_word_is_the_titles_own() -> None:
     assert w.authors == ["Furhmann, T.", "Salehi, S.", "Blikstein, P."]
     w = parse_citation_string("Jane Doe*, Richard Roe†. A title here. Journal of Things, 3, 2020.")
     assert w.authors == ["Jane Doe", "Richard Roe"]
+
+
+def test_names_then_an_abbreviated_journal_is_read_as_such() -> None:
+    # APS/INSPIRE title-less references (unarXive, Crossref): the model read a family name as
+    # the title or the container, or the journal's first word as a name
+    cases = {
+        "P. Z. Skands, Phys. Rev. D 82, 074018 (2010), arXiv:1005.3457 [hep-ph] .": (
+            ["P. Z. Skands"],
+            "Phys. Rev. D",
+        ),
+        "S. Friot and D. Greynat, J. Math. Phys. 53 (2012), 023508": (
+            ["S. Friot", "D. Greynat"],
+            "J. Math. Phys",
+        ),
+        "W. H. Kleiner, L. M. Roth, and S. H. Autler, Phys. Rev. 133, A1226 (1964).": (
+            ["W. H. Kleiner", "L. M. Roth", "S. H. Autler"],
+            "Phys. Rev",
+        ),
+        "H. Feldmeier, J. Schnack, Prog. Part. Nucl. Phys. 39, 393 (1997)": (
+            ["H. Feldmeier", "J. Schnack"],
+            "Prog. Part. Nucl. Phys",
+        ),
+        "D. P. Mobley, J. Polym. Sci., 22, 3203 (1984).": (["D. P. Mobley"], "J. Polym. Sci"),
+    }
+    for text, (authors, venue) in cases.items():
+        w = parse_citation_string(text)
+        assert (w.authors, w.title, w.venue) == (authors, None, venue), text
+    # negatives: a title after the names, names written "Family, I.", no number after
+    assert (
+        names_then_journal_end(tokenize("A. Zeilinger, Dense coding. Rev. Mod. Phys. 71")) is None
+    )
+    assert names_then_journal_end(tokenize("Zeilinger, A., Rev. Mod. Phys. 71, 288")) is None
+    assert names_then_journal_end(tokenize("A. Zeilinger, Rev. Mod. Phys.")) is None
+    assert names_then_journal_end(tokenize("A. Zeilinger, Rev. Mod. Phys. 71, 288")) == (2, 5)

@@ -47,6 +47,8 @@ from citejudge.readers.freetext._repairs import (
     first_run,
     journal_head_back,
     names_before_title,
+    names_then_journal,
+    names_then_journal_end,
     title_head_after_names,
     title_in_names,
     title_tail_in_container,
@@ -147,7 +149,9 @@ def _learned_or_rules(md: str, work: CitedWork) -> CitedWork:
     text = _AUTHOR_MARK_RE.sub(r"\1", md) if "*" in md or "†" in md or "‡" in md else md
     tokens = tokenize(text)  # "Jane Doe*, Richard Roe†": marks, not text
     fill_from_labels(tokens, tag_tokens(tokens), learned)
-    if not _suspect(learned, md):
+    if not _suspect(learned, md) or names_then_journal_end(tokens) is not None:
+        # (names then an abbreviated journal: no title to look for, the rules would cut the
+        # journal's name into one, "Prog. Part. | Nucl. Phys. 39")
         return learned
     ruled = msgspec.structs.replace(work, warnings=list(work.warnings))
     parse_by_rules(md, ruled)
@@ -1231,6 +1235,10 @@ def fill_from_labels(tokens: list[str], labels: list[str], work: CitedWork) -> N
     labels = _dated_title(_venue_after_names(tokens, _title_after_initials(tokens, labels)))
     if "title" in labels:
         labels = _year_at_title_edge(tokens, labels)
+    # last: a strict shape the other repairs must not undo ("Prog. Part. | Nucl. Phys."), with
+    # no title to find in its journal's abbreviated name
+    physics = names_then_journal_end(tokens) is not None
+    labels = names_then_journal(tokens, labels) if physics else labels
     first: dict[str, str] = {}
     by_label: dict[str, list[str]] = {}
     runs = spans(tokens, labels)
@@ -1255,15 +1263,16 @@ def fill_from_labels(tokens: list[str], labels: list[str], work: CitedWork) -> N
         work.title = _clean_title(title)
         if after and not container:
             container = after
-    elif container and (cut := _title_in_container(first.get("container") or "")):
+    elif container and not physics and (cut := _title_in_container(first.get("container") or "")):
         # "Loftin, H. (1959). Nature Ramblings: Floating Zoo. The Science News-Letter, 76(18)":
         # no title, and the container span holds a sentence before the journal's name
         # (bench_parse APA/Harvard exact title gains with this rule)
         work.title, container = _clean_title(title_without_lead(cut[0])), cut[1]
-    elif len(by_label.get("container", [])) >= 2:
+    elif len(by_label.get("container", [])) >= 2 and not physics:
         # two separate container spans and no title: the first is the title ("Loftin, H. (1959).
         # Nature Ramblings: Floating Zoo. The Science News-Letter, 76(18), 296."; bench_parse
-        # APA exact title gains with this rule)
+        # APA exact title gains with this rule); not in a title-less physics reference ("Prog.
+        # Part. | Nucl. Phys. 39")
         work.title = _clean_title(title_without_lead(by_label["container"][0]))
         container = by_label["container"][1]
     elif (

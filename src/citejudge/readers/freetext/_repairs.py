@@ -26,6 +26,8 @@ __all__ = [
     "first_run",
     "journal_head_back",
     "names_before_title",
+    "names_then_journal",
+    "names_then_journal_end",
     "title_head_after_names",
     "title_in_names",
     "title_tail_in_container",
@@ -617,3 +619,61 @@ def vancouver_last_name_in_title(tokens: list[str], labels: list[str]) -> list[s
     ):
         return [*labels[:start], "author", "author", *labels[start + 2 :]]
     return labels
+
+
+#: a name's initials as physics styles print them: "P.", "J.-P.", "B.S.", "Yu."
+_NAME_INITIALS_RE = re.compile(r"^(?:[A-Z][a-z]?\.-?){1,3}$")
+#: a family name, possibly ending its name with a comma: "Skands,", "Lee-Wong,", "Barnaś"
+_FAMILY_RE = re.compile(r"^[A-Z][^\W\d_]*(?:[-'’][A-Z]?[^\W\d_]+)*,?$")
+#: a word of a journal's abbreviated name, or its series letter: "Phys.", "J.", "Rev.", "D"
+_JOURNAL_PART_RE = re.compile(r"^(?:[A-Z][a-z]{0,7}\.|[A-Z])$")
+
+
+def names_then_journal(tokens: list[str], labels: list[str]) -> list[str]:
+    """See :func:`names_then_journal_end`; ``labels`` with that shape's names and journal."""
+    found = names_then_journal_end(tokens)
+    if found is None:
+        return labels
+    names, k = found
+    want = ["author"] * names + ["container"] * (k - names)
+    return labels if labels[:k] == want else [*want, *labels[k:]]
+
+
+def names_then_journal_end(tokens: list[str]) -> tuple[int, int] | None:
+    """Where the names and the journal end when ``tokens`` open a title-less physics reference.
+
+    "P. Z. Skands, Phys. Rev. D 82, 074018 (2010)", "S. Friot and D. Greynat, J. Math. Phys.
+    53 (2012)", "… and S. H. Autler, Phys. Rev. 133, A1226 (1964)" (unarXive; APS and INSPIRE
+    styles): the model read a family name as the title or the container, or the journal's
+    first word as a name. Only when the string opens exactly so: names each written as
+    initials then a family name, joined by commas or "and"; a comma after the last; then two
+    or more journal words (abbreviations with a full stop, a series letter) and a number.
+    Returns (end of the names, end of the journal), else None.
+    """
+    n = len(tokens)
+    i = 0
+    names = 0
+    while True:
+        j = i
+        while j < n and _NAME_INITIALS_RE.match(tokens[j]):
+            j += 1
+        if j == i or j >= n or not _FAMILY_RE.match(tokens[j]):
+            break  # no name here: the journal may start at i
+        names += 1
+        i = j + 1
+        if tokens[j].endswith(","):
+            if i < n and tokens[i] in ("and", "&"):
+                i += 1
+            continue
+        if i < n and tokens[i] in ("and", "&"):
+            i += 1
+            continue
+        return None  # a name not followed by a separator: not this shape
+    if names == 0 or i == 0 or not tokens[i - 1].endswith(","):
+        return None
+    k = i
+    while k < n and _JOURNAL_PART_RE.match(tokens[k].rstrip(",")):
+        k += 1
+    if k - i < 2 or k >= n or not tokens[k][:1].isdigit():
+        return None
+    return i, k
