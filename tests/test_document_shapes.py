@@ -74,6 +74,12 @@ def test_linked_titles_with_the_authors_after_them(tmp_path: Path, world: Path) 
         "[Deep learning](https://doi.org/10.1038/nature14539) — a review by three pioneers (2015)",
         # a venue or a name? left as written
         "[Deep learning](https://doi.org/10.1038/nature14539), Nature, 2015",
+        # a venue, a blog or a publisher after the link (a generated reading list): no names
+        "[Deep learning](https://doi.org/10.1038/nature14539) — Nature (2015)",
+        "[Scaling laws](https://openai.com/research/scaling) — OpenAI Blog (2023)",
+        "[Attention is all you need](https://arxiv.org/abs/1706.03762) — NeurIPS (2017)",
+        "[Deep learning](https://doi.org/10.1038/x), Nature Communications, Springer 2019",
+        "[Deep learning](https://doi.org/10.1038/nature14539) — Nature, Springer (2015)",
         # no link first
         "Y. LeCun et al. [Deep learning](https://doi.org/10.1038/nature14539) — Nature (2015)",
         "LeCun, Y., Bengio, Y., & Hinton, G. (2015). Deep learning. Nature, 521, 436–444.",

@@ -351,6 +351,8 @@ def test_arxiv_ids_without_a_label(text: str, arxiv: str, title: str | None) -> 
         "Smith, J. (2012). Heat flow. Report 1234.5678, pp. 1–9.",  # no month 34
         "Smith, J. (2012). Heat flow. J. Heat 12, 2012.1234.",  # four digits after 2015
         "Smith, J. (2012). Heat flow. and/9901001.",  # not an archive of arXiv
+        # a page range that lost its dash in OCR, after the comma
+        "Smith J, Jones K. Cancer outcomes. J Chem, 2012, 33(4), 1203.1215.",
     ],
 )
 def test_numbers_that_are_no_arxiv_id(text: str) -> None:

@@ -557,3 +557,8 @@ def test_names_then_an_abbreviated_journal_is_read_as_such() -> None:
     assert names_then_journal_end(tokenize("Zeilinger, A., Rev. Mod. Phys. 71, 288")) is None
     assert names_then_journal_end(tokenize("A. Zeilinger, Rev. Mod. Phys.")) is None
     assert names_then_journal_end(tokenize("A. Zeilinger, Rev. Mod. Phys. 71, 288")) == (2, 5)
+
+
+def test_a_translated_title_in_brackets_after_et_al_stays() -> None:
+    kept = "Ivanov I. I. et al. [Study of the structure of metals], Fizika Metallov, 12, 2001."
+    assert drop_notes_in_brackets(kept) == kept

@@ -115,6 +115,23 @@ def test_a_quoted_sentence_keeps_its_closing_quote_and_its_marker() -> None:
         "A claim (Smith, 2001).",
         "(Jones, 2002) disagree.",
     ]
+    # a parenthetical sentence of its own stays one, with its own marker (a year in it or not)
+    assert split_sentences(
+        "Transformers dominate NLP [1]. (In 2020, GPT-3 reached 175B parameters [2].) We build "
+        "on them. Blue diodes. (The factory uses about 3.9 million of these.) Next.",
+        citing=True,
+    ) == [
+        "Transformers dominate NLP [1].",
+        "(In 2020, GPT-3 reached 175B parameters [2].)",
+        "We build on them.",
+        "Blue diodes.",
+        "(The factory uses about 3.9 million of these.)",
+        "Next.",
+    ]
+    assert split_sentences('A quote."  (Smith and Jones, n.d.). Next.', citing=True) == [
+        'A quote." (Smith and Jones, n.d.).',
+        "Next.",
+    ]
     # evidence is split as the support scorer was calibrated (the closing quote is not kept)
     assert split_sentences(glued) == ['He wrote "it converges."[2] Then it did.']
 

@@ -71,6 +71,10 @@ MATCH = [
     ),
     ("Nucl. Phys. B", "Nuclear Physics B"),
     ("Commun. Math. Phys", "Communications in Mathematical Physics"),
+    # single letters and an ampersand, however spaced or spelt
+    ("R & D Management", "R&D Management"),
+    ("R and D Management", "R&D Management"),
+    ("Texas A&M Law Review", "Texas A and M Law Review"),
 ]
 
 

@@ -329,11 +329,13 @@ ARXIV_OLD_ARCHIVES = frozenset(
 # field ("Nature 567, 76 (2019), 1812.09815 .", "Nucl. Phys. B 741 (2006) 368
 # [hep-th/0601209]") and DBLP prints CoRR's volume ("CoRR abs/1512.03385"): a whole token,
 # never inside a DOI, a URL or a longer number. An old id may follow any space; a new one only
-# a bracket, a comma or semicolon, "abs/" or the start (after a full stop it was the tail of a
-# DOI a PDF broke up: "doi: 10.1111/ j. 0012-155X. 2005.00401. x").
+# a bracket, a year in brackets and a comma ("(2019), 1812.09815"), "abs/" or the start (after
+# a full stop it was the tail of a DOI a PDF broke up: "doi: 10.1111/ j. 0012-155X.
+# 2005.00401. x"; after an issue's comma, a page range that lost its dash: "33(4), 1203.1215").
 _ARXIV_BARE = re.compile(
     r"(?:(?<=[\s(\[,;])(?P<old>(?P<archive>[a-z][a-z-]{1,8})(?:\.[a-z]{2})?/\d{7})"
-    r"|(?:(?<=[(\[,;])|(?<=[(\[,;]\s)|(?<=\babs/)|^)(?P<new>(?P<yymm>\d{4})\.(?P<seq>\d{4,5})))"
+    r"|(?:(?<=[(\[])|(?<=[(\[]\s)|(?<=\d{4}\),\s)|(?<=\d{4}[a-z]\),\s)|(?<=\babs/)|^)"
+    r"(?P<new>(?P<yymm>\d{4})\.(?P<seq>\d{4,5})))"
     r"(?:v\d{1,2})?(?=[\s)\],;]|\.(?!\w)|$)",
     re.I,
 )

@@ -111,6 +111,7 @@ _PARTICLES = frozenset(
 )
 _ET_AL_END = re.compile(r",?\s+et\s+al\.?\s*$")
 _INITIALS = re.compile(r"^(?:[^\W\d_]\.-?\s*)+$")
+_INITIALS_IN = re.compile(r"(?:^|\s)[^\W\d_]\.")
 
 
 def _names(authors: str) -> list[str] | None:
@@ -148,6 +149,14 @@ def linked_title_first(text: str) -> str:
         return text
     names = _names(shape.group("authors"))
     if names is None:
+        return text
+    from citejudge.readers.freetext import names_a_venue
+
+    if (len(names) == 1 and not _INITIALS_IN.search(names[0]) and "et al." not in names[0]) or any(
+        names_a_venue(n) for n in names
+    ):
+        # "[Deep learning](…) — Nature (2015)", "… — OpenAI Blog (2023)", "…, Nature
+        # Communications, Springer 2019": a venue or a publisher after the link, no names
         return text
     if any(_INITIALS.match(n) for n in names):
         authors = shape.group("authors").strip().rstrip(",")  # "LeCun, Y., Bengio, Y.": as written

@@ -56,8 +56,14 @@ _SENT_END_CITING = re.compile(
     + r"))*)\s+(?=[A-Z0-9ÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ\"'“(\[⟦@])"
 )
 # A piece that is only a citation ("(Smith, 2001)." after a quoted sentence's stop) belongs to
-# the sentence before it.
-_ONLY_CITATION = re.compile(r"(?:\([^()]*\d[^()]*\)|" + _NUMERIC_MARK + r"|⟦\d+⟧)+[.;,]?")
+# the sentence before it: an author-year in brackets (a year or "n.d.", short, no sentence of
+# its own inside: "(The factory uses about 3.9 million of these.)" stays a sentence), numeric
+# markers, the LaTeX reader's cite tokens.
+_ONLY_CITATION = re.compile(
+    r"(?:\((?=[^()]{0,80}\))(?=[^()]*(?:\b(?:1[5-9]|20)\d\d[a-z]?\b|\bn\.d\.))[^()]*(?:(?<=n\.d\.)|(?<![?!.]))\)|"
+    + _NUMERIC_MARK
+    + r"|⟦\d+⟧)+[.;,]?"
+)
 # ... unless the piece before it ends with one of these abbreviations (English and Czech): titles,
 # month abbreviations ("Dec. 12, 2018"), "v." of case names, "pp."/"vol." of references, "U.S.".
 _ABBREV = re.compile(

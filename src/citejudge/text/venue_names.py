@@ -61,7 +61,7 @@ _ARXIV_ID_RE = re.compile(r"\barxiv:\s*\S+", re.I)
 _PARENS_RE = re.compile(r"\(([^()]*)\)")
 
 
-_LETTER_AMP_RE = re.compile(r"\b([A-Za-z])&([A-Za-z])\b")
+_LETTER_AMP_RE = re.compile(r"\b([A-Za-z])\s*&\s*([A-Za-z])\b|\b([A-Z]) and ([A-Z])\b")
 
 
 @lru_cache(maxsize=1 << 16)
@@ -70,8 +70,12 @@ def venue_tokens(venue: str) -> tuple[str, ...]:
 
     "arXiv preprint arXiv:2101.00001" becomes ``("arxiv",)``.
     """
-    # an acronym of letters and an ampersand is one word ("A&A", Astronomy & Astrophysics)
-    s = _LETTER_AMP_RE.sub(r"\1\2", venue) if "&" in venue else venue
+    # single letters joined by an ampersand are one word, however spaced or spelt ("A&A",
+    # Astronomy & Astrophysics; "R&D", "R & D", "R and D" alike)
+    if "&" in venue or " and " in venue:
+        s = _LETTER_AMP_RE.sub(lambda m: "".join(g for g in m.groups() if g), venue)
+    else:
+        s = venue
     s = s.replace("&", " and ")
     if "ol" in s:  # "The China Environment Yearbook, Volume 4": the volume is not part of the name
         s = _VOLUME_RE.sub(" ", s)

@@ -20,4 +20,21 @@ title / venue layout), ``_vocab`` (word lists and patterns).
 from citejudge.readers.freetext._authors import split_author_string
 from citejudge.readers.freetext._parser import MAX_STRUCTURE_CHARS, parse_citation_string
 
-__all__ = ["MAX_STRUCTURE_CHARS", "parse_citation_string", "split_author_string"]
+
+def names_a_venue(text: str) -> bool:
+    """Tell whether every word of ``text`` is a venue's or a publisher's word.
+
+    The words of the parser's lexicon ("Nature", "Nature Communications", "Springer"), none a
+    family name of it: such a text is no person's name.
+    """
+    from citejudge.readers.freetext._crf import load_model
+
+    lexicon = load_model().featurizer.lexicon
+    words = [w.strip(".,;:").lower() for w in text.split()]
+    return bool(words) and all(
+        w and (w in lexicon.venue or w in lexicon.publisher) and w not in lexicon.family
+        for w in words
+    )
+
+
+__all__ = ["MAX_STRUCTURE_CHARS", "names_a_venue", "parse_citation_string", "split_author_string"]

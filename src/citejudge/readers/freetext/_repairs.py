@@ -85,7 +85,18 @@ def drop_notes_in_brackets(text: str) -> str:
     """
     if "[" not in text:
         return text
-    return _COLLABORATION_NOTE_RE.sub("", _ERRATUM_NOTE_RE.sub("", text))
+    return _COLLABORATION_NOTE_RE.sub(_collaboration, _ERRATUM_NOTE_RE.sub("", text))
+
+
+def _collaboration(m: re.Match[str]) -> str:
+    """The note's replacement: nothing for a collaboration's name, the note for anything else.
+
+    "[LHCb]" and "[CDF Collaboration]" go; a translated title in brackets ("et al. [Study of
+    the structure of metals],", a word in lower case) stays.
+    """
+    words = re.findall(r"[^\W\d_]+", m.group(0))
+    lower = [w for w in words if w.islower() and not w.startswith("collaboration")]
+    return m.group(0) if lower else ""
 
 
 #: a cheap test before :data:`_GLUED_STOP_RE` (a literal first: the scan is fast)
