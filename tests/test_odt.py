@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from citejudge.documents import DocumentError, read_document
 from citejudge.schema import validate_result
 from test_documents import world as world  # the demo world's index (a fixture)
-from test_docx_fields import DEEP, LSTM, check_document
+from test_docx_fields import DEEP, LSTM, _csl_citation, check_document
 
 _NS = (
     'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
@@ -68,8 +68,10 @@ def _content(body: str, automatic: str = _AUTOMATIC) -> str:
     )
 
 
-def _odt(path: Path, body: str, *, automatic: str = _AUTOMATIC) -> Path:
-    """An OpenDocument package as LibreOffice writes one."""
+def _odt(
+    path: Path, body: str, *, automatic: str = _AUTOMATIC, properties: dict[str, str] | None = None
+) -> Path:
+    """An OpenDocument package as LibreOffice writes one; ``properties``: user-defined ones."""
     manifest = (
         '<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" '
         'manifest:version="1.3"><manifest:file-entry manifest:full-path="/" '
@@ -82,6 +84,17 @@ def _odt(path: Path, body: str, *, automatic: str = _AUTOMATIC) -> Path:
         z.writestr("META-INF/manifest.xml", manifest)
         z.writestr("content.xml", _content(body, automatic))
         z.writestr("styles.xml", _STYLES)
+        if properties is not None:
+            z.writestr(
+                "meta.xml",
+                f'<office:document-meta {_NS} xmlns:meta="urn:oasis:names:tc:opendocument:xmlns:'
+                'meta:1.0"><office:meta><meta:generator>LibreOffice/24.2</meta:generator>'
+                + "".join(
+                    f'<meta:user-defined meta:name="{k}">{escape(v, quote=False)}</meta:user-defined>'
+                    for k, v in properties.items()
+                )
+                + "</office:meta></office:document-meta>",
+            )
     return path
 
 
@@ -296,20 +309,10 @@ def test_files_that_cannot_be_read_name_themselves(
 
 # Citation managers: Zotero's LibreOffice plugin and Mendeley's, their marks' real names.
 def _citation(items: list[dict[str, Any]], shown: str, prefix: str = "ZOTERO_ITEM") -> str:
-    if prefix == "ZOTERO_ITEM":
-        data = {
-            "citationID": "Xy12ab",
-            "properties": {"formattedCitation": shown, "plainCitation": shown, "noteIndex": 0},
-            "citationItems": [
-                {"id": it["id"], "uris": [f"http://zotero.org/users/42/items/K{it['id']}"],
-                 "itemData": it}
-                for it in items
-            ],
-            "schema": "https://github.com/citation-style-language/schema/raw/master/csl-citation.json",
-        }  # fmt: skip
-        return _mark(f"ZOTERO_ITEM CSL_CITATION {json.dumps(data)} RNDq8Fz2kLm1x", shown)
-    data = {"citationItems": [{"id": it["id"], "itemData": it} for it in items]}
-    return _mark(f"CSL_CITATION {json.dumps(data)}", shown)
+    """A Zotero (``ZOTERO_ITEM``) or Mendeley (``CSL_CITATION``) mark with the Word fields' JSON."""
+    data = json.dumps(_csl_citation(items, shown, prefix))
+    rnd = " RNDq8Fz2kLm1x" if prefix == "ZOTERO_ITEM" else ""
+    return _mark(f"{prefix} CSL_CITATION {data}{rnd}" if rnd else f"CSL_CITATION {data}", shown)
 
 
 LSTM_APA = (
@@ -431,6 +434,28 @@ def test_a_note_style_cites_in_footnotes_with_marks(tmp_path: Path) -> None:
     assert [r.title for r in doc.references] == ["Long Short-Term Memory", "Deep learning"]
     assert [[e for m in s.markers for e in m.entries] for s in doc.sentences] == [[1], [2, 1]]
     assert doc.warnings == [] and doc.unresolved == []
+
+
+def test_zotero_bookmark_mode_keeps_its_codes_in_the_properties(tmp_path: Path) -> None:
+    """Zotero's "store citations as bookmarks": a bookmark ``ZOTERO_BREF_…`` whose field code
+    lies in the document's properties, cut into pieces of 255 characters (out of order here)."""
+    code = f"ZOTERO_ITEM CSL_CITATION {json.dumps({'citationItems': [{'id': 101, 'itemData': LSTM}]})} RNDa"
+    pieces = [code[i : i + 255] for i in range(0, len(code), 255)]
+    assert len(pieces) == 2
+    props = {f"ZOTERO_BREF_k3J9x_{n}": piece for n, piece in enumerate(pieces, start=1)}
+    props = dict(reversed(list(props.items())))
+    props["ZOTERO_PREF_1"] = '<data data-version="3"/>'
+    body = _p(
+        "Memory cells keep errors flowing back in time for many steps "
+        '<text:bookmark-start text:name="ZOTERO_BREF_k3J9x"/>(Hochreiter &amp; Schmidhuber, 1997)'
+        '<text:bookmark-end text:name="ZOTERO_BREF_k3J9x"/>.'
+    ) + _p('See <text:bookmark text:name="ZOTERO_BREF_unknown"/>the appendix.')
+    doc = read_document(_odt(tmp_path / "bookmarks.odt", body, properties=props))
+    assert [r.csl for r in doc.references] == [LSTM]
+    assert [(m.text, m.entries) for s in doc.sentences for m in s.markers] == [
+        ("(Hochreiter & Schmidhuber, 1997)", [1])
+    ]
+    assert doc.warnings == []
 
 
 def test_a_flat_odt(tmp_path: Path) -> None:

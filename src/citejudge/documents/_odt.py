@@ -23,7 +23,8 @@ document, so both read alike:
 - Citation managers (:mod:`~citejudge.documents._fields`): Zotero's LibreOffice plugin stores a
   citation as a reference mark (``text:reference-mark-start`` … ``text:reference-mark-end``,
   or a point ``text:reference-mark``) or a bookmark whose name is ``ZOTERO_ITEM CSL_CITATION
-  {json} RND…``; Mendeley's, ``CSL_CITATION {json}``. The name is the field's instruction, the
+  {json} RND…`` (in its bookmark mode, a bookmark ``ZOTERO_BREF_…`` whose code lies in the
+  document's user-defined properties, ``meta.xml``); Mendeley's, ``CSL_CITATION {json}``. The name is the field's instruction, the
   marked text its text as shown. The bibliography is a section or a mark named ``ZOTERO_BIBL …``
   (or ``… CSL_BIBLIOGRAPHY``): the paragraphs it spans. Every other mark, bookmark or section
   (a cross-reference's ``_Ref…``) is no citation.
@@ -33,6 +34,7 @@ A flat ``.fodt`` is one XML file, ``office:document``, holding the same body and
 
 from __future__ import annotations
 
+import re
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,7 +58,9 @@ _OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
 _TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 _STYLE = "{urn:oasis:names:tc:opendocument:xmlns:style:1.0}"
 _DRAW = "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}"
+_META = "{urn:oasis:names:tc:opendocument:xmlns:meta:1.0}"
 _XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+_BREF_PIECE = re.compile(r"^(ZOTERO_BREF_\S+)_(\d+)$")
 
 _PARAGRAPHS = frozenset({f"{_TEXT}p", f"{_TEXT}h"})
 #: What a reader does not see in the body: deleted text, comments, indexes' templates, forms.
@@ -86,10 +90,29 @@ _MARK_ENDS = frozenset({f"{_TEXT}reference-mark-end", f"{_TEXT}bookmark-end"})
 _MARK_POINTS = frozenset({f"{_TEXT}reference-mark", f"{_TEXT}bookmark"})
 
 
-def _instruction(name: str) -> str | None:
-    """A mark's, bookmark's or section's name as a field instruction, if a manager wrote it."""
-    instr = name if name.lstrip().upper().startswith("ADDIN") else f"ADDIN {name}"
+def _instruction(name: str, codes: dict[str, str] | None = None) -> str | None:
+    """A mark's, bookmark's or section's name as a field instruction, if a manager wrote it.
+
+    ``codes``: a bookmark's code kept in the document's properties (Zotero's bookmark mode).
+    """
+    code = (codes or {}).get(name, name)
+    instr = code if code.lstrip().upper().startswith("ADDIN") else f"ADDIN {code}"
     return instr if field_kind(instr) is not None else None
+
+
+def _bookmark_codes(roots: list[ET.Element]) -> dict[str, str]:
+    """Zotero's bookmark mode: bookmark ``ZOTERO_BREF_…`` -> its field code.
+
+    The code is kept in the document's user-defined properties (``meta.xml``), cut into
+    pieces of 255 characters named ``ZOTERO_BREF_…_1``, ``_2``…
+    """
+    pieces: dict[str, dict[int, str]] = {}
+    for root in roots:
+        for prop in root.iter(f"{_META}user-defined"):
+            m = _BREF_PIECE.match(prop.get(f"{_META}name", ""))
+            if m:
+                pieces.setdefault(m.group(1), {})[int(m.group(2))] = prop.text or ""
+    return {name: "".join(p[k] for k in sorted(p)) for name, p in pieces.items()}
 
 
 def _list_styles(roots: list[ET.Element]) -> dict[str, dict[int, tuple[str, int]]]:
@@ -141,8 +164,7 @@ class _Marks:
         self.count += 1
         return FieldSpan(self.count, par, [instr], result_at=(par, offset))
 
-    def start(self, name: str, par: int, offset: int) -> None:
-        instr = _instruction(name)
+    def start(self, name: str, instr: str | None, par: int, offset: int) -> None:
         if instr is not None and name not in self.open:
             self.open[name] = self.span(instr, par, offset)
 
@@ -199,6 +221,7 @@ class _Reader:
     list_styles: dict[str, dict[int, tuple[str, int]]]
     raised: set[str]
     par_lists: dict[str, str]
+    codes: dict[str, str]
     note_labels: dict[int, str] = field(default_factory=dict)
     marks: dict[str, str] = field(default_factory=dict)
     lines: list[Line] = field(default_factory=list)
@@ -229,12 +252,13 @@ class _Reader:
                     self.mark_paragraph.setdefault(label, par)
                     text.add(self.marks.get(label, ""))
             elif tag in _MARK_STARTS:
-                marks.start(child.get(f"{_TEXT}name", ""), par, text.at())
+                name = child.get(f"{_TEXT}name", "")
+                marks.start(name, _instruction(name, self.codes), par, text.at())
             elif tag in _MARK_ENDS:
                 marks.end(child.get(f"{_TEXT}name", ""), par, text.at())
             elif tag in _MARK_POINTS:
                 name = child.get(f"{_TEXT}name", "")
-                marks.start(name, par, text.at())
+                marks.start(name, _instruction(name, self.codes), par, text.at())
                 marks.end(name, par, text.at())
             elif tag == f"{_DRAW}frame":
                 frames.append(child)  # its paragraphs follow this one
@@ -368,7 +392,10 @@ def _visible(el: ET.Element, tag: str) -> list[ET.Element]:
 
 
 def _roots(path: Path) -> tuple[ET.Element, list[ET.Element]]:
-    """The content's root and the roots that hold styles (content.xml's and styles.xml's)."""
+    """The content's root and the roots holding styles and properties.
+
+    content.xml's, styles.xml's and meta.xml's; a flat document's one root.
+    """
     if path.suffix.lower() == ".fodt":
         try:
             root = ET.parse(path).getroot()
@@ -399,8 +426,8 @@ def _roots(path: Path) -> tuple[ET.Element, list[ET.Element]]:
             raise
         if content is None:
             raise DocumentError(f"{path}: no content.xml in the package")
-        styles = zip_xml(z, "styles.xml")
-    return content, [content] + ([styles] if styles is not None else [])
+        others = [zip_xml(z, "styles.xml"), zip_xml(z, "meta.xml")]
+    return content, [content] + [r for r in others if r is not None]
 
 
 def odt_parts(path: Path) -> DocParts:
@@ -419,7 +446,7 @@ def odt_parts(path: Path) -> DocParts:
             hint="documents are text: .odt, .docx, .pdf…",
         )
     raised, par_lists = _styles(style_roots)
-    reader = _Reader(_list_styles(style_roots), raised, par_lists)
+    reader = _Reader(_list_styles(style_roots), raised, par_lists, _bookmark_codes(style_roots))
     entries, reader.marks, cite_notes = note_entries(reader.notes(body))
     reader.blocks(body)
     return DocParts(
