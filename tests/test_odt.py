@@ -282,6 +282,7 @@ def test_superscripts_links_frames(tmp_path: Path) -> None:
         ("badxml.odt", b"<office:document-content>", r"content\.xml is not well-formed XML"),
         ("sheet.odt", "sheet", r"not an OpenDocument text \(its body is spreadsheet\)"),
         ("flat.fodt", b"<office:document", r"flat\.fodt: not well-formed XML"),
+        ("locked.odt", b"\x8f\x1b\xe2 encrypted bytes", r"encrypted \(saved with a password\)"),
     ],
 )
 def test_files_that_cannot_be_read_name_themselves(
@@ -296,6 +297,14 @@ def test_files_that_cannot_be_read_name_themselves(
             z.writestr("mimetype", _MIME)
             if isinstance(content, bytes):
                 z.writestr("content.xml", content)
+            if name == "locked.odt":  # LibreOffice's manifest of a password-protected file
+                z.writestr(
+                    "META-INF/manifest.xml",
+                    '<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:'
+                    'manifest:1.0"><manifest:file-entry manifest:full-path="content.xml">'
+                    '<manifest:encryption-data manifest:checksum-type="SHA1/1K"/>'
+                    "</manifest:file-entry></manifest:manifest>",
+                )
             elif content == "sheet":
                 z.writestr(
                     "content.xml",
