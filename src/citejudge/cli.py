@@ -377,7 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
         "document",
         help="check whole documents: every reference, every citing sentence",
         description="Read each document (PDF, .tex with its parts and its .bib/.bbl, JATS .xml, .html, "
-        ".docx, .md, .txt, or a .bib alone: a reference list with no text; an archive such as "
+        ".docx, .odt, .md, .txt, or a .bib alone: a reference list with no text; an archive such as "
         "an arXiv source .tar.gz stands for the documents in it), find "
         "its reference list and the sentences that cite it, and run the references task on "
         "every (entry, citing sentence) pair and on every uncited entry. Writes the results to "

@@ -1,7 +1,7 @@
 """Documents in: a paper or a generated answer, read into references and citing sentences.
 
 :func:`read_document` reads a PDF, LaTeX (with its ``.bib`` or ``.bbl``), JATS XML, HTML, Word
-``.docx``, Markdown or plain-text file into a :class:`Document`: the reference list (found by
+``.docx``, OpenDocument ``.odt``, Markdown or plain-text file into a :class:`Document`: the reference list (found by
 the reference finder in text formats, :mod:`citejudge.documents._finder`), each entry parsed,
 and every sentence that cites an entry with its markers resolved. :func:`document_items` turns
 a document into ``references`` items (claim = citing sentence, ``full_citation`` = the entry as
@@ -10,7 +10,8 @@ error record.
 
 Readers, one module each: ``_pdf`` (pypdfium2), ``_latex``, ``_jats``, ``_html`` (the standard
 library's parser), ``_docx`` (the standard library's zip and XML; ``_fields`` reads Zotero's,
-Mendeley's and EndNote's citation fields), ``_plain`` (Markdown and plain text, and the
+Mendeley's and EndNote's citation fields), ``_odt`` (OpenDocument text, with the Word reader's
+assembly), ``_plain`` (Markdown and plain text, and the
 line-based path the PDF, HTML and Word readers share).
 """
 

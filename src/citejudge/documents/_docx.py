@@ -36,10 +36,19 @@ from citejudge.documents._finder import (
     superscript_marker,
 )
 from citejudge.documents._markers import IBID, RawMarker
-from citejudge.documents._model import Document
+from citejudge.documents._model import Document, DocumentFormat
 from citejudge.readers.csl import csl_fields
 
-__all__ = ["docx_parts", "read_docx"]
+__all__ = [
+    "DocParts",
+    "FieldSpan",
+    "FieldSpans",
+    "document_from_parts",
+    "docx_parts",
+    "note_entries",
+    "read_docx",
+    "zip_xml",
+]
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
@@ -47,7 +56,11 @@ _PR = "{http://schemas.openxmlformats.org/package/2006/relationships}"
 _BULLET_FORMATS = frozenset({"bullet", "none"})
 
 
-def _xml(z: zipfile.ZipFile, name: str) -> ET.Element | None:
+def zip_xml(z: zipfile.ZipFile, name: str) -> ET.Element | None:
+    """The part ``name`` of the package ``z`` parsed; None when there is no such part.
+
+    Raises :class:`DocumentError` naming the file and the part for XML that is not well-formed.
+    """
     try:
         return ET.fromstring(z.read(name))
     except KeyError:
@@ -82,7 +95,7 @@ def _numbering(root: ET.Element | None) -> dict[tuple[str, str], tuple[str, int]
 
 
 @dataclass
-class _Field:
+class FieldSpan:
     """A field (``w:fldChar`` begin … separate … end, or ``w:fldSimple``) as the body is read."""
 
     order: int
@@ -99,16 +112,16 @@ class _Field:
 
 
 @dataclass
-class _Fields:
+class FieldSpans:
     """Fields open and closed while a part's paragraphs are read in order (they span paragraphs)."""
 
-    open: list[_Field] = field(default_factory=list)
-    closed: list[_Field] = field(default_factory=list)
+    open: list[FieldSpan] = field(default_factory=list)
+    closed: list[FieldSpan] = field(default_factory=list)
     count: int = 0
 
     def begin(self, par: int, data: str = "") -> None:
         self.count += 1
-        self.open.append(_Field(self.count, par, data=[data] if data else []))
+        self.open.append(FieldSpan(self.count, par, data=[data] if data else []))
 
     def separate(self, par: int, offset: int) -> None:
         if self.open and self.open[-1].result_at is None:
@@ -132,7 +145,7 @@ def _text(
     p: ET.Element,
     marks: dict[str, str] | None = None,
     links: dict[str, str] | None = None,
-    fields: _Fields | None = None,
+    fields: FieldSpans | None = None,
     par: int = 0,
 ) -> str:
     """A paragraph's visible text; a note's reference becomes ``marks[kind+id]`` (or nothing).
@@ -234,15 +247,15 @@ def _relationships(root: ET.Element | None) -> dict[str, str]:
     }
 
 
-def _notes(root: ET.Element | None, tag: str, kind: str) -> list[tuple[str, str, list[_Field]]]:
+def _notes(root: ET.Element | None, tag: str, kind: str) -> list[tuple[str, str, list[FieldSpan]]]:
     """(label, text, fields) of each real note (separators left out), in document order."""
     if root is None:
         return []
-    out: list[tuple[str, str, list[_Field]]] = []
+    out: list[tuple[str, str, list[FieldSpan]]] = []
     for note in root.iter(f"{_W}{tag}"):
         if note.get(f"{_W}type") in ("separator", "continuationSeparator", "continuationNotice"):
             continue
-        fields = _Fields()
+        fields = FieldSpans()
         text = " ".join(
             _text(p, fields=fields, par=n) for n, p in enumerate(note.iter(f"{_W}p"), start=1)
         ).strip()
@@ -251,8 +264,31 @@ def _notes(root: ET.Element | None, tag: str, kind: str) -> list[tuple[str, str,
     return out
 
 
+def note_entries(
+    notes: Sequence[tuple[str, str, list[FieldSpan]]],
+) -> tuple[list[Entry], dict[str, str], dict[str, tuple[str, list[FieldSpan]]]]:
+    """The notes (label, text, fields) that are entries, each note's mark, the citing notes.
+
+    A note that reads as a reference (or "Ibid.") is an entry, its mark ``[^fn3]`` a marker; a
+    note holding a citation manager's field is no entry of its own (its fields' works are: the
+    third result, label -> (text, fields)); a remark note is neither, its mark nothing.
+    """
+    entries: list[Entry] = []
+    marks: dict[str, str] = {}
+    cite_notes: dict[str, tuple[str, list[FieldSpan]]] = {}
+    for label, text, note_fields in notes:
+        if any(field_kind(f.instruction) in ("csl", "endnote") for f in note_fields):
+            cite_notes[label] = (text, note_fields)  # a note style's citation (Zotero, EndNote)
+            marks[label] = f"[^{label}]"
+        elif IBID.match(text) or reads_as_reference(text):
+            # "Ibid., 1740." too: the document's assembly points it to the note before it
+            entries.append(Entry(text, label, label))
+            marks[label] = f"[^{label}]"
+    return entries, marks, cite_notes
+
+
 @dataclass
-class _Parts:
+class DocParts:
     """A Word document's parts as :func:`docx_parts` reads them."""
 
     lines: list[Line]
@@ -261,14 +297,14 @@ class _Parts:
     #: each note's mark in the body
     marks: dict[str, str]
     #: the body's fields, in the order they begin
-    fields: list[_Field]
+    fields: list[FieldSpan]
     #: a note whose fields a citation manager wrote: label -> (text, fields)
-    cite_notes: dict[str, tuple[str, list[_Field]]]
+    cite_notes: dict[str, tuple[str, list[FieldSpan]]]
     #: label -> the body paragraph of the note's mark
     mark_paragraph: dict[str, int]
 
 
-def docx_parts(path: Path) -> _Parts:
+def docx_parts(path: Path) -> DocParts:
     """The body's lines and fields, the notes that are references (entries) and their marks.
 
     A note that holds a citation manager's field is no entry of its own: its fields' works are
@@ -285,28 +321,18 @@ def docx_parts(path: Path) -> _Parts:
             "saved as .docx",
         ) from exc
     with z:
-        body = _xml(z, "word/document.xml")
+        body = zip_xml(z, "word/document.xml")
         if body is None:
             raise DocumentError(f"{path}: no word/document.xml in the package")
-        numbering = _numbering(_xml(z, "word/numbering.xml"))
-        links = _relationships(_xml(z, "word/_rels/document.xml.rels"))
-        notes = _notes(_xml(z, "word/footnotes.xml"), "footnote", "fn") + _notes(
-            _xml(z, "word/endnotes.xml"), "endnote", "en"
+        numbering = _numbering(zip_xml(z, "word/numbering.xml"))
+        links = _relationships(zip_xml(z, "word/_rels/document.xml.rels"))
+        notes = _notes(zip_xml(z, "word/footnotes.xml"), "footnote", "fn") + _notes(
+            zip_xml(z, "word/endnotes.xml"), "endnote", "en"
         )
-    entries: list[Entry] = []
-    marks: dict[str, str] = {}
-    cite_notes: dict[str, tuple[str, list[_Field]]] = {}
-    for label, text, note_fields in notes:
-        if any(field_kind(f.instruction) in ("csl", "endnote") for f in note_fields):
-            cite_notes[label] = (text, note_fields)  # a note style's citation (Zotero, EndNote)
-            marks[label] = f"[^{label}]"
-        elif IBID.match(text) or reads_as_reference(text):
-            # "Ibid., 1740." too: the document's assembly points it to the note before it
-            entries.append(Entry(text, label, label))
-            marks[label] = f"[^{label}]"
+    entries, marks, cite_notes = note_entries(notes)
     lines: list[Line] = []
     counters: dict[tuple[str, str], int] = {}
-    fields = _Fields()
+    fields = FieldSpans()
     mark_paragraph: dict[str, int] = {}
     for n, p in enumerate(body.iter(f"{_W}p"), start=1):
         for tag, kind in (("footnoteReference", "fn"), ("endnoteReference", "en")):
@@ -329,7 +355,7 @@ def docx_parts(path: Path) -> _Parts:
                 text = f"- {text}" if fmt in _BULLET_FORMATS else f"{counters[key]}. {text}"
         lines.append(Line(text, None, n))
         lines.append(Line("", None, n))
-    return _Parts(
+    return DocParts(
         lines,
         entries,
         marks,
@@ -354,7 +380,7 @@ class _Citations:
         return [e for e in self.entries if e.csl is not None]
 
     def read(
-        self, path: Path, fields: Sequence[_Field], note: tuple[str, int | None] | None = None
+        self, path: Path, fields: Sequence[FieldSpan], note: tuple[str, int | None] | None = None
     ) -> list[str]:
         """Read ``fields`` (the body's, or a ``note``'s: its name and its mark's paragraph).
 
@@ -444,9 +470,18 @@ def read_docx(path: Path) -> Document:
     note's mark points to their works). The paragraphs of the manager's rendered bibliography
     that render those works are no second, typed entry.
     """
+    return document_from_parts(path, "docx", docx_parts(path))
+
+
+def document_from_parts(path: Path, fmt: DocumentFormat, parts: DocParts) -> Document:
+    """The document of a word processor's parts (Word's, OpenDocument's): see :func:`read_docx`.
+
+    The citation fields' works first, then the reference notes; the lines go to the reference
+    finder (read the Markdown way: they carry hyperlinks so), each field's text as shown is
+    the marker of its paragraph's sentence.
+    """
     from citejudge.documents._plain import document_from_lines
 
-    parts = docx_parts(path)
     cites = _Citations()
     cites.read(path, parts.fields)
     entries = list(parts.entries)
@@ -478,13 +513,14 @@ def read_docx(path: Path) -> Document:
     # the lines carry hyperlinks the Markdown way: read them as Markdown
     doc = document_from_lines(
         str(path),
-        "docx",
+        fmt,
         lines,
         extra_entries=[*cites.entries, *entries],
         find_with_extra=True,
         markdown=True,
         warnings=cites.warnings,
         located=located,
+        prose_lists=True,
     )
     missed = [(n, shown) for n, queue in pending.items() for shown, _ in queue]
     if not missed:

@@ -21,7 +21,9 @@ __all__ = [
     "document_items",
 ]
 
-DocumentFormat = Literal["pdf", "latex", "jats", "markdown", "text", "bibtex", "html", "docx"]
+DocumentFormat = Literal[
+    "pdf", "latex", "jats", "markdown", "text", "bibtex", "html", "docx", "odt"
+]
 #: The formats :func:`~citejudge.documents.read_document` reads.
 DOCUMENT_FORMATS: tuple[str, ...] = (
     "pdf",
@@ -32,6 +34,7 @@ DOCUMENT_FORMATS: tuple[str, ...] = (
     "bibtex",
     "html",
     "docx",
+    "odt",
 )
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")

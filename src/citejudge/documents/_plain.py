@@ -28,6 +28,7 @@ from citejudge.documents._finder import (
     entry_label,
     join_entry_lines,
     load_finder,
+    reads_as_reference,
     reference_blocks,
     split_entries,
     superscript_marker,
@@ -347,12 +348,15 @@ def document_from_lines(
     warnings: Sequence[str] = (),
     find_with_extra: bool = False,
     located: LocatedMarkers | None = None,
+    prose_lists: bool = False,
 ) -> Document:
     """The document of ``lines``: the finder's reference blocks and the body around them.
 
     ``extra_entries`` (Markdown footnotes, a front matter's ``.bib``) replace the finder's list,
     unless ``find_with_extra`` (a Word document's reference notes beside its bibliography).
     ``located``: markers the reader knows at a line (:func:`~citejudge.documents._build.assemble`).
+    ``prose_lists``: the document's lists are numbered by its word processor, so a numbered
+    list of steps looks like a reference list to the finder (:func:`_without_prose_lists`).
     """
     warn = list(warnings)
     skip = set(extra_skip or ())
@@ -377,8 +381,11 @@ def document_from_lines(
                     f"no reference list: the {len(linked)} web addresses the text links to are "
                     "its references"
                 )
-        for block in blocks:
-            for ent in split_entries(lines, block, keys):
+        found = [(block, split_entries(lines, block, keys)) for block in blocks]
+        if prose_lists:
+            found = _without_prose_lists(lines, found, keys)
+        for block, ents in found:
+            for ent in ents:
                 first = lines[ent[0]]
                 raw = [lines[i].text for i in ent]
                 label, rest = entry_label(raw[0], keys)
@@ -396,6 +403,26 @@ def document_from_lines(
         warnings=warn,
         located=located,
     )
+
+
+def _without_prose_lists(
+    lines: Sequence[Line], found: list[tuple[list[int], list[list[int]]]], keys: frozenset[str]
+) -> list[tuple[list[int], list[list[int]]]]:
+    """The finder's blocks (block, its entries) without the lists of prose beside a reference list.
+
+    A block none of whose entries reads as a reference (:func:`reads_as_reference`, the label
+    left out) nor holds a web address or a DOI is a numbered list of steps or findings, when
+    another block's entries read as references; its lines stay the body's.
+    """
+
+    def reads(ent: list[int]) -> bool:
+        text = entry_label(" ".join(lines[i].text for i in ent), keys)[1]
+        return reads_as_reference(text) or "://" in text or bool(extract_dois(text))
+
+    verdicts = [any(reads(e) for e in ents) for _, ents in found]
+    if not any(verdicts):
+        return found
+    return [f for f, v in zip(found, verdicts, strict=True) if v]
 
 
 def _front_matter(text: str) -> tuple[dict[str, object], int]:

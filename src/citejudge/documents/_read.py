@@ -31,6 +31,8 @@ SUFFIXES = {
     ".htm": "html",
     ".xhtml": "html",
     ".docx": "docx",
+    ".odt": "odt",  # OpenDocument text (LibreOffice, OpenOffice)
+    ".fodt": "odt",  # its flat form: one XML file
 }
 
 
@@ -118,7 +120,7 @@ def detect_format(path: Path) -> str:
     if fmt is None:
         raise DocumentError(
             f"{path}: unknown document type {path.suffix or '(no suffix)'}",
-            hint="documents are .pdf, .tex, .xml (JATS), .html, .docx, .md (.qmd, .Rmd), .txt, a .bib or "
+            hint="documents are .pdf, .tex, .xml (JATS), .html, .docx, .odt, .md (.qmd, .Rmd), .txt, a .bib or "
             ".bbl (a reference list alone) or an archive of them (.tar.gz, .zip); a list of items "
             "(.jsonl, .csv, CSL-JSON .json, .ris) goes to "
             "'citejudge check references'",
@@ -160,6 +162,10 @@ def read_document(path: str | Path, *, fmt: str | None = None) -> Document:
         from citejudge.documents._docx import read_docx
 
         return read_docx(p)
+    if fmt == "odt":
+        from citejudge.documents._odt import read_odt
+
+        return read_odt(p)
     if fmt == "html":
         from citejudge.documents._html import read_html
 

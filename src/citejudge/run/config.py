@@ -42,7 +42,7 @@ class RunConfig(BaseModel):
     document: list[str] | None = Field(
         default=None,
         description="references only, instead of `input`: document file(s) or glob(s) (PDF, .tex "
-        "with its .bib/.bbl, JATS .xml, .html, .docx, .md, .txt). Each document's reference list and citing "
+        "with its .bib/.bbl, JATS .xml, .html, .docx, .odt, .md, .txt). Each document's reference list and citing "
         "sentences become references items (written to items.jsonl beside the results); the "
         "manifest and the report get a summary per document.",
     )
