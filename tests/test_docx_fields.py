@@ -526,3 +526,102 @@ def test_check_document_on_zotero_fields(tmp_path: Path, world: Path) -> None:
     (summary,) = manifest["documents"]
     assert summary["references"] == 2 and summary["reference_grounding"] == {"Yes": 2}
     assert summary["citing_sentences"] == 2 and summary["warnings"] == []
+
+
+def _mendeley_no_uri(items: list[dict[str, Any]], shown: str) -> str:
+    """A Mendeley field whose items carry no URI (numbered "ITEM-1" in every field)."""
+    data = {
+        "citationItems": [{"id": "ITEM-1", "itemData": it} for it in items],
+        "mendeley": {"formattedCitation": shown},
+        "properties": {"noteIndex": 0},
+    }
+    return _fld([" ADDIN CSL_CITATION " + json.dumps(data) + " "], shown)
+
+
+def test_works_without_uri_or_doi_are_told_apart(tmp_path: Path) -> None:
+    """Two fields' "ITEM-1"s with no URI, DOI or title, and two "Editorial"s of one year in
+    two journals, are four works (they were two: a marker pointed to the wrong work)."""
+    smith = {
+        "id": "ITEM-1",
+        "type": "report",
+        "author": [{"family": "Smith"}],
+        "issued": {"date-parts": [[2001]]},
+    }
+    jones = {
+        "id": "ITEM-1",
+        "type": "report",
+        "author": [{"family": "Jones"}],
+        "issued": {"date-parts": [[2005]]},
+    }
+    ed_nature = {
+        "id": "ITEM-1",
+        "type": "article-journal",
+        "title": "Editorial",
+        "container-title": "Nature",
+        "issued": {"date-parts": [[2001]]},
+    }
+    ed_science = {**ed_nature, "container-title": "Science"}  # fmt: skip
+    body = [
+        _w_par(
+            _w_run("Reports disagree ")
+            + _mendeley_no_uri([smith], "(Smith, 2001)")
+            + _w_run(" with later ones ")
+            + _mendeley_no_uri([jones], "(Jones, 2005)")
+            + _w_run(". Both journals said so ")
+            + _mendeley_no_uri([ed_nature], "(Editorial, 2001a)")
+            + _w_run(" and ")
+            + _mendeley_no_uri([ed_science], "(Editorial, 2001b)")
+            + _w_run(".")
+        ),
+        _w_par(_w_run("References")),
+    ]
+    doc = read_document(_docx(tmp_path / "mendeley.docx", body))
+    assert len(doc.references) == 4
+    assert len({r.key for r in doc.references}) == 4
+    assert [m.entries for s in doc.sentences for m in s.markers] == [[1], [2], [3], [4]]
+
+
+def test_a_field_the_splitter_cut_blocks_no_later_field(tmp_path: Path) -> None:
+    """ "(Hochreiter, S. 1997)" holds "S. 1997": the first field is still placed, and so is the
+    one after it in the paragraph."""
+    body = [
+        _w_par(
+            _w_run("Memory cells help ")
+            + _csl_field([LSTM], "(Hochreiter, S. 1997)")
+            + _w_run(". Deep nets work ")
+            + _csl_field([DEEP], "(LeCun et al., 2015)")
+            + _w_run(".")
+        ),
+        _w_par(_w_run("References")),
+    ]
+    doc = read_document(_docx(tmp_path / "cut.docx", body))
+    assert [(s.claim, [m.entries for m in s.markers]) for s in doc.sentences] == [
+        ("Memory cells help.", [[1]]),
+        ("Deep nets work.", [[2]]),
+    ]
+    assert doc.uncited == [] and doc.warnings == []
+
+
+def test_a_field_nested_too_deeply_is_a_warning(tmp_path: Path) -> None:
+    deep = " ADDIN ZOTERO_ITEM CSL_CITATION " + '{"citationItems":' + "[" * 100_000 + " "
+    body = [
+        _w_par(_w_run("A claim ") + _fld([deep], "(Deep, 2020)") + _w_run(".")),
+        _w_par(
+            _w_run("Memory cells help ") + _csl_field([LSTM], "(Hochreiter, 1997)") + _w_run(".")
+        ),
+        _w_par(_w_run("References")),
+    ]
+    doc = read_document(_docx(tmp_path / "deep.docx", body))
+    assert any("nested too deeply" in w for w in doc.warnings)
+    assert [r.title for r in doc.references] == ["Long Short-Term Memory"]
+
+
+def test_a_typed_entry_renders_a_field_work_only_when_it_opens_with_its_author() -> None:
+    from citejudge.documents._fields import renders
+
+    bare = {"type": "report", "author": [{"family": "LeCun", "given": "Yann"}],
+            "issued": {"date-parts": [[2015]]}}  # fmt: skip
+    assert renders("3. LeCun, Y. (2015). Notes on convolution. Tech. rep.", bare)
+    # another work of a co-author that year, or the name inside another entry: no rendering
+    assert not renders("LeCun, Y. (2015b). A different paper on convolution.", bare)
+    assert not renders("Bengio, Y., & LeCun, Y. (2015). Another report.", bare)

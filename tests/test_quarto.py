@@ -132,6 +132,16 @@ def test_a_quoted_sentence_keeps_its_closing_quote_and_its_marker() -> None:
         'A quote." (Smith and Jones, n.d.).',
         "Next.",
     ]
+    # a stop inside an author-year citation's brackets ends no sentence
+    assert split_sentences(
+        "Memory cells help (Hochreiter, S. 1997). It holds (see Smith, J. 2001, and Jones, K. "
+        "2003). Next.",
+        citing=True,
+    ) == [
+        "Memory cells help (Hochreiter, S. 1997).",
+        "It holds (see Smith, J. 2001, and Jones, K. 2003).",
+        "Next.",
+    ]
     # evidence is split as the support scorer was calibrated (the closing quote is not kept)
     assert split_sentences(glued) == ['He wrote "it converges."[2] Then it did.']
 

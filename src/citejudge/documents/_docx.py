@@ -495,19 +495,25 @@ def document_from_parts(path: Path, fmt: DocumentFormat, parts: DocParts) -> Doc
             entries.append(Entry(text, label, label))  # its fields carried nothing: as written
     lines = _drop_rendered(path, parts.lines, cites)
     pending = {n: list(v) for n, v in cites.shown.items()}
+    skipped: list[tuple[int, str]] = []
 
     def located(sentence: str, line: int | None) -> list[RawMarker]:
+        # a paragraph's fields in order; a field not found in this sentence is in a later one,
+        # unless a later field is found here: then it is in none (the sentence splitter cut
+        # through its shown text) and the rest of the paragraph's fields are still placed
         queue = pending.get(line or 0, [])
         found: list[RawMarker] = []
         pos = 0
         while queue:
-            shown, keys = queue[0]
-            at = sentence.find(shown, pos)
+            hits = [(k, sentence.find(shown, pos)) for k, (shown, _) in enumerate(queue)]
+            k, at = next(((k, at) for k, at in hits if at >= 0), (-1, -1))
             if at < 0:
                 break
+            skipped.extend((line or 0, shown) for shown, _ in queue[:k])
+            shown, keys = queue[k]
             found.append(RawMarker(at, at + len(shown), shown, "key", keys))
             pos = at + len(shown)
-            queue.pop(0)
+            del queue[: k + 1]
         return found
 
     # the lines carry hyperlinks the Markdown way: read them as Markdown
@@ -522,7 +528,7 @@ def document_from_parts(path: Path, fmt: DocumentFormat, parts: DocParts) -> Doc
         located=located,
         prose_lists=True,
     )
-    missed = [(n, shown) for n, queue in pending.items() for shown, _ in queue]
+    missed = [*skipped, *((n, shown) for n, queue in pending.items() for shown, _ in queue)]
     if not missed:
         return doc
     return doc.model_copy(

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import html
 import json
 import re
@@ -99,6 +100,8 @@ def _csl_works(instruction: str) -> tuple[list[FieldWork], list[str]]:
     except json.JSONDecodeError as exc:
         return [], [f"{manager} citation field: its JSON data is not valid ({exc.msg} at "
                     f"character {exc.pos})"]  # fmt: skip
+    except RecursionError:  # (a JSON nested deeper than Python's stack: no citation's data)
+        return [], [f"{manager} citation field: its JSON data is nested too deeply to read"]
     items = data.get("citationItems") if isinstance(data, dict) else None
     if not isinstance(items, list):
         return [], [f"{manager} citation field: its JSON data has no citationItems list"]
@@ -116,15 +119,23 @@ def _csl_works(instruction: str) -> tuple[list[FieldWork], list[str]]:
 
 
 def _key(item: dict[str, Any], uri: str | None) -> str:
-    """What names one work across the document's fields: its library URI, else DOI, else title."""
+    """What names one work across the document's fields: its library URI, else DOI, else its data.
+
+    Without a URI or a DOI the work is its title, year, first author and container together
+    (two "Editorial" items of 2001 in Nature and Science are two works), and an item with
+    none of those its whole data (Mendeley numbers every field's items "ITEM-1").
+    """
     if uri:
         return uri
     e = csl_fields(item)
     if e.dois:
         return f"doi:{e.dois[0]}"
+    first = fold(e.authors[0].name) if e.authors else ""
+    container = fold(e.venues[0]) if e.venues else ""
     if e.title:
-        return f"title:{fold(e.title)} {e.year or ''}".strip()
-    return f"item:{item.get('id', '')}"
+        return f"title:{fold(e.title)}|{e.year or ''}|{first}|{container}"
+    whole = json.dumps(item, sort_keys=True, ensure_ascii=False, default=str)
+    return "item:" + hashlib.sha1(whole.encode("utf-8")).hexdigest()[:16]
 
 
 # EndNote record -> CSL-JSON
@@ -308,10 +319,18 @@ def renders(text: str, item: dict[str, Any]) -> bool:
     if e.title and len(fold(e.title)) >= 8 and fold(e.title) in folded:
         return True
     if e.authors and e.year is not None:
+        # the first author opens the entry (after a label "[3]", "3."): a typed entry of
+        # another work by a co-author that year ("LeCun, Y. (2015b). A different paper …") is
+        # no rendering of it unless it opens with the name and carries the year
         family = fold(e.authors[0].name.split(",")[0])
+        head = _ENTRY_LABEL.sub("", folded, count=1)
         return (
             bool(family)
-            and re.search(rf"\b{re.escape(family)}\b", folded) is not None
-            and (str(e.year) in text)
+            and re.match(rf"{re.escape(family)}\b", head) is not None
+            and re.search(rf"\b{e.year}\b(?![a-z])", text) is not None
         )
     return False
+
+
+#: a reference list's label before the entry: "[3] ", "3. ", "(3) "
+_ENTRY_LABEL = re.compile(r"^\W*\d{0,3}\W*")

@@ -100,6 +100,8 @@ def split_sentences(text: str, *, citing: bool = False) -> list[str]:
             continue
         if citing and text[m.end() : m.end() + 1].isdigit() and _LOCATOR.search(before):
             continue
+        if citing and _inside_brackets(text, start, m):
+            continue
         if citing and parts and _ONLY_CITATION.fullmatch(piece):
             parts[-1] = f"{parts[-1]} {piece}"
         elif piece:
@@ -111,6 +113,20 @@ def split_sentences(text: str, *, citing: bool = False) -> list[str]:
     elif tail:
         parts.append(tail)
     return parts
+
+
+def _inside_brackets(text: str, start: int, m: re.Match[str]) -> bool:
+    """A stop inside a bracket the piece opened and the text closes soon: no sentence's end.
+
+    "(Hochreiter, S. 1997)", "(see Smith, J. 2001, and Jones, K. 2003)": an initial before a
+    year in an author-year citation. The bracket must close within 80 characters, before any
+    other opens.
+    """
+    piece = text[start : m.end()]  # (with what closes the sentence: "… [2].)")
+    if piece.count("(") <= piece.count(")"):
+        return False
+    close = text.find(")", m.end(), m.end() + 80)
+    return close >= 0 and "(" not in text[m.end() : close]
 
 
 def evidence_windows(text: str, min_chars: int = 25) -> list[str]:
