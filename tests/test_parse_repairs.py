@@ -562,3 +562,15 @@ def test_names_then_an_abbreviated_journal_is_read_as_such() -> None:
 def test_a_translated_title_in_brackets_after_et_al_stays() -> None:
     kept = "Ivanov I. I. et al. [Study of the structure of metals], Fizika Metallov, 12, 2001."
     assert drop_notes_in_brackets(kept) == kept
+
+
+def test_a_title_in_doubled_quotes_loses_both_pairs() -> None:
+    # unarXive: BibTeX's double braces exported as ""Title""; a quote inside a title stays
+    w = parse_citation_string(
+        'U. Leonhardt, ""Measuring the quantum state of light"", Cambridge University press, '
+        "Cambridge, 1997."
+    )
+    assert w.title == "Measuring the quantum state of light"
+    assert parse_citation_string('A. Smith, "The "best" model", J. Things 3 (2001) 1.').title == (
+        'The "best" model'
+    )

@@ -623,6 +623,8 @@ def _clean_title(text: str) -> str | None:
         inner = body.rstrip(" ,;:.")
         if inner[-1:] in closers:
             s = inner[:-1]
+            if s[:1] == s[-1:] == '"' and '"' not in s[1:-1]:
+                s = s[1:-1]  # doubled, as BibTeX's double braces export it: ""Title""
         elif not any(c in body for c in closers):
             s = body
     elif s[-1:] in '”»’"' and not any(c in s[:-1] for c in '“«‘"'):
