@@ -625,3 +625,23 @@ def test_a_typed_entry_renders_a_field_work_only_when_it_opens_with_its_author()
     # another work of a co-author that year, or the name inside another entry: no rendering
     assert not renders("LeCun, Y. (2015b). A different paper on convolution.", bare)
     assert not renders("Bengio, Y., & LeCun, Y. (2015). Another report.", bare)
+
+
+def test_a_field_that_never_ends_is_listed_with_a_warning(tmp_path: Path) -> None:
+    """A damaged file: the field begins, shows its text and never ends. Its work is a
+    reference, and a warning says no sentence cites it (it was lost without a word)."""
+    code = " ADDIN ZOTERO_ITEM CSL_CITATION " + json.dumps(
+        _csl_citation([LSTM], "(Hochreiter, 1997)", "ZOTERO")
+    )
+    unended = (
+        '<w:r><w:fldChar w:fldCharType="begin"/></w:r>'
+        f'<w:r><w:instrText xml:space="preserve">{html.escape(code, quote=False)}</w:instrText></w:r>'
+        '<w:r><w:fldChar w:fldCharType="separate"/></w:r>' + _w_run("(Hochreiter, 1997)")
+    )
+    body = [
+        _w_par(_w_run("Memory cells help ") + unended + _w_run(".")),
+        _w_par(_w_run("References")),
+    ]
+    doc = read_document(_docx(tmp_path / "unended.docx", body))
+    assert [r.title for r in doc.references] == ["Long Short-Term Memory"]
+    assert any("no sentence cites them" in w for w in doc.warnings)

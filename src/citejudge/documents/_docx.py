@@ -260,7 +260,7 @@ def _notes(root: ET.Element | None, tag: str, kind: str) -> list[tuple[str, str,
             _text(p, fields=fields, par=n) for n, p in enumerate(note.iter(f"{_W}p"), start=1)
         ).strip()
         if text:
-            out.append((f"{kind}{note.get(f'{_W}id', '')}", text, fields.closed))
+            out.append((f"{kind}{note.get(f'{_W}id', '')}", text, [*fields.closed, *fields.open]))
     return out
 
 
@@ -359,7 +359,9 @@ def docx_parts(path: Path) -> DocParts:
         lines,
         entries,
         marks,
-        sorted(fields.closed, key=lambda f: f.order),
+        # a field that begins and never ends (a damaged file) is read too: its works are
+        # listed, and a warning says no sentence cites them (no text shows it)
+        sorted([*fields.closed, *fields.open], key=lambda f: f.order),
         cite_notes,
         mark_paragraph,
     )
