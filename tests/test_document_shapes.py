@@ -173,3 +173,25 @@ def test_narrative_multicites_name_every_work(tmp_path: Path) -> None:
         ([3], "Kingma and Ba proposed Adam."),
         ([1, 2], "Networks learn."),
     ]
+
+
+@pytest.mark.parametrize(
+    ("rest", "authors"),
+    [
+        (" — Hinton (2006)", "Hinton"),
+        (" — Rice, J. and Church, K. (2009)", "Rice, J. and Church, K."),
+        (" — Andrew Ng (2004)", "Andrew Ng"),
+        (", Yann LeCun, Nature 2015", "Yann LeCun"),
+    ],
+)
+def test_a_single_person_or_names_that_are_also_words_are_still_authors(
+    rest: str, authors: str
+) -> None:
+    # (family names that are also publishers' or venues' words: Rice, Church; one author alone)
+    out = linked_title_first("[Deep learning](https://doi.org/10.1038/nature14539)" + rest)
+    assert out.startswith(f"{authors} (") and "“Deep learning”" in out
+
+
+def test_an_organisation_after_the_link_is_no_author() -> None:
+    entry = "[Scaling](https://research.google/pubs/x) — Google Research (2020)"
+    assert linked_title_first(entry) == entry

@@ -620,11 +620,15 @@ def test_a_typed_entry_renders_a_field_work_only_when_it_opens_with_its_author()
     from citejudge.documents._fields import renders
 
     bare = {"type": "report", "author": [{"family": "LeCun", "given": "Yann"}],
-            "issued": {"date-parts": [[2015]]}}  # fmt: skip
-    assert renders("3. LeCun, Y. (2015). Notes on convolution. Tech. rep.", bare)
-    # another work of a co-author that year, or the name inside another entry: no rendering
-    assert not renders("LeCun, Y. (2015b). A different paper on convolution.", bare)
-    assert not renders("Bengio, Y., & LeCun, Y. (2015). Another report.", bare)
+            "issued": {"date-parts": [[2015]]}, "volume": "12"}  # fmt: skip
+    assert renders("3. LeCun, Y. (2015). Notes on convolution. Tech. rep. 12.", bare)
+    # another work of a co-author that year (another volume), or the name inside another
+    # entry: no rendering
+    assert not renders("LeCun, Y. (2015b). A different paper. J. Conv. 7, 1–9.", bare)
+    assert not renders("Bengio, Y., & LeCun, Y. (2015). Another report 12.", bare)
+    # title-less physics styles put initials first; Zotero's "1997a" / "1997b" are the year
+    assert renders("[1] S. Hochreiter and J. Schmidhuber, Neural Comput. 9, 1735 (1997).", LSTM)
+    assert renders("Hochreiter, S. and Schmidhuber, J. (1997b) ‘LSTM’, Neural Comput. 9.", LSTM)
 
 
 def test_a_field_that_never_ends_is_listed_with_a_warning(tmp_path: Path) -> None:
@@ -645,3 +649,49 @@ def test_a_field_that_never_ends_is_listed_with_a_warning(tmp_path: Path) -> Non
     doc = read_document(_docx(tmp_path / "unended.docx", body))
     assert [r.title for r in doc.references] == ["Long Short-Term Memory"]
     assert any("no sentence cites them" in w for w in doc.warnings)
+
+
+def test_superscript_fields_are_placed_after_a_sentence_with_numbers(tmp_path: Path) -> None:
+    """A superscript style shows bare numbers: "1" is not found in "3 datasets", "2019" or
+    "120", and no later field is taken for an earlier one."""
+    body = [
+        _w_par(
+            _w_run("In 2019 we enrolled 120 patients from 3 sites. Memory helps")
+            + _csl_field([LSTM], "1")
+            + _w_run(", depth helps")
+            + _csl_field([DEEP], "2")
+            + _w_run(" and Adam trains fast")
+            + _csl_field([ADAM], "3")
+            + _w_run(".")
+        ),
+        _w_par(_w_run("References")),
+    ]
+    doc = read_document(_docx(tmp_path / "sup.docx", body))
+    assert [(s.claim, [m.entries for m in s.markers]) for s in doc.sentences] == [
+        ("Memory helps, depth helps and Adam trains fast.", [[1], [2], [3]])
+    ]
+    assert doc.uncited == []
+
+
+def test_a_title_less_bibliography_field_renders_its_works(tmp_path: Path) -> None:
+    """APS/AIP style: no titles, initials first; the field's paragraphs are no second copy."""
+    body = [
+        _w_par(_w_run("Intro")),
+        _w_par(
+            _w_run("Memory cells help ")
+            + _csl_field([LSTM], "[1]")
+            + _w_run(". Depth helps ")
+            + _csl_field([DEEP], "[2]")
+            + _w_run(".")
+        ),
+        _w_par(_w_run("References")),
+        *_bibliography(
+            ZOTERO_BIBL,
+            [
+                "[1] S. Hochreiter and J. Schmidhuber, Neural Comput. 9, 1735 (1997).",
+                "[2] Y. LeCun, Y. Bengio, and G. Hinton, Nature 521, 436 (2015).",
+            ],
+        ),
+    ]
+    doc = read_document(_docx(tmp_path / "aps.docx", body))
+    assert len(doc.references) == 2 and doc.uncited == [] and doc.warnings == []

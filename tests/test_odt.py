@@ -554,3 +554,41 @@ def test_a_word_list_of_steps_beside_a_reference_list_is_no_reference_list(
         "https://github.com/huggingface/transformers",
         "https://github.com/pytorch/pytorch",
     ]
+
+
+def test_a_humanities_bibliography_without_years_stays_a_reference_list(tmp_path: Path) -> None:
+    """Archival sources and a book list without years read as no reference by themselves; they
+    start with a name or an institution before a comma, so no block of the list is given back
+    to the body (a block given back would be named in a warning)."""
+    from test_documents import _docx, _w_par, _w_run
+
+    primary = [
+        "The National Archives, Kew, FO 371/12345, Minutes of the Cabinet.",
+        "British Library, Add MS 41234, Letters of Lord Grey.",
+    ]
+    secondary = [
+        "Foucault, Michel. Discipline and Punish. New York: Vintage, 1977.",
+        "Said, Edward. Orientalism. New York: Pantheon, 1978.",
+    ]
+    body = [
+        _w_par(_w_run("Intro")),
+        _w_par(_w_run("As the minutes show [1], the letters [2] and the critics [3] agree [4].")),
+        _w_par(_w_run("Bibliography")),
+        _w_par(_w_run("Primary sources")),
+        *(_w_par(_w_run(s), num=(1, 0)) for s in primary),
+        _w_par(_w_run("Secondary sources")),
+        *(_w_par(_w_run(s), num=(1, 0)) for s in secondary),
+    ]
+    doc = read_document(_docx(tmp_path / "humanities.docx", body))
+    texts = [r.text for r in doc.references]
+    assert any(t.startswith("British Library") for t in texts)
+    assert any(t.startswith("Said, Edward") for t in texts)
+    assert not any("read as the body's text" in w for w in doc.warnings)
+
+
+def test_text_nested_too_deeply_is_an_error_of_that_file(tmp_path: Path) -> None:
+    """Spans nested thousands deep (a damaged or hostile file) are this file's error, not a
+    crash that stops the batch."""
+    body = "<text:p>" + "<text:span>" * 3000 + "deep" + "</text:span>" * 3000 + "</text:p>"
+    with pytest.raises(DocumentError, match="nested too deeply"):
+        read_document(_odt(tmp_path / "deep.odt", body))

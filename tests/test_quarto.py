@@ -142,6 +142,21 @@ def test_a_quoted_sentence_keeps_its_closing_quote_and_its_marker() -> None:
         "It holds (see Smith, J. 2001, and Jones, K. 2003).",
         "Next.",
     ]
+    # a group of author-year citations over 80 characters still joins its quotation; a stray
+    # bracket does not glue claims together (the stop must follow an initial, a year after it)
+    assert split_sentences(
+        "He wrote that “memory fades.” (Smith et al., 2001; Jones and Brown, 2003; Lee, Kim and "
+        "Park, 2018; Wang et al., 2021). Next one. The model (trained on 1B tokens is right [1]. "
+        "The baseline is not [2]. A third claim holds [3]) ends.",
+        citing=True,
+    ) == [
+        "He wrote that “memory fades.” (Smith et al., 2001; Jones and Brown, 2003; Lee, Kim and "
+        "Park, 2018; Wang et al., 2021).",
+        "Next one.",
+        "The model (trained on 1B tokens is right [1].",
+        "The baseline is not [2].",
+        "A third claim holds [3]) ends.",
+    ]
     # evidence is split as the support scorer was calibrated (the closing quote is not kept)
     assert split_sentences(glued) == ['He wrote "it converges."[2] Then it did.']
 

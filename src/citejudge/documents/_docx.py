@@ -21,6 +21,7 @@ found as in a PDF. Lines are numbered by paragraph, so an error names the body's
 
 from __future__ import annotations
 
+import re
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -462,6 +463,20 @@ def _drop_rendered(path: Path, lines: list[Line], cites: _Citations) -> list[Lin
     return out
 
 
+_WORD_RE = re.compile(r"[^\W\d_]{2}")
+
+
+def _find_shown(sentence: str, shown: str, pos: int) -> int:
+    """Where a field's shown text is in ``sentence`` from ``pos``, -1 when it is not there.
+
+    A number only as a whole number: "1" is not in "2019" nor in "120".
+    """
+    if shown[:1].isdigit() or shown[-1:].isdigit():
+        m = re.compile(r"(?<!\d)" + re.escape(shown) + r"(?!\d)").search(sentence, pos)
+        return m.start() if m else -1
+    return sentence.find(shown, pos)
+
+
 def read_docx(path: Path) -> Document:
     """Read a Word document: its reference list or reference notes, and the sentences citing them.
 
@@ -507,7 +522,15 @@ def document_from_parts(path: Path, fmt: DocumentFormat, parts: DocParts) -> Doc
         found: list[RawMarker] = []
         pos = 0
         while queue:
-            hits = [(k, sentence.find(shown, pos)) for k, (shown, _) in enumerate(queue)]
+            # the next field, else (when it is in no sentence) a later one with words in its
+            # text: a bare number ("1", "[2]", a superscript style's) is found anywhere
+            hits = [(0, _find_shown(sentence, queue[0][0], pos))]
+            if hits[0][1] < 0:
+                hits = [
+                    (k, _find_shown(sentence, shown, pos))
+                    for k, (shown, _) in enumerate(queue)
+                    if k and _WORD_RE.search(shown)
+                ]
             k, at = next(((k, at) for k, at in hits if at >= 0), (-1, -1))
             if at < 0:
                 break

@@ -134,7 +134,13 @@ def _key(item: dict[str, Any], uri: str | None) -> str:
     container = fold(e.venues[0]) if e.venues else ""
     if e.title:
         return f"title:{fold(e.title)}|{e.year or ''}|{first}|{container}"
-    whole = json.dumps(item, sort_keys=True, ensure_ascii=False, default=str)
+    # (without its "id": Mendeley numbers each field's items anew, "ITEM-1", "ITEM-2")
+    whole = json.dumps(
+        {k: v for k, v in item.items() if k != "id"},
+        sort_keys=True,
+        ensure_ascii=False,
+        default=str,
+    )
     return "item:" + hashlib.sha1(whole.encode("utf-8")).hexdigest()[:16]
 
 
@@ -322,12 +328,22 @@ def renders(text: str, item: dict[str, Any]) -> bool:
         # the first author opens the entry (after a label "[3]", "3."): a typed entry of
         # another work by a co-author that year ("LeCun, Y. (2015b). A different paper …") is
         # no rendering of it unless it opens with the name and carries the year
+        # (initials may come first, "[1] S. Hochreiter and …", as title-less physics styles
+        # print it; Zotero's "1997a"/"1997b" are the year; the volume or first page, when
+        # the work has one, must be there too: "LeCun, Y. (2015b). A different paper …" of
+        # another journal is no rendering of "Deep learning", Nature 521)
         family = fold(e.authors[0].name.split(",")[0])
         head = _ENTRY_LABEL.sub("", folded, count=1)
+        numbers = [
+            n
+            for n in (e.volume, re.split(r"[-–—‐]", e.pages or "")[0].strip())
+            if n and n.isdigit()
+        ]
         return (
             bool(family)
-            and re.match(rf"{re.escape(family)}\b", head) is not None
-            and re.search(rf"\b{e.year}\b(?![a-z])", text) is not None
+            and re.match(rf"(?:\w\s+){{0,3}}{re.escape(family)}\b", head) is not None
+            and re.search(rf"\b{e.year}[a-z]?\b", text) is not None
+            and (not numbers or any(re.search(rf"(?<!\d){n}(?!\d)", text) for n in numbers))
         )
     return False
 

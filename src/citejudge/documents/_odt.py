@@ -447,8 +447,14 @@ def odt_parts(path: Path) -> DocParts:
         )
     raised, par_lists = _styles(style_roots)
     reader = _Reader(_list_styles(style_roots), raised, par_lists, _bookmark_codes(style_roots))
-    entries, reader.marks, cite_notes = note_entries(reader.notes(body))
-    reader.blocks(body)
+    try:
+        entries, reader.marks, cite_notes = note_entries(reader.notes(body))
+        reader.blocks(body)
+    except RecursionError:  # (spans, lists or sections nested a thousand deep: a damaged file)
+        raise DocumentError(
+            f"{path}: its text is nested too deeply to read",
+            hint="open it in LibreOffice and save it again",
+        ) from None
     return DocParts(
         reader.lines,
         entries,

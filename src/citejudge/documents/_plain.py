@@ -112,6 +112,12 @@ _PARTICLES = frozenset(
 )
 _ET_AL_END = re.compile(r",?\s+et\s+al\.?\s*$")
 _INITIALS = re.compile(r"^(?:[^\W\d_]\.-?\s*)+$")
+#: words of a blog's, a team's or an organisation's name, never of a person's
+_NO_PERSON_WORDS = frozenset(
+    ("blog", "team", "lab", "labs", "inc", "ltd", "institute", "university", "foundation",
+     "press", "news", "magazine", "times", "post", "journal", "review", "research", "group",
+     "center", "centre", "society", "association", "company", "corporation", "ai", "wiki")
+)  # fmt: skip
 _INITIALS_IN = re.compile(r"(?:^|\s)[^\W\d_]\.")
 
 
@@ -151,13 +157,19 @@ def linked_title_first(text: str) -> str:
     names = _names(shape.group("authors"))
     if names is None:
         return text
-    from citejudge.readers.freetext import names_a_venue
+    from citejudge.readers.freetext import names_a_person, names_a_venue
 
-    if (len(names) == 1 and not _INITIALS_IN.search(names[0]) and "et al." not in names[0]) or any(
-        names_a_venue(n) for n in names
+    alone = len(names) == 1 and not _INITIALS_IN.search(names[0]) and "et al." not in names[0]
+    words = names[0].split()
+    if (
+        names_a_venue(names[-1])
+        or all(names_a_venue(n) for n in names)
+        or (alone and len(words) == 1 and not names_a_person(names[0]))
+        or (alone and any(w.lower().strip(".,") in _NO_PERSON_WORDS for w in words))
     ):
         # "[Deep learning](…) — Nature (2015)", "… — OpenAI Blog (2023)", "…, Nature
-        # Communications, Springer 2019": a venue or a publisher after the link, no names
+        # Communications, Springer 2019", "— Smith, Nature (2019)": a venue or a publisher
+        # after the link; a single name must be a person's ("— Hinton (2006)", "— Andrew Ng")
         return text
     if any(_INITIALS.match(n) for n in names):
         authors = shape.group("authors").strip().rstrip(",")  # "LeCun, Y., Bengio, Y.": as written
@@ -383,7 +395,13 @@ def document_from_lines(
                 )
         found = [(block, split_entries(lines, block, keys)) for block in blocks]
         if prose_lists:
-            found = _without_prose_lists(lines, found, keys)
+            found, prose = _without_prose_lists(lines, found, keys)
+            for block, ents in prose:
+                since, until = lines[block[0]].number, lines[block[-1]].number
+                warn.append(
+                    f"{path}: paragraphs {since}–{until}: a numbered list of {len(ents)} items "
+                    "that read as no reference is read as the body's text"
+                )
         for block, ents in found:
             for ent in ents:
                 first = lines[ent[0]]
@@ -407,22 +425,38 @@ def document_from_lines(
 
 def _without_prose_lists(
     lines: Sequence[Line], found: list[tuple[list[int], list[list[int]]]], keys: frozenset[str]
-) -> list[tuple[list[int], list[list[int]]]]:
+) -> tuple[list[tuple[list[int], list[list[int]]]], list[tuple[list[int], list[list[int]]]]]:
     """The finder's blocks (block, its entries) without the lists of prose beside a reference list.
 
     A block none of whose entries reads as a reference (:func:`reads_as_reference`, the label
     left out) nor holds a web address or a DOI is a numbered list of steps or findings, when
-    another block's entries read as references; its lines stay the body's.
+    another block's entries read as references; its lines stay the body's. Returns (the blocks
+    kept, the blocks given back to the body).
     """
 
     def reads(ent: list[int]) -> bool:
         text = entry_label(" ".join(lines[i].text for i in ent), keys)[1]
-        return reads_as_reference(text) or "://" in text or bool(extract_dois(text))
+        return (
+            reads_as_reference(text)
+            or "://" in text
+            or bool(extract_dois(text))
+            # a humanities list without years: "Foucault, Michel. Discipline and Punish.",
+            # "British Library, Add MS 41234, …" (a name or an archive before a comma)
+            or _NAME_COMMA_START.match(text) is not None
+        )
 
     verdicts = [any(reads(e) for e in ents) for _, ents in found]
     if not any(verdicts):
-        return found
-    return [f for f, v in zip(found, verdicts, strict=True) if v]
+        return found, []
+    return [f for f, v in zip(found, verdicts, strict=True) if v], [
+        f for f, v in zip(found, verdicts, strict=True) if not v
+    ]
+
+
+#: an entry that opens with a name or an institution before a comma: "Foucault, Michel.",
+#: "The National Archives, Kew", "British Library, Add MS" (capitalised words, no step's verb
+#: phrase "Collect the data")
+_NAME_COMMA_START = re.compile(r"^(?:[A-Z][^\s,]*\s){0,3}[A-Z][^\s,]*,\s")
 
 
 def _front_matter(text: str) -> tuple[dict[str, object], int]:

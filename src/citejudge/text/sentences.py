@@ -60,10 +60,30 @@ _SENT_END_CITING = re.compile(
 # its own inside: "(The factory uses about 3.9 million of these.)" stays a sentence), numeric
 # markers, the LaTeX reader's cite tokens.
 _ONLY_CITATION = re.compile(
-    r"(?:\((?=[^()]{0,80}\))(?=[^()]*(?:\b(?:1[5-9]|20)\d\d[a-z]?\b|\bn\.d\.))[^()]*(?:(?<=n\.d\.)|(?<![?!.]))\)|"
+    r"(?:\((?=[^()]{0,300}\))(?=[^()]*(?:\b(?:1[5-9]|20)\d\d[a-z]?\b|\bn\.d\.))[^()]*(?:(?<=n\.d\.)|(?<![?!.]))\)|"
     + _NUMERIC_MARK
     + r"|⟦\d+⟧)+[.;,]?"
 )
+_CITATION_YEAR = re.compile(r"\b(?:1[5-9]|20)\d\d[a-z]?\b|\bn\.d\.")
+
+
+def _only_citation(piece: str) -> bool:
+    """Tell whether ``piece`` is citations only (:data:`_ONLY_CITATION`).
+
+    A bracketed group longer than 80 characters must be author-year citations throughout
+    ("(Smith et al., 2001; Jones and Brown, 2003; …)": a year in every part between
+    semicolons).
+    """
+    if not _ONLY_CITATION.fullmatch(piece):
+        return False
+    for group in re.findall(r"\(([^()]*)\)", piece):
+        if len(group) > 80 and not (
+            ";" in group and all(_CITATION_YEAR.search(g) for g in group.split(";"))
+        ):
+            return False
+    return True
+
+
 # ... unless the piece before it ends with one of these abbreviations (English and Czech): titles,
 # month abbreviations ("Dec. 12, 2018"), "v." of case names, "pp."/"vol." of references, "U.S.".
 _ABBREV = re.compile(
@@ -102,13 +122,13 @@ def split_sentences(text: str, *, citing: bool = False) -> list[str]:
             continue
         if citing and _inside_brackets(text, start, m):
             continue
-        if citing and parts and _ONLY_CITATION.fullmatch(piece):
+        if citing and parts and _only_citation(piece):
             parts[-1] = f"{parts[-1]} {piece}"
         elif piece:
             parts.append(piece)
         start = m.end()
     tail = text[start:].strip()
-    if citing and parts and _ONLY_CITATION.fullmatch(tail):
+    if citing and parts and _only_citation(tail):
         parts[-1] = f"{parts[-1]} {tail}"
     elif tail:
         parts.append(tail)
@@ -118,15 +138,23 @@ def split_sentences(text: str, *, citing: bool = False) -> list[str]:
 def _inside_brackets(text: str, start: int, m: re.Match[str]) -> bool:
     """A stop inside a bracket the piece opened and the text closes soon: no sentence's end.
 
-    "(Hochreiter, S. 1997)", "(see Smith, J. 2001, and Jones, K. 2003)": an initial before a
-    year in an author-year citation. The bracket must close within 80 characters, before any
-    other opens.
+    "(Hochreiter, S. 1997)", "(see Smith, J. 2001, and Jones, K. 2003)": the stop after a
+    single capital initial, a year after it before the bracket closes, within 80 characters
+    and before any other bracket opens.
     """
     piece = text[start : m.end()]  # (with what closes the sentence: "… [2].)")
-    if piece.count("(") <= piece.count(")"):
+    if piece.count("(") <= piece.count(")") or not _INITIAL_STOP.search(text, 0, m.start()):
         return False
     close = text.find(")", m.end(), m.end() + 80)
-    return close >= 0 and "(" not in text[m.end() : close]
+    return (
+        close >= 0
+        and "(" not in text[m.end() : close]
+        and _CITATION_YEAR.search(text, m.end(), close) is not None
+    )
+
+
+#: a single capital initial before the stop: "(Hochreiter, S. 1997)"
+_INITIAL_STOP = re.compile(r"(?<![^\s(,])[A-Z]\.$")
 
 
 def evidence_windows(text: str, min_chars: int = 25) -> list[str]:

@@ -37,4 +37,20 @@ def names_a_venue(text: str) -> bool:
     )
 
 
-__all__ = ["MAX_STRUCTURE_CHARS", "names_a_venue", "parse_citation_string", "split_author_string"]
+def names_a_person(text: str) -> bool:
+    """Tell whether a word of ``text`` is a given or a family name of the parser's lexicon."""
+    from citejudge.readers.freetext._crf import load_model
+
+    lexicon = load_model().featurizer.lexicon
+    return any(
+        (w := t.strip(".,;:").lower()) in lexicon.family or w in lexicon.given for t in text.split()
+    )
+
+
+__all__ = [
+    "MAX_STRUCTURE_CHARS",
+    "names_a_person",
+    "names_a_venue",
+    "parse_citation_string",
+    "split_author_string",
+]
