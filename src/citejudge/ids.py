@@ -341,6 +341,9 @@ _ARXIV_BARE = re.compile(
 )
 
 
+_ARXIV_BARE_HINT = re.compile(r"\d\d\d\d\.\d\d\d\d|/\d\d\d\d\d\d\d")
+
+
 def extract_arxiv_unlabelled(text: str) -> str | None:
     """The first arXiv id written in ``text`` with or without a label (see :func:`extract_arxiv`).
 
@@ -353,6 +356,8 @@ def extract_arxiv_unlabelled(text: str) -> str | None:
     if labelled:
         return labelled
     folded = fold_confusables(text)
+    if not _ARXIV_BARE_HINT.search(folded):  # (every match holds one: a cheap scan first)
+        return None
     for m in _ARXIV_BARE.finditer(folded):
         if m.group("old"):
             if m.group("archive").lower() in ARXIV_OLD_ARCHIVES:
