@@ -279,7 +279,10 @@ def extract_pmcid(text: str) -> str | None:
 
 def extract_arxiv(text: str) -> str | None:
     """The first arXiv id written in ``text`` (needs an ``arXiv`` label, URL or DataCite DOI)."""
-    folded = fold_confusables(text)
+    return _labelled_arxiv(fold_confusables(text))
+
+
+def _labelled_arxiv(folded: str) -> str | None:
     if not may_match_ci(folded, ("arxiv",)):  # (every match holds one of these words)
         return None
     m = _ARXIV_IN_TEXT.search(folded)
@@ -352,10 +355,10 @@ def extract_arxiv_unlabelled(text: str) -> str | None:
     one a month from April 2007 to 2035, with four digits after the point up to December 2014
     and five from January 2015, as arXiv numbers them.
     """
-    labelled = extract_arxiv(text)
+    folded = fold_confusables(text)
+    labelled = _labelled_arxiv(folded)
     if labelled:
         return labelled
-    folded = fold_confusables(text)
     if not _ARXIV_BARE_HINT.search(folded):  # (every match holds one: a cheap scan first)
         return None
     for m in _ARXIV_BARE.finditer(folded):

@@ -148,8 +148,8 @@ def _learned_or_rules(md: str, work: CitedWork) -> CitedWork:
     learned = msgspec.structs.replace(work, warnings=list(work.warnings))
     text = _AUTHOR_MARK_RE.sub(r"\1", md) if "*" in md or "†" in md or "‡" in md else md
     tokens = tokenize(text)  # "Jane Doe*, Richard Roe†": marks, not text
-    fill_from_labels(tokens, tag_tokens(tokens), learned)
-    if not _suspect(learned, md) or names_then_journal_end(tokens) is not None:
+    physics = fill_from_labels(tokens, tag_tokens(tokens), learned)
+    if not _suspect(learned, md) or physics:
         # (names then an abbreviated journal: no title to look for, the rules would cut the
         # journal's name into one, "Prog. Part. | Nucl. Phys. 39")
         return learned
@@ -1224,8 +1224,12 @@ def _title_head_in_names(tokens: list[str], labels: list[str]) -> list[str]:
     return labels
 
 
-def fill_from_labels(tokens: list[str], labels: list[str], work: CitedWork) -> None:
-    """Set ``work``'s fields from the labelled tokens (the first span of each field decides)."""
+def fill_from_labels(tokens: list[str], labels: list[str], work: CitedWork) -> bool:
+    """Set ``work``'s fields from the labelled tokens (the first span of each field decides).
+
+    Returns whether the tokens open a title-less physics reference (names then an abbreviated
+    journal: :func:`names_then_journal_end`), whose reading the rules must not replace.
+    """
     labels = _title_head_in_names(tokens, _family_after_initials(tokens, labels))
     labels = names_before_title(tokens, labels)
     labels = title_in_names(tokens, vancouver_names_before_colon(tokens, labels))
@@ -1239,8 +1243,10 @@ def fill_from_labels(tokens: list[str], labels: list[str], work: CitedWork) -> N
         labels = _year_at_title_edge(tokens, labels)
     # last: a strict shape the other repairs must not undo ("Prog. Part. | Nucl. Phys."), with
     # no title to find in its journal's abbreviated name
-    physics = names_then_journal_end(tokens) is not None
-    labels = names_then_journal(tokens, labels) if physics else labels
+    shape = names_then_journal_end(tokens)
+    if shape is not None:
+        labels = names_then_journal(labels, shape)
+    physics = shape is not None
     first: dict[str, str] = {}
     by_label: dict[str, list[str]] = {}
     runs = spans(tokens, labels)
@@ -1360,3 +1366,4 @@ def fill_from_labels(tokens: list[str], labels: list[str], work: CitedWork) -> N
     if "publisher" in first:
         pub = re.sub(r"\s*\(\s*(?:1[5-9]|20)\d\d[a-z]?\s*\)\s*$", "", first["publisher"])
         work.publisher = _tidy(_unbracket(pub.strip(_QUOTES + " ")))
+    return physics

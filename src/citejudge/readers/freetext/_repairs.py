@@ -640,11 +640,8 @@ _FAMILY_RE = re.compile(r"^[A-Z][^\W\d_]*(?:[-'’][A-Z]?[^\W\d_]+)*,?$")
 _JOURNAL_PART_RE = re.compile(r"^(?:[A-Z][a-z]{0,7}\.|[A-Z])$")
 
 
-def names_then_journal(tokens: list[str], labels: list[str]) -> list[str]:
-    """See :func:`names_then_journal_end`; ``labels`` with that shape's names and journal."""
-    found = names_then_journal_end(tokens)
-    if found is None:
-        return labels
+def names_then_journal(labels: list[str], found: tuple[int, int]) -> list[str]:
+    """``labels`` with the names and the journal :func:`names_then_journal_end` ``found``."""
     names, k = found
     want = ["author"] * names + ["container"] * (k - names)
     return labels if labels[:k] == want else [*want, *labels[k:]]
